@@ -1,0 +1,305 @@
+package changelog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// ChangeType is the kind of a row-level change, spelled as Spark spells it.
+type ChangeType string
+
+// Change types. CarryOver is internal to the baseline diff: a row that a
+// copy-on-write rewrite moved to a new file unchanged.
+const (
+	Insert       ChangeType = "INSERT"
+	Delete       ChangeType = "DELETE"
+	UpdateBefore ChangeType = "UPDATE_BEFORE"
+	UpdateAfter  ChangeType = "UPDATE_AFTER"
+	CarryOver    ChangeType = "CARRY_OVER"
+)
+
+// Change is one keyed change found by Diff. It is only valid during the
+// Sink.Apply call that receives it.
+type Change struct {
+	Type    ChangeType
+	Key     []byte
+	File    string // the file the row lives in now (not set for Delete)
+	Row     int64  // the row's position in File
+	Hash    uint64
+	Encoded []byte          // the object encoding (Insert, UpdateAfter)
+	Object  *objects.Object // the object (Insert, UpdateAfter)
+}
+
+// Baseline is what Diff needs to know about the indexed state.
+type Baseline interface {
+	// Lookup returns the file and row hash of a key, including the changes
+	// already applied in this diff.
+	Lookup(key []byte) (file string, hash uint64, ok bool, err error)
+	// FileKeys calls fn for every key the baseline recorded for file.
+	FileKeys(file string, fn func(key []byte) error) error
+}
+
+// Sink receives the changes of a diff, in order.
+type Sink interface {
+	Apply(c *Change) error
+	// FileDone is called when every row of an added file was applied.
+	FileDone(f DataFile) error
+	// FileRemoved is called when every key of a removed file was handled.
+	FileRemoved(path string) error
+}
+
+// Input is what Diff compares.
+type Input struct {
+	Type       *objects.Type
+	Table      string
+	SnapshotID int64
+	Plan       *Plan
+	Reader     *Reader
+	// Skip holds, for a resumed build, the rows of a file already applied.
+	Skip map[string]int64
+	// Progress, when set, is called after each record batch with the rows
+	// read so far.
+	Progress func(rows int64)
+}
+
+// InvalidRow describes a row that could not become an object.
+type InvalidRow struct {
+	File   string `json:"file"`
+	Row    int64  `json:"row"`
+	Key    string `json:"key,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Stats counts what a diff did.
+type Stats struct {
+	FilesRead  int
+	BytesRead  int64
+	RowsRead   int64
+	Inserts    int64
+	Updates    int64
+	Deletes    int64
+	CarryOvers int64
+	Skipped    int64
+	Samples    []InvalidRow // up to MaxSamples invalid rows
+}
+
+// MaxSamples bounds the invalid-row samples and duplicate keys reported.
+const MaxSamples = 10
+
+// DuplicateKey is a primary key found in more than one row.
+type DuplicateKey struct {
+	Key   string   `json:"key"`
+	Files []string `json:"files"`
+}
+
+// DuplicateKeyError fails a build whose target holds a primary key twice.
+type DuplicateKeyError struct {
+	ObjectType string
+	Table      string
+	SnapshotID int64
+	Keys       []DuplicateKey // at most MaxSamples
+}
+
+func (e *DuplicateKeyError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "object type %s: table %s snapshot %d holds duplicate primary keys (%s): ", e.ObjectType, e.Table, e.SnapshotID, "first "+fmt.Sprint(len(e.Keys))+" shown")
+	for i, k := range e.Keys {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s in %s", k.Key, strings.Join(k.Files, " and "))
+	}
+	return b.String()
+}
+
+// InvalidRowError fails a build of an object type with onInvalidRow: fail.
+type InvalidRowError struct {
+	ObjectType string
+	Row        InvalidRow
+}
+
+func (e *InvalidRowError) Error() string {
+	s := fmt.Sprintf("object type %s: invalid row %d of %s", e.ObjectType, e.Row.Row, e.Row.File)
+	if e.Row.Key != "" {
+		s += " (key " + e.Row.Key + ")"
+	}
+	return s + ": " + e.Row.Reason
+}
+
+// Classify decides what a row found in an added file means, given where
+// its key lives in the baseline. live reports whether a file is live at the
+// target. It returns "" for a duplicate key.
+func Classify(file string, hash uint64, prevFile string, prevHash uint64, found bool, live func(string) bool) ChangeType {
+	switch {
+	case !found:
+		return Insert
+	case prevFile == file || live(prevFile):
+		return "" // the key is in two rows of the target
+	case prevHash == hash:
+		return CarryOver
+	}
+	return UpdateAfter
+}
+
+// Diff reads the added files of in.Plan, compares every row with base and
+// sends one change per key to sink; then deletes the keys of removed files
+// that no added file holds any more.
+func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error) {
+	var st Stats
+	t := in.Type
+	live := func(p string) bool { return in.Plan.Live[p] }
+	var dups []DuplicateKey
+	var (
+		obj     objects.Object
+		encoded []byte
+		ch      Change
+	)
+	for _, f := range in.Plan.Added {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		skip := in.Skip[f.Path]
+		var row int64
+		st.FilesRead++
+		var conv *objects.Converter
+		err := in.Reader.ReadFile(ctx, f, func(rec arrow.RecordBatch) error {
+			if conv == nil {
+				var err error
+				if conv, err = objects.NewConverter(t, rec.Schema()); err != nil {
+					return fmt.Errorf("object type %s: data file %s: %w", t.APIName, f.Path, err)
+				}
+			}
+			n := int64(rec.NumRows())
+			if row+n <= skip {
+				row += n
+				return nil
+			}
+			batch, err := conv.Bind(rec)
+			if err != nil {
+				return fmt.Errorf("object type %s: data file %s: %w", t.APIName, f.Path, err)
+			}
+			for i := 0; i < batch.Len(); i, row = i+1, row+1 {
+				if row < skip {
+					continue
+				}
+				st.RowsRead++
+				invalid := func(key, reason string) error {
+					ir := InvalidRow{File: f.Path, Row: row, Key: key, Reason: reason}
+					if t.OnInvalidRow == objects.InvalidRowFail {
+						return &InvalidRowError{ObjectType: t.APIName, Row: ir}
+					}
+					st.Skipped++
+					if len(st.Samples) < MaxSamples {
+						st.Samples = append(st.Samples, ir)
+					}
+					return nil
+				}
+				if err := batch.Row(i, &obj); err != nil {
+					if err := invalid("", err.Error()); err != nil {
+						return err
+					}
+					continue
+				}
+				key, err := t.Key(&obj)
+				if err != nil {
+					if err := invalid("", err.Error()); err != nil {
+						return err
+					}
+					continue
+				}
+				if encoded, err = obj.Encode(encoded[:0]); err != nil {
+					return fmt.Errorf("object type %s: encode row %d of %s: %w", t.APIName, row, f.Path, err)
+				}
+				hash := objects.Hash(encoded)
+				prevFile, prevHash, found, err := base.Lookup(key)
+				if err != nil {
+					return err
+				}
+				typ := Classify(f.Path, hash, prevFile, prevHash, found, live)
+				if typ == "" {
+					if len(dups) < MaxSamples {
+						dups = append(dups, DuplicateKey{Key: t.KeyString(&obj), Files: uniq(prevFile, f.Path)})
+					}
+					continue
+				}
+				ch = Change{Type: typ, Key: key, File: f.Path, Row: row, Hash: hash}
+				switch typ {
+				case Insert:
+					st.Inserts++
+				case UpdateAfter:
+					st.Updates++
+				case CarryOver:
+					st.CarryOvers++
+				}
+				if typ != CarryOver {
+					ch.Encoded, ch.Object = encoded, &obj
+				}
+				if err := sink.Apply(&ch); err != nil {
+					return err
+				}
+			}
+			if in.Progress != nil {
+				in.Progress(st.RowsRead)
+			}
+			return nil
+		})
+		st.BytesRead = in.Reader.BytesRead()
+		if err != nil {
+			return st, err
+		}
+		if len(dups) >= MaxSamples {
+			break
+		}
+		if len(dups) == 0 {
+			if err := sink.FileDone(f); err != nil {
+				return st, err
+			}
+		}
+	}
+	if len(dups) > 0 {
+		return st, &DuplicateKeyError{ObjectType: t.APIName, Table: in.Table, SnapshotID: in.SnapshotID, Keys: dups}
+	}
+	for _, path := range in.Plan.Removed {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		err := base.FileKeys(path, func(key []byte) error {
+			file, _, found, err := base.Lookup(key)
+			if err != nil {
+				return err
+			}
+			if !found || file != path {
+				return nil // moved to an added file, or already deleted
+			}
+			st.Deletes++
+			return sink.Apply(&Change{Type: Delete, Key: key})
+		})
+		if err != nil {
+			return st, err
+		}
+		if err := sink.FileRemoved(path); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+func uniq(a, b string) []string {
+	if a == b {
+		return []string{a}
+	}
+	return []string{a, b}
+}
+
+// IsDataError reports whether err is about the table's data (duplicate
+// keys, invalid rows) rather than the system.
+func IsDataError(err error) bool {
+	var d *DuplicateKeyError
+	var r *InvalidRowError
+	return errors.As(err, &d) || errors.As(err, &r)
+}

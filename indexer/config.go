@@ -1,0 +1,255 @@
+package indexer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ontoindex/ontoindex/objects"
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the ontoindex config file.
+type Config struct {
+	Ontology    Ontology                 `yaml:"ontology" json:"ontology"`
+	DataDir     string                   `yaml:"dataDir" json:"dataDir"`
+	Catalogs    map[string]CatalogConfig `yaml:"catalogs" json:"catalogs"`
+	ObjectTypes []objects.TypeSpec       `yaml:"objectTypes" json:"objectTypes"`
+	Build       BuildConfig              `yaml:"build" json:"build"`
+
+	// Dir is the directory relative paths in the file are resolved against
+	// (the config file's directory).
+	Dir string `yaml:"-" json:"-"`
+}
+
+// Ontology names the ontology the object types belong to.
+type Ontology struct {
+	APIName     string `yaml:"apiName" json:"apiName"`
+	DisplayName string `yaml:"displayName" json:"displayName"`
+	Description string `yaml:"description" json:"description"`
+	RID         string `yaml:"rid" json:"rid"`
+}
+
+// CatalogConfig configures one Iceberg catalog: its type (any catalog type
+// iceberg-go registers: hadoop, sql, rest, glue, hive) and properties that
+// are passed through to the catalog.
+type CatalogConfig struct {
+	Type       string
+	Properties map[string]string
+}
+
+// UnmarshalYAML reads type plus pass-through properties.
+func (c *CatalogConfig) UnmarshalYAML(n *yaml.Node) error {
+	var m map[string]string
+	if err := n.Decode(&m); err != nil {
+		return err
+	}
+	c.Type = m["type"]
+	delete(m, "type")
+	c.Properties = m
+	return nil
+}
+
+// MarshalYAML writes the catalog back as one mapping.
+func (c CatalogConfig) MarshalYAML() (any, error) {
+	m := map[string]string{"type": c.Type}
+	for k, v := range c.Properties {
+		m[k] = v
+	}
+	return m, nil
+}
+
+// BuildConfig tunes builds.
+type BuildConfig struct {
+	// BatchRows is the number of rows per record batch read from Parquet.
+	BatchRows int `yaml:"batchRows" json:"batchRows"`
+	// ChunkRows is the number of rows a full build commits at once.
+	ChunkRows int `yaml:"chunkRows" json:"chunkRows"`
+}
+
+// Defaults.
+const (
+	DefaultOntologyAPIName = "default"
+	DefaultChunkRows       = 20000
+)
+
+// DefaultConfig returns a config with every default set.
+func DefaultConfig() *Config {
+	return &Config{
+		Ontology: Ontology{APIName: DefaultOntologyAPIName, DisplayName: "Default Ontology"},
+		DataDir:  "./data",
+		Build:    BuildConfig{BatchRows: 8192, ChunkRows: DefaultChunkRows},
+	}
+}
+
+// LoadConfig reads a config file: defaults, then the file with ${ENV}
+// expansion, then Validate. Unknown keys are errors.
+func LoadConfig(path string) (*Config, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseConfig(raw, filepath.Dir(abs))
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// ParseConfig parses config bytes; relative paths are resolved against dir.
+func ParseConfig(raw []byte, dir string) (*Config, error) {
+	expanded, err := ExpandEnv(string(raw), os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	cfg := DefaultConfig()
+	dec := yaml.NewDecoder(bytes.NewReader([]byte(expanded)))
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+		return nil, friendlyYAMLError(err)
+	}
+	cfg.Dir = dir
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
+
+// friendlyYAMLError rewrites yaml.v3's unknown-field errors to name the key.
+func friendlyYAMLError(err error) error {
+	msg := err.Error()
+	if m := unknownField.FindAllStringSubmatch(msg, -1); m != nil {
+		var parts []string
+		for _, x := range m {
+			parts = append(parts, fmt.Sprintf("line %s: unknown key %q", x[1], x[2]))
+		}
+		return errors.New(strings.Join(parts, "; "))
+	}
+	return errors.New(strings.TrimPrefix(msg, "yaml: "))
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+
+// ExpandEnv replaces ${NAME} and ${NAME:-default}. An unset variable
+// without a default is an error that names it; a bare $ is left alone.
+func ExpandEnv(s string, lookup func(string) (string, bool)) (string, error) {
+	var missing []string
+	out := envRef.ReplaceAllStringFunc(s, func(ref string) string {
+		m := envRef.FindStringSubmatch(ref)
+		if v, ok := lookup(m[1]); ok {
+			return v
+		}
+		if m[2] != "" {
+			return m[3]
+		}
+		missing = append(missing, m[1])
+		return ""
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("environment variable %s is not set (use ${%s:-default} for a default)", strings.Join(missing, ", "), missing[0])
+	}
+	return out, nil
+}
+
+// Validate checks the config and names the first bad fields.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &objects.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+	}
+	if c.Ontology.APIName == "" {
+		bad("ontology.apiName", "is required")
+	} else if !objects.ValidAPIName(c.Ontology.APIName) && !strings.HasPrefix(c.Ontology.APIName, "ri.") {
+		bad("ontology.apiName", "%q must start with a letter and hold only letters, digits and _", c.Ontology.APIName)
+	}
+	if c.Ontology.DisplayName == "" {
+		c.Ontology.DisplayName = c.Ontology.APIName
+	}
+	if c.Ontology.RID == "" {
+		c.Ontology.RID = "ri.ontology.main.ontology." + c.Ontology.APIName
+	}
+	if c.DataDir == "" {
+		bad("dataDir", "is required")
+	}
+	if len(c.Catalogs) == 0 {
+		bad("catalogs", "at least one catalog is required")
+	}
+	for _, name := range slices.Sorted(mapKeys(c.Catalogs)) {
+		cat := c.Catalogs[name]
+		if strings.Contains(name, ".") || name == "" {
+			bad("catalogs."+name, "catalog names must not contain dots")
+		}
+		if cat.Type == "" && cat.Properties["uri"] == "" {
+			bad("catalogs."+name+".type", "is required (hadoop, sql, rest, glue, hive)")
+		}
+		if cat.Type == "hadoop" && cat.Properties["warehouse"] == "" {
+			bad("catalogs."+name+".warehouse", "is required for a hadoop catalog")
+		}
+	}
+	if len(c.ObjectTypes) == 0 {
+		bad("objectTypes", "at least one object type is required")
+	}
+	seen := map[string]int{}
+	for i, ot := range c.ObjectTypes {
+		field := fmt.Sprintf("objectTypes[%d]", i)
+		if err := ot.Validate(field); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if j, dup := seen[strings.ToLower(ot.APIName)]; dup {
+			bad(field+".apiName", "%q is already used by objectTypes[%d]", ot.APIName, j)
+		}
+		seen[strings.ToLower(ot.APIName)] = i
+		catName, _, _ := strings.Cut(ot.Table, ".")
+		if _, ok := c.Catalogs[catName]; !ok && len(c.Catalogs) > 0 {
+			bad(field+".table", "catalog %q of table %q is not configured (catalogs: %s)", catName, ot.Table, strings.Join(slices.Sorted(mapKeys(c.Catalogs)), ", "))
+		}
+	}
+	if c.Build.BatchRows < 0 {
+		bad("build.batchRows", "must not be negative")
+	}
+	if c.Build.ChunkRows < 0 {
+		bad("build.chunkRows", "must not be negative")
+	}
+	return errors.Join(errs...)
+}
+
+func mapKeys[M ~map[K]V, K comparable, V any](m M) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// Path resolves a path from the config against the config's directory.
+func (c *Config) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) || strings.Contains(p, "://") || c.Dir == "" {
+		return p
+	}
+	return filepath.Join(c.Dir, p)
+}
+
+// TypeSpec returns the spec of an object type.
+func (c *Config) TypeSpec(apiName string) (*objects.TypeSpec, bool) {
+	for i := range c.ObjectTypes {
+		if c.ObjectTypes[i].APIName == apiName {
+			return &c.ObjectTypes[i], true
+		}
+	}
+	return nil, false
+}

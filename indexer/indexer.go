@@ -1,0 +1,375 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
+	"github.com/blevesearch/bleve/v2"
+	"github.com/ontoindex/ontoindex/objects"
+	bolt "go.etcd.io/bbolt"
+)
+
+// TableLoader loads the table behind an object type by its reference
+// (<catalog>.<namespace...>.<table>).
+type TableLoader func(ctx context.Context, ref string) (*table.Table, error)
+
+// Progress reports how far a build is.
+type Progress struct {
+	ObjectType string
+	Kind       Kind
+	Rows       int64 // rows read so far
+	TotalRows  int64 // rows the build will read (from file metadata)
+	Elapsed    time.Duration
+}
+
+// Options wire an Indexer.
+type Options struct {
+	Logger *slog.Logger
+	// LoadTable overrides how tables are loaded (default: the config's
+	// catalogs through iceberg-go's catalog registry).
+	LoadTable TableLoader
+	// Progress, when set, receives build progress after each record batch.
+	Progress func(Progress)
+}
+
+// Indexer is the engine: it builds object types and serves their objects.
+type Indexer struct {
+	cfg  *Config
+	log  *slog.Logger
+	db   *bolt.DB
+	dir  string
+	opts Options
+
+	catMu    sync.Mutex
+	catalogs map[string]catalog.Catalog
+
+	mu    sync.RWMutex
+	types map[string]*typeState
+	order []string
+}
+
+// typeState is the live state of one object type.
+type typeState struct {
+	spec    objects.TypeSpec
+	buildMu sync.Mutex // one build at a time
+
+	mu       sync.RWMutex
+	cp       *Checkpoint
+	gen      *generation
+	building bool
+	lastErr  *ErrorInfo
+	lastAt   time.Time
+}
+
+// ErrUnknownType reports an object type the config does not declare.
+var ErrUnknownType = errors.New("unknown object type")
+
+// ErrNotBuilt reports an object type that has never been built.
+var ErrNotBuilt = errors.New("object type has not been built yet")
+
+// Open opens the data directory of cfg and recovers any interrupted build.
+func Open(ctx context.Context, cfg *Config, opts Options) (*Indexer, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	dir := cfg.Path(cfg.DataDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	db, err := bolt.Open(filepath.Join(dir, "state.db"), 0o644, &bolt.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("open %s: the data dir is in use by another indexer process", filepath.Join(dir, "state.db"))
+		}
+		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, "state.db"), err)
+	}
+	ix := &Indexer{cfg: cfg, log: opts.Logger, db: db, dir: dir, opts: opts,
+		catalogs: map[string]catalog.Catalog{}, types: map[string]*typeState{}}
+	for _, spec := range cfg.ObjectTypes {
+		if err := ix.addType(ctx, spec); err != nil {
+			_ = ix.Close()
+			return nil, err
+		}
+	}
+	return ix, nil
+}
+
+func (ix *Indexer) addType(ctx context.Context, spec objects.TypeSpec) error {
+	ts := &typeState{spec: spec}
+	cp, bs, err := loadCheckpoint(ix.db, spec.APIName)
+	if err != nil {
+		return fmt.Errorf("object type %s: %w", spec.APIName, err)
+	}
+	keep := map[int]bool{}
+	if cp != nil {
+		keep[cp.Generation] = true
+		g, err := ix.openGeneration(ctx, spec.APIName, cp.Generation, cp.Type)
+		if err != nil {
+			return fmt.Errorf("object type %s: %w", spec.APIName, err)
+		}
+		ts.cp, ts.gen = cp, g
+	}
+	if bs != nil {
+		keep[bs.Generation] = true
+	}
+	if err := ix.dropGenerations(spec.APIName, func(n int) bool { return !keep[n] }); err != nil {
+		return err
+	}
+	ix.mu.Lock()
+	ix.types[spec.APIName] = ts
+	ix.order = append(ix.order, spec.APIName)
+	ix.mu.Unlock()
+	return nil
+}
+
+// Close closes every search index and the store.
+func (ix *Indexer) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var errs []error
+	for _, ts := range ix.types {
+		ts.mu.Lock()
+		if ts.gen != nil {
+			errs = append(errs, ts.gen.close())
+			ts.gen = nil
+		}
+		ts.mu.Unlock()
+	}
+	ix.catMu.Lock()
+	for _, c := range ix.catalogs {
+		if cl, ok := c.(interface{ Close() error }); ok {
+			errs = append(errs, cl.Close())
+		}
+	}
+	ix.catMu.Unlock()
+	errs = append(errs, ix.db.Close())
+	return errors.Join(errs...)
+}
+
+// Config returns the config the indexer was opened with.
+func (ix *Indexer) Config() *Config { return ix.cfg }
+
+// Types lists the object types in config order.
+func (ix *Indexer) Types() []string {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return slices.Clone(ix.order)
+}
+
+func (ix *Indexer) state(name string) (*typeState, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	ts, ok := ix.types[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownType, name)
+	}
+	return ts, nil
+}
+
+// Checkpoint returns the checkpoint of an object type, or nil when it was
+// never built.
+func (ix *Indexer) Checkpoint(name string) (*Checkpoint, error) {
+	ts, err := ix.state(name)
+	if err != nil {
+		return nil, err
+	}
+	ts.mu.RLock()
+	defer ts.mu.RUnlock()
+	return ts.cp, nil
+}
+
+// loadTable loads a table by reference through the configured catalogs.
+func (ix *Indexer) loadTable(ctx context.Context, ref string) (*table.Table, error) {
+	if ix.opts.LoadTable != nil {
+		return ix.opts.LoadTable(ctx, ref)
+	}
+	catName, rest, _ := strings.Cut(ref, ".")
+	cat, err := ix.catalog(ctx, catName)
+	if err != nil {
+		return nil, err
+	}
+	tbl, err := cat.LoadTable(ctx, catalog.ToIdentifier(strings.Split(rest, ".")...))
+	if err != nil {
+		return nil, fmt.Errorf("load table %s: %w", ref, err)
+	}
+	return tbl, nil
+}
+
+func (ix *Indexer) catalog(ctx context.Context, name string) (catalog.Catalog, error) {
+	ix.catMu.Lock()
+	defer ix.catMu.Unlock()
+	if c, ok := ix.catalogs[name]; ok {
+		return c, nil
+	}
+	cc, ok := ix.cfg.Catalogs[name]
+	if !ok {
+		return nil, fmt.Errorf("catalog %q is not configured", name)
+	}
+	props := iceberg.Properties{}
+	for k, v := range cc.Properties {
+		props[k] = v
+	}
+	if cc.Type != "" {
+		props["type"] = cc.Type
+	}
+	if w, ok := props["warehouse"]; ok && cc.Type == "hadoop" {
+		props["warehouse"] = ix.cfg.Path(w)
+	}
+	c, err := catalog.Load(ctx, name, props)
+	if err != nil {
+		return nil, fmt.Errorf("open catalog %s (type %s): %w", name, cc.Type, err)
+	}
+	ix.catalogs[name] = c
+	return c, nil
+}
+
+// generation is one opened generation of an object type: its search index,
+// shared by readers that hold a reference.
+type generation struct {
+	ix    *Indexer
+	name  string
+	n     int
+	index bleve.Index
+
+	mu      sync.Mutex
+	refs    int
+	retired bool
+	closed  bool
+}
+
+func (ix *Indexer) genDir(name string, n int) string {
+	return filepath.Join(ix.dir, "types", name, fmt.Sprintf("gen-%d", n))
+}
+
+// openGeneration opens a generation's search index and brings it in step
+// with the store: pending keys are applied, and an index that is missing
+// or unreadable is rebuilt from the store.
+func (ix *Indexer) openGeneration(ctx context.Context, name string, n int, t *objects.Type) (*generation, error) {
+	dir := ix.genDir(name, n)
+	idx, err := openSearchIndex(dir, t)
+	if err != nil {
+		ix.log.Warn("rebuilding search index from the store", "objectType", name, "generation", n, "error", err)
+		if err := os.RemoveAll(dir); err != nil {
+			return nil, err
+		}
+		if idx, err = openSearchIndex(dir, t); err != nil {
+			return nil, err
+		}
+		if err := ix.markAllPending(name, n); err != nil {
+			_ = idx.Close()
+			return nil, err
+		}
+	}
+	g := &generation{ix: ix, name: name, n: n, index: idx}
+	if err := ix.syncSearch(ctx, g, t); err != nil {
+		_ = idx.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+func (g *generation) acquire() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.refs++
+	return true
+}
+
+func (g *generation) release() {
+	g.mu.Lock()
+	g.refs--
+	done := g.retired && g.refs == 0 && !g.closed
+	if done {
+		g.closed = true
+	}
+	g.mu.Unlock()
+	if done {
+		g.ix.removeGeneration(g)
+	}
+}
+
+// retire removes the generation once the last reader released it.
+func (g *generation) retire() {
+	g.mu.Lock()
+	g.retired = true
+	done := g.refs == 0 && !g.closed
+	if done {
+		g.closed = true
+	}
+	g.mu.Unlock()
+	if done {
+		g.ix.removeGeneration(g)
+	}
+}
+
+func (g *generation) close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil
+	}
+	g.closed = true
+	return g.index.Close()
+}
+
+func (ix *Indexer) removeGeneration(g *generation) {
+	if err := g.index.Close(); err != nil {
+		ix.log.Warn("close search index", "objectType", g.name, "generation", g.n, "error", err)
+	}
+	if err := ix.dropGenerations(g.name, func(n int) bool { return n == g.n }); err != nil {
+		ix.log.Warn("remove old generation", "objectType", g.name, "generation", g.n, "error", err)
+	}
+}
+
+// dropGenerations deletes the generations for which drop is true, from the
+// store and from disk.
+func (ix *Indexer) dropGenerations(name string, drop func(int) bool) error {
+	var gone []int
+	err := ix.db.Update(func(tx *bolt.Tx) error {
+		gens, err := generations(tx, name)
+		if err != nil {
+			return err
+		}
+		tb, err := typeBucket(tx, name, false)
+		if err != nil || tb == nil {
+			return err
+		}
+		for _, n := range gens {
+			if drop(n) {
+				if err := tb.DeleteBucket(genName(n)); err != nil {
+					return err
+				}
+				gone = append(gone, n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("object type %s: drop generations: %w", name, err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(ix.dir, "types", name))
+	for _, e := range entries {
+		var n int
+		if _, err := fmt.Sscanf(e.Name(), "gen-%d", &n); err == nil && drop(n) {
+			if err := os.RemoveAll(filepath.Join(ix.dir, "types", name, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	_ = gone
+	return nil
+}

@@ -1,0 +1,184 @@
+package indexer
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// Search fields. Every property with a search role has one field named
+// after its apiName; text properties also have an exact keyword sub-field.
+// NullsField holds the apiNames of the properties that are null in a
+// document, so that isNull can be answered by the index.
+const (
+	// TextAnalyzer splits on whitespace and punctuation (Unicode word
+	// boundaries) and lowercases; no stemming, no stop words.
+	TextAnalyzer = "ontoindex_text"
+	NullsField   = "__nulls"
+	exactSuffix  = ".exact"
+)
+
+// Field is the search field of a property: analyzed terms for text, the
+// value itself for the other roles. Empty for role none.
+func Field(p objects.Property) string {
+	if p.Search == objects.SearchNone {
+		return ""
+	}
+	return p.APIName
+}
+
+// ExactField is the field that holds a property's exact values (keyword
+// semantics, sortable): the sub-field for text, the field itself otherwise.
+func ExactField(p objects.Property) string {
+	switch p.Search {
+	case objects.SearchNone:
+		return ""
+	case objects.SearchText:
+		return p.APIName + exactSuffix
+	}
+	return p.APIName
+}
+
+// newMapping builds the explicit search mapping of an object type: no
+// dynamic fields, nothing stored (objects are read from the store), no
+// _all field.
+func newMapping(t *objects.Type) (mapping.IndexMapping, error) {
+	im := bleve.NewIndexMapping()
+	if err := im.AddCustomAnalyzer(TextAnalyzer, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     unicode.Name,
+		"token_filters": []string{lowercase.Name},
+	}); err != nil {
+		return nil, err
+	}
+	im.IndexDynamic, im.StoreDynamic, im.DocValuesDynamic = false, false, false
+	im.DefaultAnalyzer = TextAnalyzer
+	doc := mapping.NewDocumentStaticMapping()
+	exact := func(name string) *mapping.FieldMapping {
+		fm := mapping.NewKeywordFieldMapping()
+		fm.Name, fm.Analyzer, fm.Store, fm.IncludeInAll, fm.DocValues = name, keyword.Name, false, false, true
+		return fm
+	}
+	for _, p := range t.Properties {
+		var fms []*mapping.FieldMapping
+		switch p.Search {
+		case objects.SearchNone:
+			continue
+		case objects.SearchText:
+			fm := mapping.NewTextFieldMapping()
+			fm.Name, fm.Analyzer, fm.Store, fm.IncludeInAll, fm.IncludeTermVectors, fm.DocValues = p.APIName, TextAnalyzer, false, false, true, false
+			fms = append(fms, fm, exact(p.APIName+exactSuffix))
+		case objects.SearchKeyword:
+			fms = append(fms, exact(p.APIName))
+		case objects.SearchNumeric:
+			fm := mapping.NewNumericFieldMapping()
+			fm.Name, fm.Store, fm.IncludeInAll, fm.DocValues = p.APIName, false, false, true
+			fms = append(fms, fm)
+		case objects.SearchDate:
+			fm := mapping.NewDateTimeFieldMapping()
+			fm.Name, fm.Store, fm.IncludeInAll, fm.DocValues = p.APIName, false, false, true
+			fms = append(fms, fm)
+		case objects.SearchBoolean:
+			fm := mapping.NewBooleanFieldMapping()
+			fm.Name, fm.Store, fm.IncludeInAll, fm.DocValues = p.APIName, false, false, true
+			fms = append(fms, fm)
+		default:
+			return nil, fmt.Errorf("property %s: unknown search role %q", p.APIName, p.Search)
+		}
+		doc.AddFieldMappingsAt(p.APIName, fms...)
+	}
+	doc.AddFieldMappingsAt(NullsField, exact(NullsField))
+	im.DefaultMapping = doc
+	return im, nil
+}
+
+// searchDoc is the search document of an object.
+func searchDoc(t *objects.Type, o *objects.Object) map[string]any {
+	doc := make(map[string]any, len(t.Properties)+1)
+	var nulls []string
+	for i, p := range t.Properties {
+		v := o.Values[i]
+		if v == nil {
+			nulls = append(nulls, p.APIName)
+			continue
+		}
+		if p.Search == objects.SearchNone {
+			continue
+		}
+		if list, ok := v.([]any); ok {
+			out := make([]any, 0, len(list))
+			for _, e := range list {
+				if e != nil {
+					out = append(out, SearchValue(p, e))
+				}
+			}
+			if len(out) == 0 {
+				nulls = append(nulls, p.APIName)
+				continue
+			}
+			doc[p.APIName] = out
+			continue
+		}
+		doc[p.APIName] = SearchValue(p, v)
+	}
+	if len(nulls) > 0 {
+		doc[NullsField] = nulls
+	}
+	return doc
+}
+
+// SearchValue is the form a value takes in a property's search field.
+// Numbers become float64 (longs beyond 2^53 and decimals are approximated
+// in search; the store keeps them exact), dates become time.Time, and
+// everything under a keyword or text role becomes its text.
+func SearchValue(p objects.Property, v any) any {
+	switch p.Search {
+	case objects.SearchNumeric:
+		switch x := v.(type) {
+		case int64:
+			return float64(x)
+		case float64:
+			return x
+		case objects.Decimal:
+			return x.Float64()
+		}
+	case objects.SearchDate:
+		if d, ok := v.(objects.Date); ok {
+			return d.Time()
+		}
+		return v // time.Time
+	case objects.SearchBoolean:
+		if b, ok := v.(bool); ok {
+			return b
+		}
+	}
+	return objects.TextOf(v)
+}
+
+// openSearchIndex opens the search index of a generation, creating it when
+// absent.
+func openSearchIndex(dir string, t *objects.Type) (bleve.Index, error) {
+	if _, err := os.Stat(dir); err == nil {
+		idx, err := bleve.Open(dir)
+		if err != nil {
+			return nil, fmt.Errorf("open search index %s: %w", dir, err)
+		}
+		return idx, nil
+	}
+	m, err := newMapping(t)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := bleve.New(dir, m)
+	if err != nil {
+		return nil, fmt.Errorf("create search index %s: %w", dir, err)
+	}
+	return idx, nil
+}

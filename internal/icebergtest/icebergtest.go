@@ -1,0 +1,311 @@
+// Package icebergtest builds real Iceberg tables with iceberg-go for tests:
+// a hadoop catalog in a temporary directory, and the commits the scenarios
+// need (appends, copy-on-write overwrites and deletes, merge-on-read deletes,
+// equality deletes, compaction, snapshot expiry, rollback).
+package icebergtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/catalog/hadoop"
+	"github.com/apache/iceberg-go/table"
+)
+
+// Warehouse is a hadoop-catalog warehouse on local disk.
+type Warehouse struct {
+	Dir     string
+	Catalog catalog.Catalog
+}
+
+// NewWarehouse opens (or creates) a hadoop-catalog warehouse in dir.
+func NewWarehouse(dir string) (*Warehouse, error) {
+	cat, err := hadoop.NewCatalog("warehouse", dir, iceberg.Properties{})
+	if err != nil {
+		return nil, fmt.Errorf("open hadoop catalog %s: %w", dir, err)
+	}
+	return &Warehouse{Dir: dir, Catalog: cat}, nil
+}
+
+// MustWarehouse returns a warehouse in a fresh temporary directory.
+func MustWarehouse(tb testing.TB) *Warehouse {
+	tb.Helper()
+	w, err := NewWarehouse(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return w
+}
+
+// Table is a table of a warehouse together with the context tests use.
+type Table struct {
+	W     *Warehouse
+	Ident table.Identifier
+	T     *table.Table
+}
+
+// CreateTable creates ns.name with the given schema and properties.
+func (w *Warehouse) CreateTable(ctx context.Context, ident string, sc *iceberg.Schema, props iceberg.Properties) (*Table, error) {
+	id := catalog.ToIdentifier(strings.Split(ident, ".")...)
+	ns := catalog.NamespaceFromIdent(id)
+	if ok, err := w.Catalog.CheckNamespaceExists(ctx, ns); err != nil {
+		return nil, err
+	} else if !ok {
+		if err := w.Catalog.CreateNamespace(ctx, ns, nil); err != nil {
+			return nil, fmt.Errorf("create namespace %v: %w", ns, err)
+		}
+	}
+	t, err := w.Catalog.CreateTable(ctx, id, sc, catalog.WithProperties(props))
+	if err != nil {
+		return nil, fmt.Errorf("create table %s: %w", ident, err)
+	}
+	return &Table{W: w, Ident: id, T: t}, nil
+}
+
+// LoadTable loads an existing table.
+func (w *Warehouse) LoadTable(ctx context.Context, ident string) (*Table, error) {
+	id := catalog.ToIdentifier(strings.Split(ident, ".")...)
+	t, err := w.Catalog.LoadTable(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &Table{W: w, Ident: id, T: t}, nil
+}
+
+// Refresh reloads the table metadata from the catalog.
+func (t *Table) Refresh(ctx context.Context) error {
+	nt, err := t.W.Catalog.LoadTable(ctx, t.Ident)
+	if err != nil {
+		return err
+	}
+	t.T = nt
+	return nil
+}
+
+// Row is one row as JSON-compatible values keyed by column name.
+type Row = map[string]any
+
+// Records converts rows to an arrow record reader with the table's current
+// schema. Values follow arrow's JSON conventions (dates as "2024-01-31",
+// timestamps as RFC 3339, decimals as strings).
+func (t *Table) Records(rows []Row) (array.RecordReader, error) {
+	sc, err := table.SchemaToArrowSchema(t.T.Schema(), nil, false, false)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		line, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader("["+strings.Join(strings.Split(strings.TrimSpace(b.String()), "\n"), ",")+"]"))
+	if err != nil {
+		return nil, fmt.Errorf("build records: %w", err)
+	}
+	defer rec.Release()
+	return array.NewRecordReader(sc, []arrow.RecordBatch{rec})
+}
+
+// Append commits rows as a fast append (one new data file, or more when the
+// target file size is small).
+func (t *Table) Append(ctx context.Context, rows []Row) error {
+	rdr, err := t.Records(rows)
+	if err != nil {
+		return err
+	}
+	defer rdr.Release()
+	nt, err := t.T.Append(ctx, rdr, nil)
+	if err != nil {
+		return fmt.Errorf("append: %w", err)
+	}
+	t.T = nt
+	return nil
+}
+
+// Overwrite is a copy-on-write commit: rows matching filter are removed by
+// rewriting their files, then rows are added.
+func (t *Table) Overwrite(ctx context.Context, filter iceberg.BooleanExpression, rows []Row) error {
+	rdr, err := t.Records(rows)
+	if err != nil {
+		return err
+	}
+	defer rdr.Release()
+	nt, err := t.T.Overwrite(ctx, rdr, nil, table.WithOverwriteFilter(filter))
+	if err != nil {
+		return fmt.Errorf("overwrite: %w", err)
+	}
+	t.T = nt
+	return nil
+}
+
+// Delete removes rows matching filter, honouring write.delete.mode.
+func (t *Table) Delete(ctx context.Context, filter iceberg.BooleanExpression) error {
+	nt, err := t.T.Delete(ctx, filter, nil)
+	if err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	t.T = nt
+	return nil
+}
+
+// EqualityDelete commits an equality-delete file for the given key rows.
+func (t *Table) EqualityDelete(ctx context.Context, columns []string, rows []Row) error {
+	var ids []int
+	for _, c := range columns {
+		f, ok := t.T.Schema().FindFieldByName(c)
+		if !ok {
+			return fmt.Errorf("no column %q", c)
+		}
+		ids = append(ids, f.ID)
+	}
+	sub, err := t.T.Schema().Select(true, columns...)
+	if err != nil {
+		return err
+	}
+	asc, err := table.SchemaToArrowSchema(sub, nil, false, false)
+	if err != nil {
+		return err
+	}
+	js, _ := json.Marshal(rows)
+	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, asc, strings.NewReader(string(js)))
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	tx := t.T.NewTransaction()
+	seq := func(yield func(arrow.RecordBatch, error) bool) { yield(rec, nil) }
+	if err := tx.CommitEqualityDeletes(ctx, ids, iter.Seq2[arrow.RecordBatch, error](seq), nil); err != nil {
+		return fmt.Errorf("equality delete: %w", err)
+	}
+	nt, err := tx.Commit(ctx)
+	if err != nil {
+		return err
+	}
+	t.T = nt
+	return nil
+}
+
+// SetProperties commits table properties.
+func (t *Table) SetProperties(ctx context.Context, props iceberg.Properties) error {
+	tx := t.T.NewTransaction()
+	if err := tx.SetProperties(props); err != nil {
+		return err
+	}
+	nt, err := tx.Commit(ctx)
+	if err != nil {
+		return err
+	}
+	t.T = nt
+	return nil
+}
+
+// Compact rewrites every live data file into new files with all deletes
+// applied and removes every live delete file: a replace snapshot after which
+// the table has no live delete files.
+func (t *Table) Compact(ctx context.Context) error {
+	tasks, err := t.T.Scan().PlanFiles(ctx)
+	if err != nil {
+		return err
+	}
+	var extra []iceberg.DataFile
+	var size int64
+	for _, task := range tasks {
+		size += task.File.FileSizeBytes()
+		extra = append(extra, task.DeleteFiles...)
+		extra = append(extra, task.EqualityDeleteFiles...)
+		extra = append(extra, task.DeletionVectorFiles...)
+	}
+	res, err := t.T.RewriteDataFiles(ctx, []table.CompactionTaskGroup{{PartitionKey: "all", Tasks: tasks, TotalSizeBytes: size}},
+		table.RewriteDataFilesOptions{ExtraDeleteFilesToRemove: dedupFiles(extra)})
+	if err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	t.T = res.Table
+	return nil
+}
+
+func dedupFiles(files []iceberg.DataFile) []iceberg.DataFile {
+	seen := map[string]bool{}
+	var out []iceberg.DataFile
+	for _, f := range files {
+		if !seen[f.FilePath()] {
+			seen[f.FilePath()] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ExpireAllButCurrent expires every snapshot but the current one and deletes
+// the files only they referenced.
+func (t *Table) ExpireAllButCurrent(ctx context.Context) error {
+	tx := t.T.NewTransaction()
+	if err := tx.ExpireSnapshots(table.WithRetainLast(1), table.WithOlderThan(0)); err != nil {
+		return err
+	}
+	nt, err := tx.Commit(ctx)
+	if err != nil {
+		return err
+	}
+	t.T = nt
+	return nil
+}
+
+// Rollback sets the main branch back to an ancestor snapshot.
+func (t *Table) Rollback(ctx context.Context, snapshotID int64) error {
+	tx := t.T.NewTransaction()
+	if err := tx.RollbackToSnapshot(snapshotID); err != nil {
+		return err
+	}
+	nt, err := tx.Commit(ctx)
+	if err != nil {
+		return err
+	}
+	t.T = nt
+	return nil
+}
+
+// ReadRows reads every row of a snapshot (0 = current) with all deletes
+// applied, as JSON-like maps, independently of the indexer.
+func (t *Table) ReadRows(ctx context.Context, snapshotID int64) ([]Row, error) {
+	opts := []table.ScanOption{}
+	if snapshotID != 0 {
+		opts = append(opts, table.WithSnapshotID(snapshotID))
+	}
+	tbl, err := t.T.Scan(opts...).ToArrowTable(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tbl.Release()
+	var out []Row
+	tr := array.NewTableReader(tbl, 1024)
+	defer tr.Release()
+	for tr.Next() {
+		rec := tr.RecordBatch()
+		js, err := rec.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		var rows []Row
+		dec := json.NewDecoder(strings.NewReader(string(js)))
+		dec.UseNumber()
+		if err := dec.Decode(&rows); err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+	}
+	return out, tr.Err()
+}

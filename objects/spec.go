@@ -1,0 +1,269 @@
+package objects
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// TypeSpec is an object type as the config file declares it, before it is
+// checked against the columns of its table.
+type TypeSpec struct {
+	APIName            string                  `yaml:"apiName" json:"apiName"`
+	DisplayName        string                  `yaml:"displayName" json:"displayName,omitempty"`
+	PluralDisplayName  string                  `yaml:"pluralDisplayName" json:"pluralDisplayName,omitempty"`
+	Description        string                  `yaml:"description" json:"description,omitempty"`
+	Table              string                  `yaml:"table" json:"table"`
+	PrimaryKey         []string                `yaml:"primaryKey" json:"primaryKey,omitempty"`
+	TitleProperty      string                  `yaml:"titleProperty" json:"titleProperty,omitempty"`
+	Properties         map[string]PropertySpec `yaml:"properties" json:"properties,omitempty"`
+	SemanticVersion    int                     `yaml:"semanticVersion" json:"semanticVersion"`
+	RequireIncremental bool                    `yaml:"requireIncremental" json:"requireIncremental,omitempty"`
+	OnInvalidRow       InvalidRowPolicy        `yaml:"onInvalidRow" json:"onInvalidRow,omitempty"`
+}
+
+// PropertySpec maps one property to one column.
+type PropertySpec struct {
+	Column      string     `yaml:"column" json:"column"`
+	Search      SearchRole `yaml:"search" json:"search,omitempty"`
+	DisplayName string     `yaml:"displayName" json:"displayName,omitempty"`
+	Description string     `yaml:"description" json:"description,omitempty"`
+}
+
+// FieldError is a config error that names the offending field by its path
+// in the config file (objectTypes[0].properties.name.column).
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+var (
+	typeNamePattern     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+	propertyNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// ValidAPIName reports whether s can be an object type apiName.
+func ValidAPIName(s string) bool { return typeNamePattern.MatchString(s) && len(s) <= 100 }
+
+// Validate checks what can be checked without the table: names, roles and
+// policies. field is the path of the spec in the config (objectTypes[2]).
+func (s *TypeSpec) Validate(field string) error {
+	var errs []error
+	bad := func(sub, format string, args ...any) {
+		errs = append(errs, &FieldError{Field: field + sub, Msg: fmt.Sprintf(format, args...)})
+	}
+	if s.APIName == "" {
+		bad(".apiName", "is required")
+	} else if !ValidAPIName(s.APIName) {
+		bad(".apiName", "%q must start with a letter and hold only letters, digits and _", s.APIName)
+	}
+	if s.Table == "" {
+		bad(".table", "is required (<catalog>.<namespace>.<table>)")
+	} else if parts := strings.Split(s.Table, "."); len(parts) < 3 || slices.Contains(parts, "") {
+		bad(".table", "%q must be <catalog>.<namespace...>.<table>", s.Table)
+	}
+	if s.SemanticVersion < 0 {
+		bad(".semanticVersion", "must not be negative")
+	}
+	switch s.OnInvalidRow {
+	case "", InvalidRowSkip, InvalidRowFail:
+	default:
+		bad(".onInvalidRow", "%q must be skip or fail", s.OnInvalidRow)
+	}
+	for i, k := range s.PrimaryKey {
+		if k == "" {
+			bad(fmt.Sprintf(".primaryKey[%d]", i), "is empty")
+		}
+	}
+	for _, name := range slices.Sorted(mapKeys(s.Properties)) {
+		p := s.Properties[name]
+		if !propertyNamePattern.MatchString(name) || len(name) > 100 {
+			bad(".properties."+name, "property apiName must start with a letter or _ and hold only letters, digits and _")
+		}
+		if strings.HasPrefix(name, "__") {
+			bad(".properties."+name, "property apiNames starting with __ are reserved")
+		}
+		if p.Column == "" {
+			bad(".properties."+name+".column", "is required")
+		}
+		switch p.Search {
+		case "", SearchText, SearchKeyword, SearchNumeric, SearchDate, SearchBoolean, SearchNone:
+		default:
+			bad(".properties."+name+".search", "%q must be one of text, keyword, numeric, date, boolean, none", p.Search)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func mapKeys[M ~map[K]V, K comparable, V any](m M) func(func(K) bool) {
+	return func(yield func(K) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// Resolve checks the spec against the columns of the table (in table order)
+// and its identifier columns, and returns the object type.
+//
+// Properties default to every supported column (apiName = column name);
+// unsupported columns are then skipped. A mapped unsupported column, a
+// mapped column the table does not have, or a primary key that is neither
+// configured nor given by the table's identifier fields is an error.
+func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error) {
+	byName := make(map[string]Column, len(columns))
+	for _, c := range columns {
+		byName[c.Name] = c
+	}
+	t := &Type{
+		APIName:            s.APIName,
+		DisplayName:        cmp.Or(s.DisplayName, s.APIName),
+		PluralDisplayName:  cmp.Or(s.PluralDisplayName, cmp.Or(s.DisplayName, s.APIName)),
+		Description:        s.Description,
+		Table:              s.Table,
+		SemanticVersion:    s.SemanticVersion,
+		RequireIncremental: s.RequireIncremental,
+		OnInvalidRow:       cmp.Or(s.OnInvalidRow, InvalidRowSkip),
+	}
+	if len(s.Properties) == 0 {
+		for _, c := range columns {
+			if c.Unsupported != "" {
+				continue
+			}
+			if !propertyNamePattern.MatchString(c.Name) {
+				return nil, &FieldError{Field: s.APIName + ".properties",
+					Msg: fmt.Sprintf("column %q is not a valid property apiName; list the properties explicitly", c.Name)}
+			}
+			t.Properties = append(t.Properties, Property{APIName: c.Name, Column: c.Name, FieldID: c.FieldID, Type: c.Type, Search: DefaultRole(c.Type)})
+		}
+	} else {
+		for _, name := range slices.Sorted(mapKeys(s.Properties)) {
+			ps := s.Properties[name]
+			c, ok := byName[ps.Column]
+			if !ok {
+				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".column",
+					Msg: fmt.Sprintf("table %s has no column %q", s.Table, ps.Column)}
+			}
+			if c.Unsupported != "" {
+				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".column",
+					Msg: fmt.Sprintf("column %q of table %s is %s, which cannot be a property", c.Name, s.Table, c.Unsupported)}
+			}
+			role := ps.Search
+			if role == "" {
+				role = DefaultRole(c.Type)
+			} else if !slices.Contains(rolesFor(c.Type), role) {
+				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".search",
+					Msg: fmt.Sprintf("search role %s does not fit column %q of type %s (allowed: %s)", role, c.Name, c.Type, joinRoles(rolesFor(c.Type)))}
+			}
+			t.Properties = append(t.Properties, Property{APIName: name, DisplayName: ps.DisplayName, Description: ps.Description,
+				Column: c.Name, FieldID: c.FieldID, Type: c.Type, Search: role})
+		}
+	}
+	if len(t.Properties) == 0 {
+		return nil, &FieldError{Field: s.APIName + ".properties", Msg: fmt.Sprintf("table %s has no column that can be a property", s.Table)}
+	}
+
+	keyCols := s.PrimaryKey
+	keyField := s.APIName + ".primaryKey"
+	if len(keyCols) == 0 {
+		keyCols = identifier
+		if len(keyCols) == 0 {
+			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("is not set and table %s has no identifier fields", s.Table)}
+		}
+	}
+	for _, kc := range keyCols {
+		prop, ok := "", false
+		for _, p := range t.Properties { // a column name first, then a property apiName
+			if p.Column == kc {
+				prop, ok = p.APIName, true
+				break
+			}
+		}
+		if !ok {
+			if i := t.PropertyIndex(kc); i >= 0 {
+				prop, ok = kc, true
+			}
+		}
+		if !ok {
+			if _, isCol := byName[kc]; isCol {
+				return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("column %q is not mapped by any property", kc)}
+			}
+			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("table %s has no column %q", s.Table, kc)}
+		}
+		p, _ := t.Property(prop)
+		if p.Type.Kind == KindList || p.Type.Kind == KindFloat || p.Type.Kind == KindDouble {
+			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("column %q of type %s cannot be part of a primary key", kc, p.Type)}
+		}
+		if slices.Contains(t.PrimaryKey, prop) {
+			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("column %q is listed twice", kc)}
+		}
+		t.PrimaryKey = append(t.PrimaryKey, prop)
+	}
+	// Primary key properties first, in key order; the rest keep their order.
+	slices.SortStableFunc(t.Properties, func(a, b Property) int {
+		ia, ib := slices.Index(t.PrimaryKey, a.APIName), slices.Index(t.PrimaryKey, b.APIName)
+		if ia < 0 {
+			ia = len(t.PrimaryKey)
+		}
+		if ib < 0 {
+			ib = len(t.PrimaryKey)
+		}
+		return cmp.Compare(ia, ib)
+	})
+	t.index()
+
+	t.TitleProperty = s.TitleProperty
+	if t.TitleProperty == "" {
+		t.TitleProperty = t.PrimaryKey[0]
+	} else if t.PropertyIndex(t.TitleProperty) < 0 {
+		return nil, &FieldError{Field: s.APIName + ".titleProperty", Msg: fmt.Sprintf("%q is not a property of %s", t.TitleProperty, s.APIName)}
+	}
+	return t, nil
+}
+
+func joinRoles(rs []SearchRole) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = string(r)
+	}
+	return strings.Join(s, ", ")
+}
+
+// MappingHash fingerprints what decides the content of the index: the
+// properties (apiName, column, search role), the primary key and the title.
+// Column types are left out on purpose, so that type promotions (int to
+// long, float to double, wider decimals) do not force a full rebuild.
+func (t *Type) MappingHash() string {
+	type prop struct{ A, C, S string }
+	v := struct {
+		Props []prop
+		Key   []string
+		Title string
+	}{Key: t.PrimaryKey, Title: t.TitleProperty}
+	for _, p := range t.Properties {
+		v.Props = append(v.Props, prop{p.APIName, p.Column, string(p.Search)})
+	}
+	b, _ := json.Marshal(v)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+// KeyHash fingerprints the primary key definition.
+func (t *Type) KeyHash() string {
+	var cols []string
+	for _, k := range t.PrimaryKey {
+		p, _ := t.Property(k)
+		cols = append(cols, p.Column)
+	}
+	return strings.Join(cols, ",")
+}

@@ -1,0 +1,241 @@
+package objects
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Kind is the data type of a property value.
+type Kind uint8
+
+// Kinds of property values. The numbering is part of the store encoding of
+// type descriptors; append only.
+const (
+	KindInvalid Kind = iota
+	KindBoolean
+	KindInteger // Iceberg int (32 bit)
+	KindLong    // Iceberg long (64 bit)
+	KindFloat
+	KindDouble
+	KindDecimal
+	KindString
+	KindUUID
+	KindDate
+	KindTime
+	KindTimestamp   // without zone, rendered as UTC
+	KindTimestampTZ // with zone, UTC
+	KindList
+)
+
+var kindNames = [...]string{
+	KindInvalid: "invalid", KindBoolean: "boolean", KindInteger: "integer", KindLong: "long",
+	KindFloat: "float", KindDouble: "double", KindDecimal: "decimal", KindString: "string",
+	KindUUID: "uuid", KindDate: "date", KindTime: "time", KindTimestamp: "timestamp",
+	KindTimestampTZ: "timestamptz", KindList: "list",
+}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// DataType is the type of a property: a primitive kind, a decimal with its
+// precision and scale, or a list of a primitive type.
+type DataType struct {
+	Kind      Kind      `json:"kind"`
+	Precision int       `json:"precision,omitempty"`
+	Scale     int       `json:"scale,omitempty"`
+	Elem      *DataType `json:"elem,omitempty"`
+}
+
+// String renders the type as Iceberg spells it (decimal(10,2), list<long>).
+func (t DataType) String() string {
+	switch t.Kind {
+	case KindDecimal:
+		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
+	case KindList:
+		if t.Elem == nil {
+			return "list<?>"
+		}
+		return "list<" + t.Elem.String() + ">"
+	}
+	return t.Kind.String()
+}
+
+// Primitive reports the element type of a list, or t itself.
+func (t DataType) Primitive() DataType {
+	if t.Kind == KindList && t.Elem != nil {
+		return *t.Elem
+	}
+	return t
+}
+
+// SearchRole says how a property is indexed for search.
+type SearchRole string
+
+// Search roles.
+const (
+	// SearchText: analyzed terms, plus an exact keyword sub-field for
+	// equality and sorting. The default for strings.
+	SearchText SearchRole = "text"
+	// SearchKeyword: exact values only.
+	SearchKeyword SearchRole = "keyword"
+	SearchNumeric SearchRole = "numeric"
+	SearchDate    SearchRole = "date"
+	SearchBoolean SearchRole = "boolean"
+	// SearchNone: stored and returned, not searchable.
+	SearchNone SearchRole = "none"
+)
+
+// DefaultRole is the search role a property of type t gets when the config
+// does not name one.
+func DefaultRole(t DataType) SearchRole {
+	switch t.Primitive().Kind {
+	case KindString:
+		return SearchText
+	case KindUUID, KindTime:
+		return SearchKeyword
+	case KindBoolean:
+		return SearchBoolean
+	case KindInteger, KindLong, KindFloat, KindDouble, KindDecimal:
+		return SearchNumeric
+	case KindDate, KindTimestamp, KindTimestampTZ:
+		return SearchDate
+	}
+	return SearchNone
+}
+
+// rolesFor lists the roles a type may take.
+func rolesFor(t DataType) []SearchRole {
+	switch t.Primitive().Kind {
+	case KindString:
+		return []SearchRole{SearchText, SearchKeyword, SearchNone}
+	case KindUUID, KindTime:
+		return []SearchRole{SearchKeyword, SearchNone}
+	case KindBoolean:
+		return []SearchRole{SearchBoolean, SearchKeyword, SearchNone}
+	case KindInteger, KindLong, KindFloat, KindDouble, KindDecimal:
+		return []SearchRole{SearchNumeric, SearchKeyword, SearchNone}
+	case KindDate, KindTimestamp, KindTimestampTZ:
+		return []SearchRole{SearchDate, SearchKeyword, SearchNone}
+	}
+	return []SearchRole{SearchNone}
+}
+
+// Column describes one top-level column of a table, as the object layer
+// needs it. Unsupported is set (with a reason) for struct, map, binary and
+// other columns that cannot be properties.
+type Column struct {
+	Name        string
+	FieldID     int
+	Type        DataType
+	Required    bool
+	Unsupported string
+}
+
+// Property is one resolved property of an object type.
+type Property struct {
+	APIName     string     `json:"apiName"`
+	DisplayName string     `json:"displayName,omitempty"`
+	Description string     `json:"description,omitempty"`
+	Column      string     `json:"column"`
+	FieldID     int        `json:"fieldId"`
+	Type        DataType   `json:"type"`
+	Search      SearchRole `json:"search"`
+}
+
+// Searchable reports whether the property can be used in filters.
+func (p Property) Searchable() bool { return p.Search != SearchNone }
+
+// Sortable reports whether results can be ordered by the property.
+func (p Property) Sortable() bool {
+	return p.Search != SearchNone && p.Type.Kind != KindList
+}
+
+// InvalidRowPolicy says what a build does with a row that cannot become an
+// object (null primary key, unconvertible value).
+type InvalidRowPolicy string
+
+// Invalid row policies.
+const (
+	InvalidRowSkip InvalidRowPolicy = "skip"
+	InvalidRowFail InvalidRowPolicy = "fail"
+)
+
+// Type is a resolved object type: its spec checked against the columns of
+// its table.
+type Type struct {
+	APIName            string           `json:"apiName"`
+	DisplayName        string           `json:"displayName"`
+	PluralDisplayName  string           `json:"pluralDisplayName"`
+	Description        string           `json:"description,omitempty"`
+	Table              string           `json:"table"`
+	PrimaryKey         []string         `json:"primaryKey"` // property apiNames, in key order
+	TitleProperty      string           `json:"titleProperty"`
+	Properties         []Property       `json:"properties"`
+	SemanticVersion    int              `json:"semanticVersion"`
+	RequireIncremental bool             `json:"requireIncremental,omitempty"`
+	OnInvalidRow       InvalidRowPolicy `json:"onInvalidRow"`
+
+	byName map[string]int
+}
+
+// Property returns the property with the given apiName.
+func (t *Type) Property(apiName string) (Property, bool) {
+	if t.byName == nil {
+		t.index()
+	}
+	i, ok := t.byName[apiName]
+	if !ok {
+		return Property{}, false
+	}
+	return t.Properties[i], true
+}
+
+// PropertyIndex returns the position of a property in Properties, or -1.
+func (t *Type) PropertyIndex(apiName string) int {
+	if t.byName == nil {
+		t.index()
+	}
+	if i, ok := t.byName[apiName]; ok {
+		return i
+	}
+	return -1
+}
+
+func (t *Type) index() {
+	m := make(map[string]int, len(t.Properties))
+	for i, p := range t.Properties {
+		m[p.APIName] = i
+	}
+	t.byName = m
+}
+
+// Columns lists the table columns the type reads, in property order.
+func (t *Type) Columns() []string {
+	out := make([]string, len(t.Properties))
+	for i, p := range t.Properties {
+		out[i] = p.Column
+	}
+	return out
+}
+
+// KeyIndexes returns the property positions of the primary key.
+func (t *Type) KeyIndexes() []int {
+	out := make([]int, len(t.PrimaryKey))
+	for i, k := range t.PrimaryKey {
+		out[i] = t.PropertyIndex(k)
+	}
+	return out
+}
+
+// TitleIndex returns the property position of the title property.
+func (t *Type) TitleIndex() int { return t.PropertyIndex(t.TitleProperty) }
+
+// String names the type for messages.
+func (t *Type) String() string { return t.APIName }
+
+// joinNames renders names for error messages.
+func joinNames(names []string) string { return strings.Join(names, ", ") }
