@@ -223,6 +223,8 @@ func (c *Config) Validate() error {
 	if c.Build.ChunkRows < 0 {
 		bad("build.chunkRows", "must not be negative")
 	}
+	errs = append(errs, c.validateServer()...)
+	errs = append(errs, c.validateDaemon()...)
 	return errors.Join(errs...)
 }
 

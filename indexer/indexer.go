@@ -373,3 +373,46 @@ func (ix *Indexer) dropGenerations(name string, drop func(int) bool) error {
 	_ = gone
 	return nil
 }
+
+// Table loads the table behind an object type.
+func (ix *Indexer) Table(ctx context.Context, name string) (*table.Table, error) {
+	ts, err := ix.state(name)
+	if err != nil {
+		return nil, err
+	}
+	tbl, err := ix.loadTable(ctx, ts.spec.Table)
+	if err != nil {
+		return nil, &tableError{fmt.Errorf("object type %s: %w", name, err)}
+	}
+	return tbl, nil
+}
+
+// ObjectType returns the resolved object type: as of its checkpoint when it
+// was built, else resolved against the current schema of its table.
+func (ix *Indexer) ObjectType(ctx context.Context, name string) (*objects.Type, error) {
+	ts, err := ix.state(name)
+	if err != nil {
+		return nil, err
+	}
+	ts.mu.RLock()
+	cp := ts.cp
+	ts.mu.RUnlock()
+	if cp != nil && cp.Type != nil {
+		return cp.Type, nil
+	}
+	tbl, err := ix.Table(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	t, _, err := resolve(&ts.spec, tbl, tbl.CurrentSnapshot())
+	return t, err
+}
+
+// Spec returns the config spec of an object type.
+func (ix *Indexer) Spec(name string) (objects.TypeSpec, error) {
+	ts, err := ix.state(name)
+	if err != nil {
+		return objects.TypeSpec{}, err
+	}
+	return ts.spec, nil
+}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // TypeSpec is an object type as the config file declares it, before it is
@@ -26,6 +27,9 @@ type TypeSpec struct {
 	SemanticVersion    int                     `yaml:"semanticVersion" json:"semanticVersion"`
 	RequireIncremental bool                    `yaml:"requireIncremental" json:"requireIncremental,omitempty"`
 	OnInvalidRow       InvalidRowPolicy        `yaml:"onInvalidRow" json:"onInvalidRow,omitempty"`
+	// PollInterval is how often the daemon looks for new snapshots
+	// (0: the daemon's default).
+	PollInterval time.Duration `yaml:"pollInterval" json:"pollInterval,omitempty"`
 }
 
 // PropertySpec maps one property to one column.
@@ -69,6 +73,9 @@ func (s *TypeSpec) Validate(field string) error {
 		bad(".table", "is required (<catalog>.<namespace>.<table>)")
 	} else if parts := strings.Split(s.Table, "."); len(parts) < 3 || slices.Contains(parts, "") {
 		bad(".table", "%q must be <catalog>.<namespace...>.<table>", s.Table)
+	}
+	if s.PollInterval < 0 {
+		bad(".pollInterval", "must not be negative")
 	}
 	if s.SemanticVersion < 0 {
 		bad(".semanticVersion", "must not be negative")

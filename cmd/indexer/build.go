@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ontoindex/ontoindex/indexer"
+)
+
+func init() {
+	register(Command{Name: "build", Summary: "build object types to the current (or a given) snapshot", Run: runBuild})
+}
+
+func runBuild(ctx context.Context, env *Env, args []string) int {
+	fs := newFlags(env, "build", "--config F [--type T] [--full] [--snapshot ID] [--json]")
+	cfgPath := fs.String("config", "", "config file")
+	typ := fs.String("type", "", "build only this object type")
+	full := fs.Bool("full", false, "force a full build into a new generation")
+	snap := fs.Int64("snapshot", 0, "build to this snapshot id instead of the current one (needs --type)")
+	asJSON := fs.Bool("json", false, "print the results as a JSON array")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if *snap != 0 && *typ == "" {
+		fmt.Fprintln(env.Stderr, "indexer build: --snapshot needs --type")
+		return exitUsage
+	}
+	cfg, code, ok := loadConfig(env, "build", *cfgPath)
+	if !ok {
+		return code
+	}
+	if !checkType(env, "build", cfg, *typ) {
+		return exitUsage
+	}
+	prog := newProgress(env.Stderr)
+	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: logger(env), Progress: prog.report})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "indexer build: %v\n", err)
+		return exitFailed
+	}
+	defer ix.Close()
+	opts := indexer.BuildOptions{Full: *full, SnapshotID: *snap}
+	var results []*indexer.BuildResult
+	if *typ != "" {
+		r, _ := ix.Build(ctx, *typ, opts)
+		results = append(results, r)
+	} else {
+		results = ix.BuildAll(ctx, opts)
+	}
+	prog.done()
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(results)
+	} else {
+		printResults(env.Stdout, results)
+	}
+	for _, r := range results {
+		if r.Error != nil {
+			if r.Error.Code == indexer.CodeCanceled {
+				return exitAborted
+			}
+			return exitFailed
+		}
+	}
+	return exitOK
+}
+
+func printResults(w io.Writer, results []*indexer.BuildResult) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "OBJECT TYPE\tKIND\tFROM\tTO\tFILES\tBYTES\tROWS\tUPSERTS\tDELETES\tSKIPPED\tMS\tRESULT")
+	for _, r := range results {
+		result := "ok"
+		if r.Error != nil {
+			result = r.Error.Code
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", r.ObjectType, r.Kind, r.FromSnapshotID, r.ToSnapshotID,
+			r.FilesRead, r.BytesRead, r.RowsRead, r.Upserts, r.Deletes, r.SkippedRows, r.DurationMs, result)
+	}
+	_ = tw.Flush()
+	for _, r := range results {
+		if r.Error != nil {
+			fmt.Fprintf(w, "\n%s: %s\n", r.ObjectType, r.Error.Message)
+		}
+	}
+}
+
+// progress prints build progress to a terminal once a build runs longer
+// than a second: rows, rate, and an ETA from the rows the build will read.
+type progress struct {
+	w       io.Writer
+	enabled bool
+	mu      sync.Mutex
+	last    time.Time
+	shown   bool
+}
+
+func newProgress(w io.Writer) *progress { return &progress{w: w, enabled: isTerminal(w)} }
+
+func (p *progress) report(ev indexer.Progress) {
+	if !p.enabled || ev.Elapsed < time.Second {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if time.Since(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	rate := float64(ev.Rows) / ev.Elapsed.Seconds()
+	eta := "?"
+	if rate > 0 && ev.TotalRows > ev.Rows {
+		eta = time.Duration(float64(ev.TotalRows-ev.Rows) / rate * float64(time.Second)).Round(time.Second).String()
+	} else if ev.TotalRows <= ev.Rows {
+		eta = "0s"
+	}
+	fmt.Fprintf(p.w, "\r%s %s build: %d/%d rows, %.0f rows/s, ETA %s   ", ev.ObjectType, ev.Kind, ev.Rows, ev.TotalRows, rate, eta)
+	p.shown = true
+}
+
+func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,13 @@
+package main
+
+// Catalog types and file systems iceberg-go supports, registered with its
+// catalog and IO registries.
+import (
+	_ "github.com/apache/iceberg-go/catalog/glue"
+	_ "github.com/apache/iceberg-go/catalog/hadoop"
+	_ "github.com/apache/iceberg-go/catalog/hive"
+	_ "github.com/apache/iceberg-go/catalog/rest"
+	_ "github.com/apache/iceberg-go/catalog/sql"
+	_ "github.com/apache/iceberg-go/io/gocloud"
+	_ "github.com/uptrace/bun/driver/sqliteshim"
+)

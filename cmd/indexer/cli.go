@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/ontoindex/ontoindex/indexer"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1 // the command ran and something failed
+	exitUsage   = 2 // bad arguments or config
+	exitAborted = 130
+)
+
+// Env is what a command writes to; tests pass buffers.
+type Env struct {
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Command is one subcommand.
+type Command struct {
+	Name    string
+	Summary string
+	Run     func(ctx context.Context, env *Env, args []string) int
+}
+
+// commands lists the subcommands; files add theirs in init.
+var commands []Command
+
+func register(c Command) { commands = append(commands, c) }
+
+// Main runs the indexer command line and returns the exit code.
+func Main(ctx context.Context, args []string, env *Env) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(env.Stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	i := slices.IndexFunc(commands, func(c Command) bool { return c.Name == args[0] })
+	if i < 0 {
+		fmt.Fprintf(env.Stderr, "indexer: unknown command %q\n\n", args[0])
+		usage(env.Stderr)
+		return exitUsage
+	}
+	return commands[i].Run(ctx, env, args[1:])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: indexer <command> [flags]\n\ncommands:")
+	sorted := slices.Clone(commands)
+	slices.SortFunc(sorted, func(a, b Command) int { return strings.Compare(a.Name, b.Name) })
+	for _, c := range sorted {
+		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
+	}
+	fmt.Fprintln(w, "\nRun indexer <command> -h for the flags of a command.")
+}
+
+// newFlags returns a flag set that reports errors to env and does not exit.
+func newFlags(env *Env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "usage: indexer %s %s\n\nflags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags; it returns an exit code when the command must stop.
+func parse(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "indexer %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+// loadConfig loads --config, reporting errors as usage errors.
+func loadConfig(env *Env, cmd, path string) (*indexer.Config, int, bool) {
+	if path == "" {
+		fmt.Fprintf(env.Stderr, "indexer %s: --config is required\n", cmd)
+		return nil, exitUsage, false
+	}
+	cfg, err := indexer.LoadConfig(path)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "indexer %s: %v\n", cmd, err)
+		return nil, exitUsage, false
+	}
+	return cfg, 0, true
+}
+
+// checkType validates --type against the config.
+func checkType(env *Env, cmd string, cfg *indexer.Config, name string) bool {
+	if name == "" {
+		return true
+	}
+	if _, ok := cfg.TypeSpec(name); ok {
+		return true
+	}
+	var names []string
+	for _, t := range cfg.ObjectTypes {
+		names = append(names, t.APIName)
+	}
+	fmt.Fprintf(env.Stderr, "indexer %s: --type %q is not an object type of the config (object types: %s)\n", cmd, name, strings.Join(names, ", "))
+	return false
+}
+
+// logger logs to stderr at the level of $INDEXER_LOG (debug, info, warn, error; default warn).
+func logger(env *Env) *slog.Logger {
+	level := slog.LevelWarn
+	if v := os.Getenv("INDEXER_LOG"); v != "" {
+		_ = level.UnmarshalText([]byte(v))
+	}
+	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// isTerminal reports whether w is a character device.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
