@@ -21,7 +21,8 @@ type Reader struct {
 // build memory grows with it.
 const DefaultBatchRows = 8192
 
-// NewReader prepares reads of snapshot snapID of tbl, projected to columns.
+// NewReader prepares reads of data files of snapshot snapID of tbl,
+// projected to columns.
 func NewReader(tbl *table.Table, snapID int64, columns []string, batchRows int) (*Reader, error) {
 	if batchRows <= 0 {
 		batchRows = DefaultBatchRows
@@ -35,8 +36,13 @@ func NewReader(tbl *table.Table, snapID int64, columns []string, batchRows int) 
 		return &countingIO{IO: fs, n: &r.bytes}, nil
 	}
 	counted := table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(), fsF, nil)
-	r.scan = counted.Scan(table.WithSnapshotID(snapID), table.WithSelectedFields(columns...),
-		table.WithArrowBatchSize(batchRows), table.WithMaxConcurrency(1))
+	opts := []table.ScanOption{table.WithSelectedFields(columns...), table.WithArrowBatchSize(batchRows), table.WithMaxConcurrency(1)}
+	// Reads of the current snapshot project through the current schema, as
+	// Iceberg's live reads do; older snapshots through their own.
+	if cur := tbl.CurrentSnapshot(); snapID != 0 && (cur == nil || cur.SnapshotID != snapID) {
+		opts = append(opts, table.WithSnapshotID(snapID))
+	}
+	r.scan = counted.Scan(opts...)
 	if _, err := r.scan.Projection(); err != nil {
 		return nil, fmt.Errorf("project columns %v at snapshot %d: %w", columns, snapID, err)
 	}

@@ -64,14 +64,18 @@ func (m Modes) String() string {
 	return strings.Join([]string{f(DeleteModeKey, m.Delete, m.DeleteSet), f(UpdateModeKey, m.Update, m.UpdateSet), f(MergeModeKey, m.Merge, m.MergeSet)}, ", ")
 }
 
-// DeleteCounts counts live delete files by kind.
+// DeleteCounts counts live delete files by kind. Dangling counts delete
+// files that are still listed but apply to no live data file (for example
+// position deletes whose data files a compaction rewrote): they change no
+// row, so they do not block and are not part of Total.
 type DeleteCounts struct {
 	Position        int `json:"position"`
 	Equality        int `json:"equality"`
 	DeletionVectors int `json:"deletionVectors"`
+	Dangling        int `json:"dangling"`
 }
 
-// Total is the number of live delete files.
+// Total is the number of live delete files that apply to live data.
 func (c DeleteCounts) Total() int { return c.Position + c.Equality + c.DeletionVectors }
 
 func (c DeleteCounts) String() string {
@@ -81,14 +85,31 @@ func (c DeleteCounts) String() string {
 		}
 		return fmt.Sprintf("%d %s", n, many)
 	}
-	return plural(c.Position, "position-delete file", "position-delete files") + ", " +
+	s := plural(c.Position, "position-delete file", "position-delete files") + ", " +
 		plural(c.Equality, "equality-delete file", "equality-delete files") + ", " +
 		plural(c.DeletionVectors, "deletion vector", "deletion vectors")
+	if c.Dangling > 0 {
+		s += ", " + plural(c.Dangling, "dangling delete file", "dangling delete files")
+	}
+	return s
 }
 
-// LiveDeletes counts the live delete files of a snapshot. Only delete
-// manifests are read, and of those only the ones whose counts say they
-// may hold live entries.
+// deleteEntry is a live entry of a delete manifest.
+type deleteEntry struct {
+	kind int // 0 position, 1 equality, 2 deletion vector
+	seq  int64
+	ref  string // referenced data file, for file-scoped deletes
+}
+
+// LiveDeletes counts the live delete files of a snapshot: the ADDED and
+// EXISTING entries of its delete manifests, by kind. A delete file that
+// applies to no live data file is counted as Dangling instead: a position
+// delete or deletion vector applies to data files with a data sequence
+// number at most its own (and only to its referenced file when it names
+// one), an equality delete to data files with a smaller one.
+//
+// Delete manifests are read only when their counts say they may hold live
+// entries; data manifests only when there is a live delete file to judge.
 func LiveDeletes(ctx context.Context, fs iceio.IO, snap *table.Snapshot) (DeleteCounts, error) {
 	var c DeleteCounts
 	if snap == nil {
@@ -98,6 +119,7 @@ func LiveDeletes(ctx context.Context, fs iceio.IO, snap *table.Snapshot) (Delete
 	if err != nil {
 		return c, fmt.Errorf("read manifest list %s of snapshot %d: %w", snap.ManifestList, snap.SnapshotID, err)
 	}
+	var deletes []deleteEntry
 	for _, m := range manifests {
 		if m.ManifestContent() != iceberg.ManifestContentDeletes {
 			continue
@@ -113,14 +135,63 @@ func LiveDeletes(ctx context.Context, fs iceio.IO, snap *table.Snapshot) (Delete
 				return c, fmt.Errorf("read delete manifest %s of snapshot %d: %w", m.FilePath(), snap.SnapshotID, err)
 			}
 			df := e.DataFile()
+			d := deleteEntry{seq: e.SequenceNum()}
 			switch {
 			case table.IsDeletionVector(df):
-				c.DeletionVectors++
+				d.kind = 2
 			case df.ContentType() == iceberg.EntryContentEqDeletes:
-				c.Equality++
-			case df.ContentType() == iceberg.EntryContentPosDeletes:
-				c.Position++
+				d.kind = 1
+			case df.ContentType() != iceberg.EntryContentPosDeletes:
+				continue
 			}
+			if ref := df.ReferencedDataFile(); ref != nil {
+				d.ref = *ref
+			}
+			deletes = append(deletes, d)
+		}
+	}
+	if len(deletes) == 0 {
+		return c, nil
+	}
+	// The live data files and their data sequence numbers.
+	live := map[string]int64{}
+	minSeq := int64(-1)
+	for _, m := range manifests {
+		if m.ManifestContent() != iceberg.ManifestContentData || (!m.HasAddedFiles() && !m.HasExistingFiles()) {
+			continue
+		}
+		for e, err := range m.Entries(fs, true) {
+			if err != nil {
+				return c, fmt.Errorf("read manifest %s of snapshot %d: %w", m.FilePath(), snap.SnapshotID, err)
+			}
+			seq := e.SequenceNum()
+			live[e.DataFile().FilePath()] = seq
+			if minSeq < 0 || seq < minSeq {
+				minSeq = seq
+			}
+		}
+	}
+	for _, d := range deletes {
+		applies := false
+		switch {
+		case minSeq < 0: // no live data at all
+		case d.ref != "":
+			seq, ok := live[d.ref]
+			applies = ok && seq <= d.seq
+		case d.kind == 1:
+			applies = minSeq < d.seq
+		default:
+			applies = minSeq <= d.seq
+		}
+		switch {
+		case !applies:
+			c.Dangling++
+		case d.kind == 2:
+			c.DeletionVectors++
+		case d.kind == 1:
+			c.Equality++
+		default:
+			c.Position++
 		}
 	}
 	return c, nil

@@ -52,6 +52,13 @@ func Inspect(ctx context.Context, tbl *table.Table, name string) (Report, error)
 		r.Verdict = VerdictFail
 		r.Message = fmt.Sprintf("current snapshot %d has live merge-on-read delete files (%s): incremental indexing is blocked; "+
 			"set the write modes to copy-on-write and compact the table so that no delete files remain", r.SnapshotID, r.LiveDeleteFiles)
+	case r.LiveDeleteFiles.Dangling > 0:
+		r.Verdict = VerdictWarn
+		r.Message = fmt.Sprintf("current snapshot %d lists %d dangling delete files that apply to no live data file; they do not block indexing. "+
+			"Remove them with Spark's CALL system.rewrite_position_delete_files (or rewrite_data_files with remove-dangling-deletes=true)", r.SnapshotID, r.LiveDeleteFiles.Dangling)
+		if r.WriteModes.AnyMergeOnRead() {
+			r.Message += fmt.Sprintf("; merge-on-read is also configured (%s): set the modes to copy-on-write", r.WriteModes)
+		}
 	case r.FormatVersion >= 2 && r.WriteModes.AnyMergeOnRead():
 		r.Verdict = VerdictWarn
 		r.Message = fmt.Sprintf("merge-on-read is configured (%s) but no delete file is live yet; "+

@@ -1,10 +1,13 @@
 package indexer
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/apache/iceberg-go/table"
@@ -137,9 +140,8 @@ func ErrorCode(err error) string {
 func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*BuildResult, error) {
 	res := &BuildResult{ObjectType: name, Kind: KindNone}
 	start := time.Now()
-	ts, err := ix.state(name)
+	ts, err := ix.lockBuild(name)
 	if err == nil {
-		ts.buildMu.Lock()
 		ts.mu.Lock()
 		ts.building = true
 		ts.mu.Unlock()
@@ -158,6 +160,9 @@ func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*
 	res.DurationMs = time.Since(start).Milliseconds()
 	res.FinishedAt = time.Now().UTC()
 	if err != nil {
+		// Nothing of a failed build is served: report what it read, not
+		// what it would have applied.
+		res.Upserts, res.Deletes, res.SkippedRows = 0, 0, 0
 		res.Error = &ErrorInfo{Code: ErrorCode(err), Message: err.Error()}
 		ix.log.Warn("build failed", "objectType", name, "code", res.Error.Code, "error", err)
 	} else {
@@ -190,10 +195,13 @@ func target(tbl *table.Table, ref string, id int64) (*table.Snapshot, error) {
 	return tbl.CurrentSnapshot(), nil
 }
 
-// resolve checks the spec against the schema of the target snapshot.
+// resolve checks the spec against the schema a read of the target sees:
+// the table's current schema for its current snapshot (as Iceberg's live
+// reads do, so a dropped column is gone), the snapshot's own schema for an
+// older one.
 func resolve(spec *objects.TypeSpec, tbl *table.Table, snap *table.Snapshot) (*objects.Type, int, error) {
 	sc := tbl.Schema()
-	if snap != nil && snap.SchemaID != nil {
+	if cur := tbl.CurrentSnapshot(); snap != nil && cur != nil && snap.SnapshotID != cur.SnapshotID && snap.SchemaID != nil {
 		for _, s := range tbl.Metadata().Schemas() {
 			if s.ID == *snap.SchemaID {
 				sc = s
@@ -237,7 +245,7 @@ func (ix *Indexer) build(ctx context.Context, ts *typeState, opts BuildOptions, 
 			mor.ObjectType = spec.APIName
 			return mor
 		}
-		return &tableError{fmt.Errorf("object type %s: %w", spec.APIName, err)}
+		return &tableError{fmt.Errorf("object type %s: table %s: %w", spec.APIName, spec.Table, err)}
 	}
 	typ, schemaID, err := resolve(spec, tbl, snap)
 	if err != nil {
@@ -275,13 +283,15 @@ func (ix *Indexer) build(ctx context.Context, ts *typeState, opts BuildOptions, 
 	return ix.incrementalBuild(ctx, ts, tbl, snap, typ, schemaID, res)
 }
 
-// touchCheckpoint records a no-op build: the type may have changed
-// (a promoted column) while the data did not.
+// touchCheckpoint records a no-op build: the type may have changed (a
+// promoted column, a new display name) while the data did not.
 func (ix *Indexer) touchCheckpoint(ts *typeState, typ *objects.Type, schemaID int) error {
 	ts.mu.RLock()
 	cp := *ts.cp
 	ts.mu.RUnlock()
-	if cp.SchemaID == schemaID {
+	before, _ := json.Marshal(cp.Type)
+	after, _ := json.Marshal(typ)
+	if cp.SchemaID == schemaID && bytes.Equal(before, after) {
 		return nil
 	}
 	cp.Type, cp.SchemaID = typ, schemaID
@@ -351,7 +361,7 @@ func (ix *Indexer) incrementalBuild(ctx context.Context, ts *typeState, tbl *tab
 	if err != nil {
 		return fmt.Errorf("object type %s: %w", name, err)
 	}
-	rd, err := changelog.NewReader(tbl, snapIDOf(snap), typ.Columns(), ix.cfg.Build.BatchRows)
+	rd, err := changelog.NewReader(tbl, snapIDOf(snap), typ.Columns(), ix.Config().Build.BatchRows)
 	if err != nil {
 		return &SchemaError{ObjectType: name, Table: ts.spec.Table, SchemaID: schemaID, Err: err}
 	}
@@ -423,13 +433,23 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 		return err
 	}
 	defer w.rollback()
-	w.state, w.chunkRows = bs, ix.cfg.Build.ChunkRows
+	w.state, w.chunkRows = bs, ix.Config().Build.ChunkRows
 	if w.chunkRows == 0 {
 		w.chunkRows = DefaultChunkRows
 	}
 	// Save the build record before anything else, so a crash can resume.
 	if err := w.commit(nil); err != nil {
 		return err
+	}
+	if resume {
+		// The search index of an interrupted build may lack documents of
+		// committed chunks: rebuild it from the store.
+		if err := os.RemoveAll(ix.genDir(name, bs.Generation)); err != nil {
+			return err
+		}
+		if err := ix.markAllPending(name, bs.Generation); err != nil {
+			return err
+		}
 	}
 	gen, err := ix.openGeneration(ctx, name, bs.Generation, typ)
 	if err != nil {
@@ -441,7 +461,9 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 			_ = gen.close()
 		}
 	}()
-	w.afterCommit = func() error { return ix.syncSearch(ctx, gen, typ) }
+	feeder := newDocFeeder(ctx, gen.index, typ, runtime.GOMAXPROCS(0))
+	defer feeder.close()
+	w.docs = feeder
 	if err := w.begin(false); err != nil {
 		return err
 	}
@@ -453,7 +475,7 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 	if err != nil {
 		return fmt.Errorf("object type %s: %w", name, err)
 	}
-	rd, err := changelog.NewReader(tbl, snapIDOf(snap), typ.Columns(), ix.cfg.Build.BatchRows)
+	rd, err := changelog.NewReader(tbl, snapIDOf(snap), typ.Columns(), ix.Config().Build.BatchRows)
 	if err != nil {
 		return &SchemaError{ObjectType: name, Table: ts.spec.Table, SchemaID: schemaID, Err: err}
 	}
@@ -475,6 +497,11 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 			}
 		}
 		return err
+	}
+	// Every document is in the search index before the generation is
+	// switched in.
+	if err := feeder.close(); err != nil {
+		return fmt.Errorf("object type %s: write search index: %w", name, err)
 	}
 	bs.Skipped += st.Skipped
 	bs.Samples = append(bs.Samples, st.Samples...)

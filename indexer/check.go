@@ -21,7 +21,7 @@ func (ix *Indexer) Check(ctx context.Context, name string) (cowguard.Report, err
 	r, err = cowguard.Inspect(ctx, tbl, ts.spec.Table)
 	r.ObjectType = name
 	if err != nil {
-		return r, &tableError{fmt.Errorf("object type %s: %w", name, err)}
+		return r, &tableError{fmt.Errorf("object type %s: table %s: %w", name, ts.spec.Table, err)}
 	}
 	return r, nil
 }

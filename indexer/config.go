@@ -22,6 +22,9 @@ type Config struct {
 	Catalogs    map[string]CatalogConfig `yaml:"catalogs" json:"catalogs"`
 	ObjectTypes []objects.TypeSpec       `yaml:"objectTypes" json:"objectTypes"`
 	Build       BuildConfig              `yaml:"build" json:"build"`
+	Daemon      DaemonConfig             `yaml:"daemon" json:"daemon"`
+	Server      ServerConfig             `yaml:"server" json:"server"`
+	Auth        AuthConfig               `yaml:"auth" json:"auth"`
 
 	// Dir is the directory relative paths in the file are resolved against
 	// (the config file's directory).

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/blevesearch/bleve/v2"
@@ -45,11 +44,12 @@ type Options struct {
 
 // Indexer is the engine: it builds object types and serves their objects.
 type Indexer struct {
-	cfg  *Config
-	log  *slog.Logger
-	db   *bolt.DB
-	dir  string
-	opts Options
+	cfgMu sync.RWMutex // guards cfg, which Reload replaces
+	cfg   *Config
+	log   *slog.Logger
+	db    *bolt.DB
+	dir   string
+	opts  Options
 
 	catMu    sync.Mutex
 	catalogs map[string]catalog.Catalog
@@ -57,6 +57,8 @@ type Indexer struct {
 	mu    sync.RWMutex
 	types map[string]*typeState
 	order []string
+
+	rl reloadState
 }
 
 // typeState is the live state of one object type.
@@ -146,6 +148,7 @@ func (ix *Indexer) Close() error {
 		}
 		ts.mu.Unlock()
 	}
+	errs = append(errs, ix.closeDetached()...)
 	ix.catMu.Lock()
 	for _, c := range ix.catalogs {
 		if cl, ok := c.(interface{ Close() error }); ok {
@@ -158,7 +161,11 @@ func (ix *Indexer) Close() error {
 }
 
 // Config returns the config the indexer was opened with.
-func (ix *Indexer) Config() *Config { return ix.cfg }
+func (ix *Indexer) Config() *Config {
+	ix.cfgMu.RLock()
+	defer ix.cfgMu.RUnlock()
+	return ix.cfg
+}
 
 // Types lists the object types in config order.
 func (ix *Indexer) Types() []string {
@@ -199,11 +206,7 @@ func (ix *Indexer) loadTable(ctx context.Context, ref string) (*table.Table, err
 	if err != nil {
 		return nil, err
 	}
-	tbl, err := cat.LoadTable(ctx, catalog.ToIdentifier(strings.Split(rest, ".")...))
-	if err != nil {
-		return nil, fmt.Errorf("load table %s: %w", ref, err)
-	}
-	return tbl, nil
+	return loadFrom(ctx, cat, ref, rest)
 }
 
 func (ix *Indexer) catalog(ctx context.Context, name string) (catalog.Catalog, error) {
@@ -212,23 +215,9 @@ func (ix *Indexer) catalog(ctx context.Context, name string) (catalog.Catalog, e
 	if c, ok := ix.catalogs[name]; ok {
 		return c, nil
 	}
-	cc, ok := ix.cfg.Catalogs[name]
-	if !ok {
-		return nil, fmt.Errorf("catalog %q is not configured", name)
-	}
-	props := iceberg.Properties{}
-	for k, v := range cc.Properties {
-		props[k] = v
-	}
-	if cc.Type != "" {
-		props["type"] = cc.Type
-	}
-	if w, ok := props["warehouse"]; ok && cc.Type == "hadoop" {
-		props["warehouse"] = ix.cfg.Path(w)
-	}
-	c, err := catalog.Load(ctx, name, props)
+	c, err := ix.Config().OpenCatalog(ctx, name)
 	if err != nil {
-		return nil, fmt.Errorf("open catalog %s (type %s): %w", name, cc.Type, err)
+		return nil, err
 	}
 	ix.catalogs[name] = c
 	return c, nil

@@ -95,6 +95,9 @@ func newMapping(t *objects.Type) (mapping.IndexMapping, error) {
 		doc.AddFieldMappingsAt(p.APIName, fms...)
 	}
 	doc.AddFieldMappingsAt(NullsField, exact(NullsField))
+	// bleve adds a composite _all field unless a disabled mapping says no.
+	noAll := mapping.NewDocumentDisabledMapping()
+	doc.AddSubDocumentMapping("_all", noAll)
 	im.DefaultMapping = doc
 	return im, nil
 }

@@ -258,10 +258,11 @@ type genWriter struct {
 	name      string
 	gen       int
 	chunkRows int
-	// afterCommit runs after each intermediate commit (search sync).
-	afterCommit func() error
 	// state, when set, is the full build record saved with each commit.
 	state *buildState
+	// docs, when set, receives the search documents of a full build
+	// directly instead of the pending keys.
+	docs *docFeeder
 
 	tx       *bolt.Tx
 	b        *genBuckets
@@ -343,11 +344,6 @@ func (w *genWriter) chunk(c *changelog.Change) error {
 	}
 	if err := w.commit(nil); err != nil {
 		return err
-	}
-	if w.afterCommit != nil {
-		if err := w.afterCommit(); err != nil {
-			return err
-		}
 	}
 	return w.begin(false)
 }
@@ -454,7 +450,13 @@ func (w *genWriter) Apply(c *changelog.Change) error {
 	if err := w.b.fileKeys.Put(append(fileIDKey(id), c.Key...), nil); err != nil {
 		return err
 	}
-	if c.Type != changelog.CarryOver {
+	switch {
+	case c.Type == changelog.CarryOver:
+	case w.docs != nil:
+		if err := w.docs.add(c.Key, c.Object); err != nil {
+			return err
+		}
+	default:
 		if err := w.b.pending.Put(c.Key, nil); err != nil {
 			return err
 		}

@@ -9,7 +9,9 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-const syncBatch = 2000
+// syncBatch is the number of documents per search-index batch: each batch
+// becomes a segment, so bigger batches mean fewer merges.
+const syncBatch = 5000
 
 // syncSearch applies the pending keys of a generation to its search index
 // and clears them: a key the store holds is (re)indexed, a key it lacks is

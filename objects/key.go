@@ -262,3 +262,71 @@ func ParseDecimal(s string, scale int) (Decimal, error) {
 	}
 	return Decimal{Unscaled: n, Scale: int32(scale)}, nil
 }
+
+// DecodeKey decodes an encoded primary key into its component values.
+// Integers, dates and times come back as int64 and decimals as their
+// unscaled *big.Int: the key alone does not carry the column types.
+func DecodeKey(key []byte) ([]any, error) {
+	var out []any
+	for len(key) > 0 {
+		tag := key[0]
+		key = key[1:]
+		switch tag {
+		case keyTagBool:
+			if len(key) < 1 {
+				return nil, ErrCorrupt
+			}
+			out, key = append(out, key[0] == 1), key[1:]
+		case keyTagInt:
+			if len(key) < 8 {
+				return nil, ErrCorrupt
+			}
+			out, key = append(out, int64(binary.BigEndian.Uint64(key)^(1<<63))), key[8:]
+		case keyTagDecimal:
+			if len(key) < 16 {
+				return nil, ErrCorrupt
+			}
+			raw := append([]byte(nil), key[:16]...)
+			raw[0] ^= 0x80
+			out, key = append(out, fromTwosComplement(raw)), key[16:]
+		case keyTagString:
+			var s []byte
+			i := 0
+			for {
+				if i+1 >= len(key) {
+					return nil, ErrCorrupt
+				}
+				if key[i] == 0 {
+					if key[i+1] == 1 {
+						break
+					}
+					if key[i+1] != 0xff {
+						return nil, ErrCorrupt
+					}
+					s = append(s, 0)
+					i += 2
+					continue
+				}
+				s = append(s, key[i])
+				i++
+			}
+			out, key = append(out, string(s)), key[i+2:]
+		case keyTagUUID:
+			if len(key) < 16 {
+				return nil, ErrCorrupt
+			}
+			var u UUID
+			copy(u[:], key)
+			out, key = append(out, u), key[16:]
+		case keyTagTimestamp:
+			if len(key) < 12 {
+				return nil, ErrCorrupt
+			}
+			sec := int64(binary.BigEndian.Uint64(key) ^ (1 << 63))
+			out, key = append(out, time.Unix(sec, int64(binary.BigEndian.Uint32(key[8:]))).UTC()), key[12:]
+		default:
+			return nil, ErrCorrupt
+		}
+	}
+	return out, nil
+}

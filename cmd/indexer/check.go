@@ -53,7 +53,7 @@ func runCheck(ctx context.Context, env *Env, args []string) int {
 		cr := checkResult{Report: r}
 		if err != nil {
 			cr.Error = &indexer.ErrorInfo{Code: indexer.ErrorCode(err), Message: err.Error()}
-			cr.Verdict = ""
+			cr.Verdict = "error"
 			exit = exitUsage
 		} else if r.Verdict == cowguard.VerdictFail && exit == exitOK {
 			exit = exitFailed

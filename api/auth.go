@@ -1,0 +1,116 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/ontoindex/ontoindex/indexer"
+)
+
+// Principal is who a request runs as: a configured token, or the
+// anonymous principal of a server without tokens (loopback only).
+type Principal struct {
+	// Name is the token's name from the config; it appears in logs.
+	Name string
+	// Admin tokens may call the ops POST endpoints.
+	Admin bool
+	all   bool
+	types map[string]bool
+}
+
+// CanSee reports whether the principal may see an object type. Types it
+// may not see are reported as not found everywhere.
+func (p *Principal) CanSee(objectType string) bool { return p.all || p.types[objectType] }
+
+// PrincipalFrom returns the principal of an authenticated request.
+func PrincipalFrom(ctx context.Context) *Principal {
+	p, _ := ctx.Value(keyPrincipal).(*Principal)
+	return p
+}
+
+type authToken struct {
+	digest [sha256.Size]byte
+	p      *Principal
+}
+
+// authenticator checks bearer tokens against the SHA-256 digests of the
+// configured tokens in constant time: the digest of the presented token is
+// compared with every configured digest, whichever matches.
+type authenticator struct {
+	tokens []authToken
+}
+
+func newAuthenticator(cfg indexer.AuthConfig) (*authenticator, error) {
+	a := &authenticator{}
+	for i, t := range cfg.Tokens {
+		d, err := t.Digest()
+		if err != nil {
+			return nil, fmt.Errorf("auth.tokens[%d]: %w", i, err)
+		}
+		p := &Principal{Name: t.Name, Admin: t.Admin, all: t.AllTypes(), types: map[string]bool{}}
+		for _, name := range t.ObjectTypes {
+			p.types[name] = true
+		}
+		a.tokens = append(a.tokens, authToken{digest: d, p: p})
+	}
+	return a, nil
+}
+
+func (a *authenticator) anonymous() bool { return len(a.tokens) == 0 }
+
+var anonymous = Principal{Name: "anonymous", Admin: true, all: true}
+
+// check returns the principal of an Authorization header value.
+func (a *authenticator) check(header string) (*Principal, *Error) {
+	if a.anonymous() {
+		p := anonymous
+		return &p, nil
+	}
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if header == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return nil, apiErr("MissingCredentials", map[string]any{"reason": "send Authorization: Bearer <token>"})
+	}
+	d := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	var found *Principal
+	for _, t := range a.tokens {
+		if subtle.ConstantTimeCompare(d[:], t.digest[:]) == 1 {
+			found = t.p
+		}
+	}
+	if found == nil {
+		return nil, apiErr("InvalidCredentials", nil)
+	}
+	return found, nil
+}
+
+// authenticate resolves the bearer token of a request; a missing or
+// unknown token is 401.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.auth.check(r.Header.Get("Authorization"))
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		if info := requestInfoFrom(r.Context()); info != nil {
+			info.token = p.Name
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
+	})
+}
+
+// requireAdmin refuses principals that are not admin with 403. Use it
+// after authenticate, on the ops POST endpoints.
+func (s *Server) requireAdmin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := PrincipalFrom(r.Context()); p == nil || !p.Admin {
+			s.writeError(w, r, apiErr("PermissionDenied", map[string]any{"reason": "this endpoint needs an admin token"}))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

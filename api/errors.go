@@ -1,0 +1,215 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/ontoindex/ontoindex/indexer"
+)
+
+// Error is an API error in the Conjure shape. Its Name selects the Conjure
+// code and HTTP status from errorTable; Params are returned to the client
+// and must not hold internals.
+type Error struct {
+	Name   string
+	Params map[string]any
+	// cause is logged with the error instance id, never returned.
+	cause error
+}
+
+func (e *Error) Error() string {
+	if e.cause != nil {
+		return e.Name + ": " + e.cause.Error()
+	}
+	return fmt.Sprintf("%s %v", e.Name, e.Params)
+}
+
+func (e *Error) Unwrap() error { return e.cause }
+
+// Code is the Conjure error code of the error.
+func (e *Error) Code() string {
+	if k, ok := errorTable[e.Name]; ok {
+		return k.code
+	}
+	return codeInternal
+}
+
+// Status is the HTTP status of the error.
+func (e *Error) Status() int { return conjureStatus[e.Code()] }
+
+// Conjure error codes.
+const (
+	codeUnauthorized     = "UNAUTHORIZED"
+	codePermissionDenied = "PERMISSION_DENIED"
+	codeInvalidArgument  = "INVALID_ARGUMENT"
+	codeNotFound         = "NOT_FOUND"
+	codeConflict         = "CONFLICT"
+	codeTooLarge         = "REQUEST_ENTITY_TOO_LARGE"
+	codeFailedPrecond    = "FAILED_PRECONDITION"
+	codeInternal         = "INTERNAL"
+	codeTimeout          = "TIMEOUT"
+)
+
+// conjureStatus is the HTTP status of each Conjure error code, as the
+// Conjure specification fixes it.
+var conjureStatus = map[string]int{
+	codeUnauthorized:     http.StatusUnauthorized,
+	codePermissionDenied: http.StatusForbidden,
+	codeInvalidArgument:  http.StatusBadRequest,
+	codeNotFound:         http.StatusNotFound,
+	codeConflict:         http.StatusConflict,
+	codeTooLarge:         http.StatusRequestEntityTooLarge,
+	codeFailedPrecond:    http.StatusInternalServerError,
+	codeInternal:         http.StatusInternalServerError,
+	codeTimeout:          http.StatusInternalServerError,
+}
+
+type errorKind struct {
+	code string
+	doc  string
+}
+
+// errorTable is the one table of error names the API returns, with their
+// Conjure codes. Names that Foundry's Ontology API v2 defines keep its
+// code; the others are ontoindex's own.
+var errorTable = map[string]errorKind{
+	// Lookups.
+	"OntologyNotFound":    {codeNotFound, "the ontology is not the configured one (apiName or rid)"},
+	"ObjectTypeNotFound":  {codeNotFound, "no such object type, or the token may not see it"},
+	"ObjectNotFound":      {codeNotFound, "no object with that primary key"},
+	"PropertiesNotFound":  {codeNotFound, "a property named in select, where, orderBy or an aggregation does not exist"},
+	"ObjectTypeNotSynced": {codeConflict, "the object type has never been built"},
+	"ApiNotFound":         {codeNotFound, "no such endpoint"},
+	"MethodNotAllowed":    {codeInvalidArgument, "the endpoint does not take this HTTP method"},
+
+	// Requests.
+	"MalformedRequestBody":        {codeInvalidArgument, "the body is not the JSON the endpoint takes"},
+	"MissingPostBody":             {codeInvalidArgument, "the endpoint needs a JSON body"},
+	"InvalidParameterValue":       {codeInvalidArgument, "a query parameter has a bad value"},
+	"InvalidPropertyValue":        {codeInvalidArgument, "a primary key or object rid does not fit its property type"},
+	"InvalidPageSize":             {codeInvalidArgument, "pageSize is outside 1..server.maxPageSize"},
+	"InvalidPageToken":            {codeInvalidArgument, "pageToken was not returned for this request"},
+	"InvalidFields":               {codeInvalidArgument, "orderBy must read properties.<p>[:asc|:desc] or p.<p>[:asc|:desc]"},
+	"InvalidSortOrder":            {codeInvalidArgument, "sort direction is neither asc nor desc"},
+	"InvalidOrderType":            {codeInvalidArgument, "orderType other than fields"},
+	"DuplicateOrderBy":            {codeInvalidArgument, "a property appears twice in orderBy"},
+	"PropertiesNotSortable":       {codeInvalidArgument, "orderBy names a property without search role, or an array"},
+	"PropertiesNotSearchable":     {codeInvalidArgument, "a filter names a property with search role none"},
+	"MalformedPropertyFilters":    {codeInvalidArgument, "a where clause is malformed"},
+	"InvalidPropertyFilterValue":  {codeInvalidArgument, "a where value does not fit the property type"},
+	"PropertyFiltersNotSupported": {codeInvalidArgument, "the query type does not apply to the property, or is not supported (geo, vector, interval)"},
+	"InvalidRangeQuery":           {codeInvalidArgument, "a range query on a property that has no order (boolean)"},
+	"WhereClauseTooComplex":       {codeInvalidArgument, "where or object set deeper or larger than the server limits"},
+	"QueryTooExpensive":           {codeInvalidArgument, "the query expands to more index terms than server.maxQueryTerms"},
+	"MalformedObjectSet":          {codeInvalidArgument, "an object set is malformed (shape, missing keys, rids not of this server)"},
+	"UnsupportedObjectSet":        {codeInvalidArgument, "object set kind not supported (searchAround, reference, ...) or of several object types"},
+
+	// Aggregations.
+	"AggregationMetricNotSupported":       {codeInvalidArgument, "metric type not supported (approximatePercentile)"},
+	"AggregationGroupByNotSupported":      {codeInvalidArgument, "groupBy type not supported (duration)"},
+	"AggregationGroupCountExceededLimit":  {codeInvalidArgument, "more groups than server.maxAggregationGroups"},
+	"InvalidAggregationRange":             {codeInvalidArgument, "a range of a ranges groupBy is malformed"},
+	"InvalidAggregationRangeValue":        {codeInvalidArgument, "a range bound does not fit the property type"},
+	"InvalidAggregationRangePropertyType": {codeInvalidArgument, "ranges grouping on a property that is neither numeric nor a date"},
+	"MultipleGroupByOnFieldNotSupported":  {codeInvalidArgument, "two groupBys on one property"},
+	"InvalidPropertyType":                 {codeInvalidArgument, "the metric or grouping does not apply to the property type"},
+	"DefaultAndNullGroupsNotSupported":    {codeInvalidArgument, "exact groupBy with both defaultValue and includeNullValues"},
+
+	// Auth and limits.
+	"MissingCredentials":    {codeUnauthorized, "no Authorization: Bearer header"},
+	"InvalidCredentials":    {codeUnauthorized, "the bearer token is not a configured token"},
+	"PermissionDenied":      {codePermissionDenied, "the token may not call this endpoint (admin only)"},
+	"RequestEntityTooLarge": {codeTooLarge, "the body is larger than server.maxBodyBytes"},
+	"RequestTimeout":        {codeTimeout, "the request took longer than server.requestTimeout"},
+	"Internal":              {codeInternal, "an internal error; its errorInstanceId is in the server log"},
+}
+
+// apiErr returns an error of the named kind.
+func apiErr(name string, params map[string]any) *Error {
+	if params == nil {
+		params = map[string]any{}
+	}
+	return &Error{Name: name, Params: params}
+}
+
+// internalErr wraps an unexpected error: the client learns nothing of it.
+func internalErr(err error) *Error {
+	return &Error{Name: "Internal", Params: map[string]any{}, cause: err}
+}
+
+// conjureError is the wire form.
+type conjureError struct {
+	ErrorCode       string         `json:"errorCode"`
+	ErrorName       string         `json:"errorName"`
+	ErrorInstanceID string         `json:"errorInstanceId"`
+	Parameters      map[string]any `json:"parameters"`
+}
+
+// toAPIError maps any error a handler returns to an API error.
+func toAPIError(ctx context.Context, err error) *Error {
+	var ae *Error
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &mbe):
+		return apiErr("RequestEntityTooLarge", map[string]any{"maxBytes": mbe.Limit})
+	case errors.Is(err, context.DeadlineExceeded), ctx.Err() != nil && errors.Is(context.Cause(ctx), errRequestTimeout):
+		return &Error{Name: "RequestTimeout", Params: map[string]any{}, cause: err}
+	case errors.Is(err, indexer.ErrNotBuilt):
+		return apiErr("ObjectTypeNotSynced", nil)
+	case isTooManyTerms(err):
+		return &Error{Name: "QueryTooExpensive", Params: map[string]any{"reason": "the query expands to too many index terms; narrow prefixes, wildcards, regular expressions or fuzzy terms"}, cause: err}
+	}
+	return internalErr(err)
+}
+
+// isTooManyTerms recognises bleve's term-expansion limit errors, which it
+// does not export as values.
+func isTooManyTerms(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "TooManyTermSearchers") || strings.Contains(s, "TooManyClauses")
+}
+
+func newInstanceID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// writeError writes err as a Conjure error and logs it: client errors at
+// debug level, server errors with their cause at error level.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := toAPIError(r.Context(), err)
+	id := newInstanceID()
+	status := ae.Status()
+	if status == 0 {
+		status = http.StatusInternalServerError
+	}
+	attrs := []any{"errorName", ae.Name, "errorInstanceId", id, "method", r.Method, "path", r.URL.Path}
+	if info := requestInfoFrom(r.Context()); info != nil {
+		info.errorName = ae.Name
+		attrs = append(attrs, "token", info.token)
+	}
+	if status >= 500 {
+		s.log.Error("request failed", append(attrs, "error", err)...)
+	} else {
+		s.log.Debug("request refused", append(attrs, "error", err)...)
+	}
+	params := ae.Params
+	if params == nil {
+		params = map[string]any{}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: ae.Code(), ErrorName: ae.Name, ErrorInstanceID: id, Parameters: params})
+}

@@ -1,0 +1,202 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/ontoindex/ontoindex/indexer"
+)
+
+// view opens the serving view of a visible object type.
+func (s *Server) view(r *http.Request, name string) (*indexer.View, error) {
+	name, err := s.typeName(r, name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.engine.View(name)
+	if err != nil {
+		if errors.Is(err, indexer.ErrNotBuilt) {
+			return nil, apiErr("ObjectTypeNotSynced", map[string]any{"objectType": name})
+		}
+		if errors.Is(err, indexer.ErrUnknownType) {
+			return nil, apiErr("ObjectTypeNotFound", map[string]any{"objectType": name, "objectTypeRid": objectTypeRIDPrefix + name})
+		}
+		return nil, err
+	}
+	return v, nil
+}
+
+// typeView checks the ontology and opens the view of the {objectType}
+// path parameter.
+func (s *Server) typeView(r *http.Request) (*indexer.View, error) {
+	if err := s.checkOntology(r); err != nil {
+		return nil, err
+	}
+	return s.view(r, pathParam(r, "objectType"))
+}
+
+func parseBool(name, raw string) (bool, error) {
+	if raw == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(raw)
+	if err != nil {
+		return false, apiErr("InvalidParameterValue", map[string]any{"parameterId": name, "parameterValue": raw, "reason": "must be true or false"})
+	}
+	return b, nil
+}
+
+// listObjects is GET /objects/{objectType}.
+func (s *Server) listObjects(r *http.Request) (any, error) {
+	v, err := s.typeView(r)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	t := v.Type()
+	q := r.URL.Query()
+	size, err := s.pageSize(q.Get("pageSize"))
+	if err != nil {
+		return nil, err
+	}
+	sel, err := parseSelect(t, append(q["select"], q["properties"]...))
+	if err != nil {
+		return nil, err
+	}
+	order, err := parseOrderBy(t, q.Get("orderBy"))
+	if err != nil {
+		return nil, err
+	}
+	excl, err := parseBool("excludeRid", q.Get("excludeRid"))
+	if err != nil {
+		return nil, err
+	}
+	spec := searchSpec{sort: order, pageSize: size, pageToken: q.Get("pageToken"), sel: sel, excludeRID: excl,
+		fp: fingerprint("list", t.APIName, "", sortKey(order))}
+	return s.runSearch(r.Context(), v, spec)
+}
+
+func sortKey(fs []sortField) string {
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = f.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+// getObject is GET /objects/{objectType}/{primaryKey}. Composite keys are
+// addressed by their components joined with "," (objects.Type.KeyString).
+func (s *Server) getObject(r *http.Request) (any, error) {
+	v, err := s.typeView(r)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	t := v.Type()
+	q := r.URL.Query()
+	sel, err := parseSelect(t, append(q["select"], q["properties"]...))
+	if err != nil {
+		return nil, err
+	}
+	excl, err := parseBool("excludeRid", q.Get("excludeRid"))
+	if err != nil {
+		return nil, err
+	}
+	pk := pathParam(r, "primaryKey")
+	key, err := t.ParseKey(pk)
+	if err != nil {
+		kp, _ := t.Property(t.PrimaryKey[0])
+		return nil, apiErr("InvalidPropertyValue", map[string]any{"property": strings.Join(t.PrimaryKey, ","), "propertyValue": truncate(pk),
+			"propertyBaseType": dataType(kp.Type)["type"], "reason": err.Error()})
+	}
+	o, err := v.Get(key)
+	if err != nil {
+		return nil, err
+	}
+	if o == nil {
+		return nil, apiErr("ObjectNotFound", map[string]any{"objectType": t.APIName, "primaryKey": map[string]any{"value": pk}})
+	}
+	return render(t, key, o, sel, excl), nil
+}
+
+// searchRequest is SearchObjectsRequestV2.
+type searchRequest struct {
+	Where      json.RawMessage   `json:"where"`
+	OrderBy    *orderByV2        `json:"orderBy"`
+	PageSize   *int              `json:"pageSize"`
+	PageToken  string            `json:"pageToken"`
+	Select     []string          `json:"select"`
+	SelectV2   []json.RawMessage `json:"selectV2"`
+	ExcludeRid bool              `json:"excludeRid"`
+	Snapshot   bool              `json:"snapshot"`
+}
+
+// searchObjects is POST /objects/{objectType}/search.
+func (s *Server) searchObjects(r *http.Request) (any, error) {
+	v, err := s.typeView(r)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	t := v.Type()
+	var req searchRequest
+	if err := readBody(r, &req); err != nil {
+		return nil, err
+	}
+	size := s.cfg.DefaultPageSize
+	if req.PageSize != nil {
+		if size, err = s.checkPageSize(*req.PageSize); err != nil {
+			return nil, err
+		}
+	}
+	where, err := decodeWhere(t, req.Where, s.cfg.MaxWhereDepth, s.cfg.MaxWhereClauses)
+	if err != nil {
+		return nil, err
+	}
+	order, err := sortFields(t, req.OrderBy)
+	if err != nil {
+		return nil, err
+	}
+	v2, err := parseSelectV2(req.SelectV2)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := parseSelect(t, append(req.Select, v2...))
+	if err != nil {
+		return nil, err
+	}
+	spec := searchSpec{where: where, sort: order, pageSize: size, pageToken: req.PageToken, sel: sel, excludeRID: req.ExcludeRid,
+		fp: fingerprint("search", t.APIName, compact(req.Where), sortKey(order))}
+	return s.runSearch(r.Context(), v, spec)
+}
+
+// compact is the canonical form of a JSON value for fingerprints.
+func compact(raw json.RawMessage) string {
+	if isNull(raw) {
+		return ""
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// countObjects is POST /objects/{objectType}/count: {count}. The body is
+// optional (the official client sends none).
+func (s *Server) countObjects(r *http.Request) (any, error) {
+	v, err := s.typeView(r)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	n, err := v.Count()
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"count": n}, nil
+}

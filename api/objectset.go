@@ -1,0 +1,277 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// Object sets of one object type: base, filter, union, intersect,
+// subtract and static, nested to any depth within the where limits (the
+// nodes of an object set and of its where clauses share the depth and
+// clause budget). They compile to the same cond trees as where clauses.
+
+// unsupportedSets are ObjectSet kinds ontoindex does not serve.
+var unsupportedSets = map[string]string{
+	"searchAround":              "links are not supported: ontoindex has no link types",
+	"interfaceLinkSearchAround": "links are not supported: ontoindex has no link types",
+	"reference":                 "stored object sets are not supported; send the object set definition",
+	"withProperties":            "derived properties are not supported",
+	"asType":                    "interfaces are not supported",
+	"asBaseObjectTypes":         "interfaces are not supported",
+	"interfaceBase":             "interfaces are not supported",
+	"methodInput":               "method inputs are not supported",
+	"nearestNeighbors":          "vector search is not supported: ontoindex has no vector properties",
+}
+
+type rawSet struct {
+	Type       string            `json:"type"`
+	ObjectType string            `json:"objectType"`
+	ObjectSet  json.RawMessage   `json:"objectSet"`
+	Where      json.RawMessage   `json:"where"`
+	ObjectSets []json.RawMessage `json:"objectSets"`
+	Objects    []string          `json:"objects"`
+}
+
+// setDecoder decodes an object set. The first object type it meets opens
+// the view the whole set is evaluated on; a second type is refused.
+type setDecoder struct {
+	s    *Server
+	r    *http.Request
+	view *indexer.View
+	wd   *whereDecoder
+}
+
+func badSet(reason string) *Error {
+	return apiErr("MalformedObjectSet", map[string]any{"reason": reason})
+}
+
+func (d *setDecoder) useType(name string) (*objects.Type, error) {
+	if d.view != nil {
+		if t := d.view.Type(); t.APIName == name {
+			return t, nil
+		}
+		if _, err := d.s.typeName(d.r, name); err != nil {
+			return nil, err
+		}
+		return nil, apiErr("UnsupportedObjectSet", map[string]any{"reason": fmt.Sprintf("object sets of more than one object type (%s, %s) are not supported", d.view.Type().APIName, name)})
+	}
+	v, err := d.s.view(d.r, name)
+	if err != nil {
+		return nil, err
+	}
+	d.view = v
+	d.wd.t = v.Type()
+	return v.Type(), nil
+}
+
+// release gives back the view the decoder opened.
+func (d *setDecoder) release() {
+	if d.view != nil {
+		d.view.Release()
+	}
+}
+
+// decode returns the cond of an object set; typed reports whether the set
+// names an object type (an empty static set does not).
+func (d *setDecoder) decode(raw json.RawMessage, depth int) (c *cond, typed bool, err error) {
+	if depth > d.wd.maxDepth {
+		return nil, false, apiErr("WhereClauseTooComplex", map[string]any{"maxDepth": d.wd.maxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.wd.maxDepth)})
+	}
+	if err := d.wd.count(1); err != nil {
+		return nil, false, err
+	}
+	var head map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &head); err != nil || head == nil {
+		return nil, false, badSet("an object set must be a JSON object with a type")
+	}
+	var typ string
+	if err := json.Unmarshal(head["type"], &typ); err != nil || typ == "" {
+		return nil, false, badSet("an object set needs a string type")
+	}
+	if reason, ok := unsupportedSets[typ]; ok {
+		return nil, false, apiErr("UnsupportedObjectSet", map[string]any{"objectSetType": typ, "reason": reason})
+	}
+	var rs rawSet
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rs); err != nil {
+		return nil, false, badSet(typ + ": " + jsonReason(err))
+	}
+	switch typ {
+	case "base":
+		if rs.ObjectType == "" {
+			return nil, false, badSet("base needs objectType")
+		}
+		if _, err := d.useType(rs.ObjectType); err != nil {
+			return nil, false, err
+		}
+		return &cond{op: opMatchAll}, true, nil
+	case "filter":
+		if isNull(rs.ObjectSet) || isNull(rs.Where) {
+			return nil, false, badSet("filter needs objectSet and where")
+		}
+		inner, typed, err := d.decode(rs.ObjectSet, depth+1)
+		if err != nil {
+			return nil, false, err
+		}
+		if !typed {
+			return inner, false, nil // filtering an empty set
+		}
+		w, err := d.wd.decode(rs.Where, depth+1)
+		if err != nil {
+			return nil, false, err
+		}
+		return &cond{op: opAnd, kids: []*cond{inner, w}}, true, nil
+	case "union", "intersect", "subtract":
+		if len(rs.ObjectSets) == 0 {
+			return nil, false, badSet(typ + " needs objectSets")
+		}
+		var kids []*cond
+		anyTyped := false
+		for _, k := range rs.ObjectSets {
+			kc, typed, err := d.decode(k, depth+1)
+			if err != nil {
+				return nil, false, err
+			}
+			anyTyped = anyTyped || typed
+			kids = append(kids, kc)
+		}
+		switch typ {
+		case "union":
+			return &cond{op: opOr, kids: kids}, anyTyped, nil
+		case "intersect":
+			return &cond{op: opAnd, kids: kids}, anyTyped, nil
+		}
+		if len(kids) == 1 {
+			return kids[0], anyTyped, nil
+		}
+		rest := &cond{op: opOr, kids: kids[1:]}
+		return &cond{op: opAnd, kids: []*cond{kids[0], {op: opNot, kids: []*cond{rest}}}}, anyTyped, nil
+	case "static":
+		if err := d.wd.count(len(rs.Objects)); err != nil {
+			return nil, false, err
+		}
+		if len(rs.Objects) == 0 {
+			return &cond{op: opMatchNone}, false, nil
+		}
+		c := &cond{op: opDocIDs}
+		for _, rid := range rs.Objects {
+			typeName, docID, ok := parseObjectRID(rid)
+			if !ok {
+				return nil, false, badSet(fmt.Sprintf("%q is not an object rid of this server (%s<objectType>.<id>)", truncate(rid), objectRIDPrefix))
+			}
+			if _, err := d.useType(typeName); err != nil {
+				return nil, false, err
+			}
+			c.values = append(c.values, docID)
+		}
+		return c, true, nil
+	}
+	return nil, false, badSet(fmt.Sprintf("unknown object set type %q", typ))
+}
+
+// parseObjectRID splits an object rid into its type and document id.
+func parseObjectRID(rid string) (typeName, docID string, ok bool) {
+	rest, ok := strings.CutPrefix(rid, objectRIDPrefix)
+	if !ok {
+		return "", "", false
+	}
+	typeName, docID, ok = strings.Cut(rest, ".")
+	if !ok || typeName == "" || docID == "" {
+		return "", "", false
+	}
+	if key, err := objects.KeyFromDocID(docID); err != nil || len(key) == 0 || objects.DocID(key) != docID {
+		return "", "", false
+	}
+	return typeName, docID, true
+}
+
+// decodeObjectSet decodes an object set of a request. When it returns a
+// decoder with a view, the caller releases it; a nil view means the set
+// is empty and has no type.
+func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDecoder, *cond, error) {
+	if isNull(raw) {
+		return nil, nil, badSet("objectSet is required")
+	}
+	d := &setDecoder{s: s, r: r, wd: &whereDecoder{maxDepth: s.cfg.MaxWhereDepth, maxClauses: s.cfg.MaxWhereClauses}}
+	c, _, err := d.decode(raw, 1)
+	if err != nil {
+		d.release()
+		return nil, nil, err
+	}
+	return d, c, nil
+}
+
+// loadObjectSetRequest is LoadObjectSetRequestV2.
+type loadObjectSetRequest struct {
+	ObjectSet              json.RawMessage   `json:"objectSet"`
+	OrderBy                *orderByV2        `json:"orderBy"`
+	Select                 []string          `json:"select"`
+	SelectV2               []json.RawMessage `json:"selectV2"`
+	PageToken              string            `json:"pageToken"`
+	PageSize               *int              `json:"pageSize"`
+	ExcludeRid             bool              `json:"excludeRid"`
+	LoadPropertySecurities bool              `json:"loadPropertySecurities"`
+	Snapshot               bool              `json:"snapshot"`
+	IncludeComputeUsage    json.RawMessage   `json:"includeComputeUsage"`
+}
+
+// loadObjectsPage is LoadObjectSetResponseV2.
+type loadObjectsPage struct {
+	*objectPage
+	PropertySecurities []any `json:"propertySecurities"`
+}
+
+// loadObjectSet is POST /objectSets/loadObjects.
+func (s *Server) loadObjectSet(r *http.Request) (any, error) {
+	if err := s.checkOntology(r); err != nil {
+		return nil, err
+	}
+	var req loadObjectSetRequest
+	if err := readBody(r, &req); err != nil {
+		return nil, err
+	}
+	size := s.cfg.DefaultPageSize
+	if req.PageSize != nil {
+		var err error
+		if size, err = s.checkPageSize(*req.PageSize); err != nil {
+			return nil, err
+		}
+	}
+	d, c, err := s.decodeObjectSet(r, req.ObjectSet)
+	if err != nil {
+		return nil, err
+	}
+	defer d.release()
+	if d.view == nil {
+		// The set is empty and has no type: there is nothing to check select
+		// and orderBy against.
+		return loadObjectsPage{objectPage: &objectPage{Data: []map[string]any{}, TotalCount: "0"}, PropertySecurities: []any{}}, nil
+	}
+	t := d.view.Type()
+	order, err := sortFields(t, req.OrderBy)
+	if err != nil {
+		return nil, err
+	}
+	v2, err := parseSelectV2(req.SelectV2)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := parseSelect(t, append(req.Select, v2...))
+	if err != nil {
+		return nil, err
+	}
+	spec := searchSpec{where: c, sort: order, pageSize: size, pageToken: req.PageToken, sel: sel, excludeRID: req.ExcludeRid,
+		fp: fingerprint("objectSet", t.APIName, compact(req.ObjectSet), sortKey(order))}
+	page, err := s.runSearch(r.Context(), d.view, spec)
+	if err != nil {
+		return nil, err
+	}
+	return loadObjectsPage{objectPage: page, PropertySecurities: []any{}}, nil
+}

@@ -1,0 +1,164 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// Engine is what the API reads from the indexer. *indexer.Indexer
+// implements it.
+type Engine interface {
+	// Config is the config the engine runs with: ontology, object types,
+	// server and auth sections.
+	Config() *indexer.Config
+	// Types lists the object types in config order.
+	Types() []string
+	// ObjectType resolves an object type (from its checkpoint, or from its
+	// table when it was never built).
+	ObjectType(ctx context.Context, name string) (*objects.Type, error)
+	// View opens a read handle on the serving generation of a type.
+	View(name string) (*indexer.View, error)
+}
+
+var _ Engine = (*indexer.Indexer)(nil)
+
+// Options wire a Server.
+type Options struct {
+	// Logger receives request logs and errors (default: discard).
+	Logger *slog.Logger
+}
+
+// Server serves the Ontology API v2 subset over an Engine.
+type Server struct {
+	engine  Engine
+	cfg     indexer.ServerConfig
+	auth    *authenticator
+	log     *slog.Logger
+	handler http.Handler
+}
+
+// New returns a server over engine, configured by the server and auth
+// sections of engine.Config() (validated, with defaults filled in).
+func New(engine Engine, opts Options) (*Server, error) {
+	cfg := engine.Config()
+	if cfg == nil {
+		return nil, errors.New("api: engine has no config")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	auth, err := newAuthenticator(cfg.Auth)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler is the HTTP handler of every route.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// routes builds the router. Middleware that applies to every route goes
+// before the route groups; the API group authenticates and applies the
+// request limits.
+func (s *Server) routes() http.Handler {
+	r := chi.NewRouter()
+	r.Use(s.logRequests, s.recoverPanics)
+	// HOOK(ops): r.Use(s.metrics) // HTTP metrics middleware, added in metrics.go
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, apiErr("ApiNotFound", map[string]any{"path": r.URL.Path}))
+	})
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, r, apiErr("MethodNotAllowed", map[string]any{"method": r.Method}))
+	})
+	// HOOK(ops): s.routeOps(r) // /healthz, /readyz, /metrics, /api/indexer/v1/..., added in ops.go
+	r.Route("/api/v2/ontologies", func(r chi.Router) {
+		r.Use(s.authenticate, s.limit)
+		r.Get("/", s.handle(s.listOntologies))
+		r.Route("/{ontology}", func(r chi.Router) {
+			r.Get("/", s.handle(s.getOntology))
+			r.Get("/objectTypes", s.handle(s.listObjectTypes))
+			r.Get("/objectTypes/{objectType}", s.handle(s.getObjectType))
+			r.Get("/objects/{objectType}", s.handle(s.listObjects))
+			r.Get("/objects/{objectType}/{primaryKey}", s.handle(s.getObject))
+			r.Post("/objects/{objectType}/search", s.handle(s.searchObjects))
+			r.Post("/objects/{objectType}/count", s.handle(s.countObjects))
+			r.Post("/objects/{objectType}/aggregate", s.handle(s.aggregateObjects))
+			r.Post("/objectSets/loadObjects", s.handle(s.loadObjectSet))
+			r.Post("/objectSets/aggregate", s.handle(s.aggregateObjectSet))
+		})
+	})
+	return r
+}
+
+// handle adapts a handler that returns its response value or an error.
+func (s *Server) handle(fn func(r *http.Request) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := fn(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		s.writeJSON(w, http.StatusOK, v)
+	}
+}
+
+// Serve serves on ln until ctx is done, then shuts down gracefully: it
+// stops accepting, waits up to server.shutdownTimeout for running requests
+// and returns. Without configured tokens it refuses a listener that is not
+// on a loopback address.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.auth.anonymous() && !indexer.LoopbackAddr(ln.Addr().String()) {
+		return fmt.Errorf("refusing to serve on %s: no auth.tokens are configured, and anonymous access is only allowed on a loopback address (127.0.0.1, ::1, localhost)", ln.Addr())
+	}
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	err := srv.Shutdown(sctx)
+	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	if err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// ListenAndServe listens on addr (server.listen when empty) and serves
+// until ctx is done.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	if addr == "" {
+		addr = s.cfg.Listen
+	}
+	if s.auth.anonymous() && !indexer.LoopbackAddr(addr) {
+		return fmt.Errorf("refusing to listen on %s: no auth.tokens are configured, and anonymous access is only allowed on a loopback address (127.0.0.1, ::1, localhost)", addr)
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	return s.Serve(ctx, ln)
+}

@@ -1,0 +1,478 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp/syntax"
+	"strings"
+	"time"
+
+	vregexp "github.com/blevesearch/vellum/regexp"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// A where clause (SearchJsonQueryV2) is decoded in two steps: decodeWhere
+// checks its shape, resolves properties, parses values into their typed
+// form and enforces the depth and clause limits, giving a cond tree; the
+// compiler (query.go) turns the tree into a bleve query over a view.
+// Every failure of the first step is an *Error with a 4xx status.
+
+// cond is a decoded where clause.
+type cond struct {
+	op     string
+	prop   objects.Property
+	value  any    // typed value of comparisons
+	values []any  // typed values of in
+	text   string // text of term, prefix, wildcard and regex queries
+	fuzzy  bool
+	kids   []*cond
+}
+
+// Query types.
+const (
+	opEq            = "eq"
+	opGt            = "gt"
+	opGte           = "gte"
+	opLt            = "lt"
+	opLte           = "lte"
+	opIsNull        = "isNull"
+	opIn            = "in"
+	opAnd           = "and"
+	opOr            = "or"
+	opNot           = "not"
+	opContains      = "contains"
+	opStartsWith    = "startsWith"
+	opAllTerms      = "containsAllTerms"
+	opAnyTerm       = "containsAnyTerm"
+	opInOrder       = "containsAllTermsInOrder"
+	opInOrderPrefix = "containsAllTermsInOrderPrefixLastTerm"
+	opWildcard      = "wildcard"
+	opRegex         = "regex"
+	opMatchAll      = "__all"  // internal: the base object set
+	opMatchNone     = "__none" // internal: an empty object set
+	opDocIDs        = "__ids"  // internal: a static object set
+)
+
+// unsupportedQueries are SearchJsonQueryV2 types ontoindex does not
+// serve, with the reason the client gets.
+var unsupportedQueries = map[string]string{
+	"withinDistanceOf":            "geo queries are not supported: ontoindex has no geo properties",
+	"withinBoundingBox":           "geo queries are not supported: ontoindex has no geo properties",
+	"intersectsBoundingBox":       "geo queries are not supported: ontoindex has no geo properties",
+	"doesNotIntersectBoundingBox": "geo queries are not supported: ontoindex has no geo properties",
+	"withinPolygon":               "geo queries are not supported: ontoindex has no geo properties",
+	"intersectsPolygon":           "geo queries are not supported: ontoindex has no geo properties",
+	"doesNotIntersectPolygon":     "geo queries are not supported: ontoindex has no geo properties",
+	"geoShapeV2":                  "geo queries are not supported: ontoindex has no geo properties",
+	"nearestNeighbors":            "vector queries are not supported: ontoindex has no vector properties",
+	"knn":                         "vector queries are not supported: ontoindex has no vector properties",
+	"interval":                    "interval queries are not supported; use containsAllTermsInOrder or containsAllTerms",
+	"relativeDateRange":           "relativeDateRange is not supported; send absolute bounds with gte and lt",
+}
+
+// rawWhere is the union of the keys a supported query type may have.
+type rawWhere struct {
+	Type               string          `json:"type"`
+	Field              *string         `json:"field"`
+	PropertyIdentifier json.RawMessage `json:"propertyIdentifier"`
+	Value              json.RawMessage `json:"value"`
+	Fuzzy              *bool           `json:"fuzzy"`
+}
+
+type whereDecoder struct {
+	t          *objects.Type
+	maxDepth   int
+	maxClauses int
+	clauses    int
+}
+
+// decodeWhere decodes a where clause of type t; an absent or null clause
+// is nil (every object).
+func decodeWhere(t *objects.Type, raw json.RawMessage, maxDepth, maxClauses int) (*cond, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	d := &whereDecoder{t: t, maxDepth: maxDepth, maxClauses: maxClauses}
+	return d.decode(raw, 1)
+}
+
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+}
+
+func malformed(what, reason string) *Error {
+	return apiErr("MalformedPropertyFilters", map[string]any{"malformedPropertyFilter": what, "reason": reason})
+}
+
+// count charges n clauses against the limit.
+func (d *whereDecoder) count(n int) error {
+	d.clauses += n
+	if d.clauses > d.maxClauses {
+		return apiErr("WhereClauseTooComplex", map[string]any{"maxClauses": d.maxClauses, "reason": fmt.Sprintf("more than %d clauses and values", d.maxClauses)})
+	}
+	return nil
+}
+
+func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*cond, error) {
+	if depth > d.maxDepth {
+		return nil, apiErr("WhereClauseTooComplex", map[string]any{"maxDepth": d.maxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.maxDepth)})
+	}
+	if err := d.count(1); err != nil {
+		return nil, err
+	}
+	var head map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &head); err != nil || head == nil {
+		return nil, malformed("where", "a query must be a JSON object with a type")
+	}
+	var typ string
+	if err := json.Unmarshal(head["type"], &typ); err != nil || typ == "" {
+		return nil, malformed("where", "a query needs a string type")
+	}
+	if reason, ok := unsupportedQueries[typ]; ok {
+		return nil, apiErr("PropertyFiltersNotSupported", map[string]any{"propertyFilters": typ, "property": fieldOf(head), "reason": reason})
+	}
+	var q rawWhere
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&q); err != nil {
+		return nil, malformed(typ, jsonReason(err))
+	}
+	switch typ {
+	case opAnd, opOr:
+		if q.Field != nil || q.PropertyIdentifier != nil || q.Fuzzy != nil {
+			return nil, malformed(typ, typ+" takes only value, a list of queries")
+		}
+		var kids []json.RawMessage
+		if err := json.Unmarshal(q.Value, &kids); err != nil || kids == nil {
+			return nil, malformed(typ, typ+" needs value: a list of queries")
+		}
+		c := &cond{op: typ}
+		for _, k := range kids {
+			kc, err := d.decode(k, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			c.kids = append(c.kids, kc)
+		}
+		return c, nil
+	case opNot:
+		if q.Field != nil || q.PropertyIdentifier != nil || q.Fuzzy != nil {
+			return nil, malformed(typ, "not takes only value, a query")
+		}
+		if isNull(q.Value) {
+			return nil, malformed(typ, "not needs value: a query")
+		}
+		kc, err := d.decode(q.Value, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		return &cond{op: opNot, kids: []*cond{kc}}, nil
+	case opEq, opGt, opGte, opLt, opLte, opIsNull, opIn, opContains, opStartsWith, opAllTerms, opAnyTerm,
+		opInOrder, opInOrderPrefix, opWildcard, opRegex:
+	default:
+		return nil, malformed(typ, fmt.Sprintf("unknown query type %q", typ))
+	}
+	if q.Fuzzy != nil && typ != opAllTerms && typ != opAnyTerm {
+		return nil, malformed(typ, "fuzzy applies to containsAllTerms and containsAnyTerm only")
+	}
+	p, err := d.property(typ, q)
+	if err != nil {
+		return nil, err
+	}
+	if isNull(q.Value) {
+		return nil, malformed(typ, typ+" needs a value (use isNull for nulls)")
+	}
+	c := &cond{op: typ, prop: p}
+	if typ != opIsNull && !p.Searchable() {
+		return nil, apiErr("PropertiesNotSearchable", map[string]any{"propertyApiNames": []string{p.APIName},
+			"reason": fmt.Sprintf("property %s has search role none", p.APIName)})
+	}
+	switch typ {
+	case opIsNull:
+		var b bool
+		if err := json.Unmarshal(q.Value, &b); err != nil {
+			return nil, filterValueErr(p, typ, q.Value, "boolean")
+		}
+		c.value = b
+	case opEq:
+		if c.value, err = parseValue(p, typ, q.Value); err != nil {
+			return nil, err
+		}
+	case opContains:
+		if p.Type.Kind != objects.KindList {
+			return nil, notSupported(typ, p, "contains applies to array properties; use eq")
+		}
+		if c.value, err = parseValue(p, typ, q.Value); err != nil {
+			return nil, err
+		}
+	case opGt, opGte, opLt, opLte:
+		if p.Search == objects.SearchBoolean {
+			return nil, apiErr("InvalidRangeQuery", map[string]any{typ: string(q.Value), "field": p.APIName,
+				"reason": fmt.Sprintf("property %s is boolean and has no order", p.APIName)})
+		}
+		if c.value, err = parseValue(p, typ, q.Value); err != nil {
+			return nil, err
+		}
+	case opIn:
+		var vals []json.RawMessage
+		if err := json.Unmarshal(q.Value, &vals); err != nil || vals == nil {
+			return nil, filterValueErr(p, typ, q.Value, "array of "+p.Type.Primitive().String())
+		}
+		if err := d.count(len(vals)); err != nil {
+			return nil, err
+		}
+		for _, rv := range vals {
+			v, err := parseValue(p, typ, rv)
+			if err != nil {
+				return nil, err
+			}
+			c.values = append(c.values, v)
+		}
+	default: // text queries
+		if err := json.Unmarshal(q.Value, &c.text); err != nil {
+			return nil, filterValueErr(p, typ, q.Value, "string")
+		}
+		if q.Fuzzy != nil {
+			c.fuzzy = *q.Fuzzy
+		}
+		if err := checkTextQuery(c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// fieldOf names the property of an undecoded query, for error messages.
+func fieldOf(head map[string]json.RawMessage) string {
+	var f string
+	if err := json.Unmarshal(head["field"], &f); err == nil {
+		return f
+	}
+	var pi struct {
+		APIName string `json:"apiName"`
+	}
+	if err := json.Unmarshal(head["propertyIdentifier"], &pi); err == nil {
+		return pi.APIName
+	}
+	return ""
+}
+
+// property resolves field or propertyIdentifier (exactly one).
+func (d *whereDecoder) property(typ string, q rawWhere) (objects.Property, error) {
+	var name string
+	switch {
+	case q.Field != nil && q.PropertyIdentifier != nil:
+		return objects.Property{}, malformed(typ, "give either field or propertyIdentifier, not both")
+	case q.Field != nil:
+		name = *q.Field
+	case q.PropertyIdentifier != nil:
+		n, err := decodePropertyIdentifier(typ, q.PropertyIdentifier)
+		if err != nil {
+			return objects.Property{}, err
+		}
+		name = n
+	default:
+		return objects.Property{}, malformed(typ, typ+" needs field or propertyIdentifier")
+	}
+	return lookupProperty(d.t, name)
+}
+
+// decodePropertyIdentifier reads a PropertyIdentifier: only the property
+// kind applies (ontoindex has no struct properties); a load level wrapper
+// is unwrapped.
+func decodePropertyIdentifier(typ string, raw json.RawMessage) (string, error) {
+	for range 4 {
+		var pi struct {
+			Type               string          `json:"type"`
+			APIName            string          `json:"apiName"`
+			PropertyIdentifier json.RawMessage `json:"propertyIdentifier"`
+			PropertyAPIName    string          `json:"propertyApiName"`
+			StructFieldAPIName string          `json:"structFieldApiName"`
+			LoadLevel          json.RawMessage `json:"loadLevel"`
+		}
+		if err := json.Unmarshal(raw, &pi); err != nil {
+			return "", malformed(typ, "propertyIdentifier must be an object with type and apiName")
+		}
+		switch pi.Type {
+		case "property":
+			if pi.APIName == "" {
+				return "", malformed(typ, "propertyIdentifier of type property needs apiName")
+			}
+			return pi.APIName, nil
+		case "propertyWithLoadLevel":
+			raw = pi.PropertyIdentifier
+			continue
+		case "structField":
+			return "", apiErr("PropertyFiltersNotSupported", map[string]any{"propertyFilters": typ, "property": pi.PropertyAPIName,
+				"reason": "struct fields are not supported: ontoindex has no struct properties"})
+		}
+		return "", malformed(typ, fmt.Sprintf("unknown propertyIdentifier type %q", pi.Type))
+	}
+	return "", malformed(typ, "propertyIdentifier nested too deeply")
+}
+
+func lookupProperty(t *objects.Type, name string) (objects.Property, error) {
+	p, ok := t.Property(name)
+	if !ok {
+		return objects.Property{}, apiErr("PropertiesNotFound", map[string]any{"objectType": t.APIName, "properties": []string{name}})
+	}
+	return p, nil
+}
+
+func filterValueErr(p objects.Property, typ string, raw json.RawMessage, expected string) *Error {
+	v := string(raw)
+	if len(v) > 100 {
+		v = v[:100] + "..."
+	}
+	return apiErr("InvalidPropertyFilterValue", map[string]any{"property": p.APIName, "propertyFilter": typ,
+		"propertyFilterValue": v, "expectedType": expected})
+}
+
+func notSupported(typ string, p objects.Property, reason string) *Error {
+	return apiErr("PropertyFiltersNotSupported", map[string]any{"propertyFilters": typ, "property": p.APIName, "reason": reason})
+}
+
+// Dates the search index can hold: bleve keeps them as Unix nanoseconds.
+var (
+	minSearchDate = time.Unix(0, math.MinInt64).UTC().AddDate(0, 0, 1)
+	maxSearchDate = time.Unix(0, math.MaxInt64).UTC().AddDate(0, 0, -1)
+)
+
+// parseValue parses a JSON value of a filter into the typed value of p's
+// element type. Numbers may come as JSON numbers or strings (longs beyond
+// 2^53 as strings keep their digits), booleans as JSON booleans or
+// strings, dates as YYYY-MM-DD, timestamps as RFC 3339.
+func parseValue(p objects.Property, typ string, raw json.RawMessage) (any, error) {
+	et := p.Type.Primitive()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, filterValueErr(p, typ, raw, et.String())
+	}
+	var text string
+	switch x := v.(type) {
+	case json.Number:
+		text = x.String()
+	case string:
+		text = x
+	case bool:
+		if et.Kind != objects.KindBoolean {
+			return nil, filterValueErr(p, typ, raw, et.String())
+		}
+		return x, nil
+	default:
+		return nil, filterValueErr(p, typ, raw, et.String())
+	}
+	if et.Kind == objects.KindInteger || et.Kind == objects.KindLong {
+		// Accept integral JSON numbers written with a fraction or exponent.
+		if strings.ContainsAny(text, ".eE") {
+			if f, err := json.Number(text).Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+				text = fmt.Sprintf("%.0f", f)
+			}
+		}
+	}
+	val, err := objects.ParseText(et, text)
+	if err != nil {
+		return nil, filterValueErr(p, typ, raw, et.String())
+	}
+	switch x := val.(type) {
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, filterValueErr(p, typ, raw, "finite "+et.String())
+		}
+	case time.Time:
+		if p.Search == objects.SearchDate && (x.Before(minSearchDate) || x.After(maxSearchDate)) {
+			return nil, filterValueErr(p, typ, raw, "date from 1678 to 2262")
+		}
+	case objects.Date:
+		if p.Search == objects.SearchDate && (x.Time().Before(minSearchDate) || x.Time().After(maxSearchDate)) {
+			return nil, filterValueErr(p, typ, raw, "date from 1678 to 2262")
+		}
+	}
+	return val, nil
+}
+
+// checkTextQuery checks that a text query applies to its property.
+func checkTextQuery(c *cond) error {
+	p := c.prop
+	switch c.op {
+	case opStartsWith, opInOrderPrefix, opWildcard, opRegex:
+		if p.Search != objects.SearchText && p.Search != objects.SearchKeyword {
+			return notSupported(c.op, p, fmt.Sprintf("%s applies to text and keyword properties; %s has search role %s", c.op, p.APIName, p.Search))
+		}
+	default:
+		if p.Search != objects.SearchText {
+			return notSupported(c.op, p, fmt.Sprintf("%s applies to text properties; %s has search role %s (use eq, in, startsWith, wildcard or regex)", c.op, p.APIName, p.Search))
+		}
+	}
+	switch c.op {
+	case opWildcard:
+		if _, err := compileRegexp(wildcardRegexp(c.text)); err != nil {
+			return apiErr("InvalidPropertyFilterValue", map[string]any{"property": p.APIName, "propertyFilter": c.op,
+				"propertyFilterValue": truncate(c.text), "expectedType": "wildcard pattern", "reason": err.Error()})
+		}
+	case opRegex:
+		if _, err := compileRegexp(c.text); err != nil {
+			return apiErr("InvalidPropertyFilterValue", map[string]any{"property": p.APIName, "propertyFilter": c.op,
+				"propertyFilterValue": truncate(c.text), "expectedType": "regular expression", "reason": err.Error()})
+		}
+	}
+	return nil
+}
+
+func truncate(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "..."
+	}
+	return s
+}
+
+// compileRegexp checks a pattern the way the search index compiles it.
+func compileRegexp(pattern string) (*vregexp.Regexp, error) {
+	parsed, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	re, err := vregexp.NewParsedWithLimit(pattern, parsed, vregexp.DefaultLimit)
+	if err != nil {
+		return nil, fmt.Errorf("unsupported regular expression: %v", err)
+	}
+	return re, nil
+}
+
+// wildcardRegexp turns a wildcard pattern (* any run, ? one character, \
+// escapes the next character) into an anchored regular expression.
+func wildcardRegexp(p string) string {
+	var b strings.Builder
+	rs := []rune(p)
+	for i := 0; i < len(rs); i++ {
+		switch r := rs[i]; r {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '\\':
+			if i+1 < len(rs) {
+				i++
+				b.WriteString(regexpQuote(rs[i]))
+			} else {
+				b.WriteString(`\\`)
+			}
+		default:
+			b.WriteString(regexpQuote(r))
+		}
+	}
+	return b.String()
+}
+
+func regexpQuote(r rune) string {
+	if strings.ContainsRune(`\.+*?()|[]{}^$`, r) {
+		return `\` + string(r)
+	}
+	return string(r)
+}

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/catalog/hadoop"
+	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+func init() {
+	register(Command{Name: "bench", Summary: "measure full and incremental build speed and memory against baselines", Run: runBench})
+}
+
+// benchReport is what `indexer bench` measures. Ratios compare the engine
+// with baselines measured in the same run on the same machine.
+type benchReport struct {
+	Rows  int `json:"rows"`
+	Files int `json:"files"`
+	CPUs  int `json:"cpus"`
+
+	ScanSeconds       float64 `json:"scanSeconds"`       // baseline: iceberg-go reads every row, no indexing
+	ScanRowsPerSecond float64 `json:"scanRowsPerSecond"` //
+	ScanPeakHeapMiB   float64 `json:"scanPeakHeapMiB"`   //
+
+	FullSeconds          float64 `json:"fullSeconds"`
+	FullObjectsPerSecond float64 `json:"fullObjectsPerSecond"`
+	FullPeakHeapMiB      float64 `json:"fullPeakHeapMiB"`
+	FullPeakRSSMiB       float64 `json:"fullPeakRssMiB"`
+	FullVsScan           float64 `json:"fullVsScanTimeRatio"` // full build time / scan time
+
+	SmallRows         int     `json:"smallRows"` // the same build on a table of rows/10
+	SmallPeakHeapMiB  float64 `json:"smallPeakHeapMiB"`
+	HeapGrowthRatio   float64 `json:"heapGrowthRatio"` // peak heap at rows / peak heap at rows/10
+	IncrementalMs     float64 `json:"incrementalMs"`   // build after a one-row COW edit
+	IncrementalFiles  int     `json:"incrementalFilesRead"`
+	IncrementalBytes  int64   `json:"incrementalBytesRead"`
+	IncrementalVsFull float64 `json:"incrementalVsFullTimeRatio"`
+}
+
+func runBench(ctx context.Context, env *Env, args []string) int {
+	fs := newFlags(env, "bench", "[--rows N] [--files N] [--dir D] [--json]")
+	rows := fs.Int("rows", 1_000_000, "rows in the benchmark table")
+	files := fs.Int("files", 40, "data files the table is written as")
+	dir := fs.String("dir", "", "work directory (default: a temporary directory, removed afterwards)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
+	memProfile := fs.String("memprofile", "", "write a heap profile taken at the peak of the full build to this file")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "indexer bench: %v\n", err)
+			return exitFailed
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(env.Stderr, "indexer bench: %v\n", err)
+			return exitFailed
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *rows < 10 || *files < 1 || *files > *rows {
+		fmt.Fprintln(env.Stderr, "indexer bench: need --rows >= 10 and 1 <= --files <= --rows")
+		return exitUsage
+	}
+	work := *dir
+	if work == "" {
+		tmp, err := os.MkdirTemp("", "indexer-bench-")
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "indexer bench: %v\n", err)
+			return exitFailed
+		}
+		defer os.RemoveAll(tmp)
+		work = tmp
+	}
+	rep, err := bench(ctx, env, work, *rows, *files, *memProfile)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "indexer bench: %v\n", err)
+		return exitFailed
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rep)
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "table\t%d rows in %d files, %d CPUs\n", rep.Rows, rep.Files, rep.CPUs)
+	fmt.Fprintf(tw, "baseline scan (iceberg-go, all rows)\t%.2fs\t%.0f rows/s\tpeak heap %.0f MiB\n", rep.ScanSeconds, rep.ScanRowsPerSecond, rep.ScanPeakHeapMiB)
+	fmt.Fprintf(tw, "full build\t%.2fs\t%.0f objects/s\tpeak heap %.0f MiB, peak RSS %.0f MiB\n", rep.FullSeconds, rep.FullObjectsPerSecond, rep.FullPeakHeapMiB, rep.FullPeakRSSMiB)
+	fmt.Fprintf(tw, "full build / scan time\t%.1fx\t\t\n", rep.FullVsScan)
+	fmt.Fprintf(tw, "peak heap at %d rows / at %d rows\t%.2fx\t\t\n", rep.Rows, rep.SmallRows, rep.HeapGrowthRatio)
+	fmt.Fprintf(tw, "incremental build after a one-row COW edit\t%.0f ms\t%d files, %d bytes read\t%.4fx the full build time\n", rep.IncrementalMs, rep.IncrementalFiles, rep.IncrementalBytes, rep.IncrementalVsFull)
+	_ = tw.Flush()
+	return exitOK
+}
+
+func bench(ctx context.Context, env *Env, work string, rows, files int, memProfile string) (*benchReport, error) {
+	rep := &benchReport{Rows: rows, Files: files, CPUs: runtime.NumCPU(), SmallRows: rows / 10}
+	small, err := benchTable(ctx, filepath.Join(work, "small"), rep.SmallRows, max(1, files/10))
+	if err != nil {
+		return nil, err
+	}
+	_, smallHeap, _, _, err := benchBuild(ctx, filepath.Join(work, "small"), small, "")
+	if err != nil {
+		return nil, err
+	}
+	rep.SmallPeakHeapMiB = smallHeap
+
+	tbl, err := benchTable(ctx, filepath.Join(work, "big"), rows, files)
+	if err != nil {
+		return nil, err
+	}
+	// Baseline: read every row through iceberg-go, discarding it.
+	runtime.GC()
+	peak := watchHeap("")
+	start := time.Now()
+	_, it, err := tbl.Scan(table.WithSelectedFields("*")).ToArrowRecords(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var n int64
+	for rec, err := range it {
+		if err != nil {
+			return nil, err
+		}
+		n += rec.NumRows()
+		rec.Release()
+	}
+	rep.ScanSeconds = time.Since(start).Seconds()
+	rep.ScanPeakHeapMiB = peak()
+	rep.ScanRowsPerSecond = float64(n) / rep.ScanSeconds
+
+	full, heap, rss, ix, err := benchBuild(ctx, filepath.Join(work, "big"), tbl, memProfile)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	rep.FullSeconds = float64(full.DurationMs) / 1000
+	rep.FullObjectsPerSecond = float64(full.Upserts) / rep.FullSeconds
+	rep.FullPeakHeapMiB, rep.FullPeakRSSMiB = heap, rss
+	rep.FullVsScan = rep.FullSeconds / rep.ScanSeconds
+	rep.HeapGrowthRatio = rep.FullPeakHeapMiB / rep.SmallPeakHeapMiB
+
+	// A one-row copy-on-write edit, then an incremental build.
+	edit, err := benchRecords(tbl.Schema(), rows/2, 1, "edited")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tbl.Overwrite(ctx, edit, nil, table.WithOverwriteFilter(iceberg.EqualTo(iceberg.Reference("id"), int64(rows/2)))); err != nil {
+		return nil, err
+	}
+	edit.Release()
+	inc, err := ix.Build(ctx, "Item", indexer.BuildOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if inc.Kind != indexer.KindIncremental || inc.Upserts != 1 {
+		return nil, fmt.Errorf("incremental build after a one-row edit: %+v", inc)
+	}
+	rep.IncrementalMs = float64(inc.DurationMs)
+	rep.IncrementalFiles, rep.IncrementalBytes = inc.FilesRead, inc.BytesRead
+	rep.IncrementalVsFull = rep.IncrementalMs / (rep.FullSeconds * 1000)
+	return rep, nil
+}
+
+// benchBuild runs a full build of table ns.items in dir; it returns the
+// result, the peak heap and the peak RSS (MiB) during the build.
+func benchBuild(ctx context.Context, dir string, tbl *table.Table, memProfile string) (*indexer.BuildResult, float64, float64, *indexer.Indexer, error) {
+	cfg := indexer.DefaultConfig()
+	cfg.Dir = dir
+	cfg.DataDir = "data"
+	cfg.Catalogs = map[string]indexer.CatalogConfig{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": filepath.Join(dir, "warehouse")}}}
+	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Item", Table: "warehouse.ns.items", TitleProperty: "name"}}
+	if err := cfg.Validate(); err != nil {
+		return nil, 0, 0, nil, err
+	}
+	ix, err := indexer.Open(ctx, cfg, indexer.Options{})
+	if err != nil {
+		return nil, 0, 0, nil, err
+	}
+	runtime.GC()
+	resetPeakRSS()
+	peak := watchHeap(memProfile)
+	r, err := ix.Build(ctx, "Item", indexer.BuildOptions{})
+	heap := peak()
+	if err != nil {
+		ix.Close()
+		return nil, 0, 0, nil, err
+	}
+	return r, heap, peakRSS(), ix, nil
+}
+
+// watchHeap samples the heap in use until the returned function is called,
+// which returns the peak in MiB. With a profile path it writes a heap
+// profile whenever the peak grows.
+func watchHeap(profile string) func() float64 {
+	var mu sync.Mutex
+	var peak uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	sample := func() {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		mu.Lock()
+		grew := ms.HeapInuse > peak+peak/10
+		peak = max(peak, ms.HeapInuse)
+		mu.Unlock()
+		if grew && profile != "" {
+			if f, err := os.Create(profile); err == nil {
+				_ = pprof.WriteHeapProfile(f)
+				f.Close()
+			}
+		}
+	}
+	go func() {
+		defer close(done)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				sample()
+			}
+		}
+	}()
+	return func() float64 {
+		close(stop)
+		<-done
+		sample()
+		mu.Lock()
+		defer mu.Unlock()
+		return float64(peak) / (1 << 20)
+	}
+}
+
+// resetPeakRSS resets the kernel's high-water mark of this process (Linux).
+func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSS reads the high-water mark of the resident set (Linux), in MiB.
+func peakRSS() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb float64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// benchTable writes table ns.items (id, name, category, price, created,
+// active) with rows rows in files data files.
+func benchTable(ctx context.Context, dir string, rows, files int) (*table.Table, error) {
+	cat, err := hadoop.NewCatalog("warehouse", filepath.Join(dir, "warehouse"), iceberg.Properties{})
+	if err != nil {
+		return nil, err
+	}
+	ns := catalog.ToIdentifier("ns")
+	if err := cat.CreateNamespace(ctx, ns, nil); err != nil {
+		return nil, err
+	}
+	sc := iceberg.NewSchemaWithIdentifiers(1, []int{1},
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String},
+		iceberg.NestedField{ID: 3, Name: "category", Type: iceberg.PrimitiveTypes.String},
+		iceberg.NestedField{ID: 4, Name: "price", Type: iceberg.PrimitiveTypes.Float64},
+		iceberg.NestedField{ID: 5, Name: "created", Type: iceberg.PrimitiveTypes.TimestampTz},
+		iceberg.NestedField{ID: 6, Name: "active", Type: iceberg.PrimitiveTypes.Bool})
+	tbl, err := cat.CreateTable(ctx, catalog.ToIdentifier("ns", "items"), sc)
+	if err != nil {
+		return nil, err
+	}
+	per := (rows + files - 1) / files
+	tx := tbl.NewTransaction()
+	for from := 0; from < rows; from += per {
+		rdr, err := benchRecords(tbl.Schema(), from, min(per, rows-from), "item")
+		if err != nil {
+			return nil, err
+		}
+		err = tx.Append(ctx, rdr, nil)
+		rdr.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return tx.Commit(ctx)
+}
+
+var benchWords = strings.Fields("amber basalt cedar delta ember fjord granite harbor indigo juniper kestrel lagoon meadow nectar onyx prairie quartz raven sierra tundra")
+
+func benchRecords(sc *iceberg.Schema, from, n int, prefix string) (array.RecordReader, error) {
+	asc, err := table.SchemaToArrowSchema(sc, nil, false, false)
+	if err != nil {
+		return nil, err
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, asc)
+	defer b.Release()
+	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := from; i < from+n; i++ {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("%s %s %s %d", prefix, benchWords[i%len(benchWords)], benchWords[(i/7)%len(benchWords)], i))
+		b.Field(2).(*array.StringBuilder).Append(benchWords[(i/13)%len(benchWords)])
+		b.Field(3).(*array.Float64Builder).Append(float64(i%100000) / 100)
+		b.Field(4).(*array.TimestampBuilder).Append(arrow.Timestamp(base.Add(time.Duration(i) * time.Minute).UnixMicro()))
+		b.Field(5).(*array.BooleanBuilder).Append(i%3 != 0)
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	return array.NewRecordReader(asc, []arrow.RecordBatch{rec})
+}

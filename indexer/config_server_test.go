@@ -1,0 +1,111 @@
+package indexer_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ontoindex/ontoindex/indexer"
+)
+
+const serverBase = `
+dataDir: ./data
+catalogs:
+  lake: {type: hadoop, warehouse: ./warehouse}
+objectTypes:
+  - {apiName: Person, table: lake.ns.people}
+  - {apiName: Order, table: lake.ns.orders}
+`
+
+func TestConfig_serverDefaults(t *testing.T) {
+	cfg, err := indexer.ParseConfig([]byte(serverBase), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := indexer.ServerConfig{
+		Listen: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, DefaultPageSize: 1000, MaxPageSize: 10000,
+		RequestTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second, MaxWhereDepth: 32, MaxWhereClauses: 1000,
+		MaxQueryTerms: 100000, MaxAggregationGroups: 10000,
+	}
+	if cfg.Server != want {
+		t.Fatalf("got %+v\nwant %+v", cfg.Server, want)
+	}
+}
+
+func TestConfig_server(t *testing.T) {
+	t.Setenv("APP_TOKEN", "app-token-0123456789")
+	t.Setenv("EMPTY_TOKEN", "")
+	digest := sha256.Sum256([]byte("other-token-0123"))
+	hexDigest := hex.EncodeToString(digest[:])
+	tests := []struct {
+		name  string
+		yaml  string
+		field string // "" for a valid config
+	}{
+		{"set values", "server: {listen: '0.0.0.0:9000', maxBodyBytes: 2048, maxPageSize: 50, defaultPageSize: 10, requestTimeout: 5s, maxWhereDepth: 4, maxWhereClauses: 9, maxQueryTerms: 7, maxAggregationGroups: 3}\nauth: {tokens: [{name: app, token: '${APP_TOKEN}', objectTypes: ['*']}]}", ""},
+		{"token by digest", "auth: {tokens: [{name: app, sha256: " + hexDigest + ", objectTypes: [Person]}]}", ""},
+		{"ipv6 loopback", "server: {listen: '[::1]:8080'}", ""},
+		{"localhost", "server: {listen: 'localhost:8080'}", ""},
+		{"bad listen", "server: {listen: '8080'}", "server.listen"},
+		{"bad port", "server: {listen: '127.0.0.1:http2'}", "server.listen"},
+		{"negative body", "server: {maxBodyBytes: -1}", "server.maxBodyBytes"},
+		{"negative page size", "server: {maxPageSize: -5}", "server.maxPageSize"},
+		{"default above max", "server: {maxPageSize: 10, defaultPageSize: 11}", "server.defaultPageSize"},
+		{"negative timeout", "server: {requestTimeout: -1s}", "server.requestTimeout"},
+		{"negative depth", "server: {maxWhereDepth: -1}", "server.maxWhereDepth"},
+		{"anonymous on all interfaces", "server: {listen: ':8080'}", "auth.tokens"},
+		{"anonymous on a public address", "server: {listen: '192.0.2.7:8080'}", "auth.tokens"},
+		{"token without name", "auth: {tokens: [{token: '${APP_TOKEN}', objectTypes: ['*']}]}", "auth.tokens[0].name"},
+		{"duplicate names", "auth: {tokens: [{name: a, token: '${APP_TOKEN}', objectTypes: ['*']}, {name: a, sha256: " + hexDigest + ", objectTypes: ['*']}]}", "auth.tokens[1].name"},
+		{"same token twice", "auth: {tokens: [{name: a, token: other-token-0123, objectTypes: ['*']}, {name: b, sha256: " + hexDigest + ", objectTypes: ['*']}]}", "auth.tokens[1]"},
+		{"empty token", "auth: {tokens: [{name: a, token: '${EMPTY_TOKEN}', objectTypes: ['*']}]}", "auth.tokens[0].token"},
+		{"short token", "auth: {tokens: [{name: a, token: abc, objectTypes: ['*']}]}", "auth.tokens[0].token"},
+		{"token and digest", "auth: {tokens: [{name: a, token: '${APP_TOKEN}', sha256: " + hexDigest + ", objectTypes: ['*']}]}", "auth.tokens[0]"},
+		{"bad digest", "auth: {tokens: [{name: a, sha256: abc, objectTypes: ['*']}]}", "auth.tokens[0].sha256"},
+		{"no object types", "auth: {tokens: [{name: a, token: '${APP_TOKEN}'}]}", "auth.tokens[0].objectTypes"},
+		{"unknown object type", "auth: {tokens: [{name: a, token: '${APP_TOKEN}', objectTypes: [Person, Nope]}]}", "auth.tokens[0].objectTypes[1]"},
+		{"unknown key", "server: {listen: '127.0.0.1:1', port: 2}", "port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := indexer.ParseConfig([]byte(serverBase+tt.yaml+"\n"), t.TempDir())
+			if tt.field == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.name == "set values" && (cfg.Server.MaxPageSize != 50 || cfg.Server.RequestTimeout != 5*time.Second || cfg.Server.MaxAggregationGroups != 3) {
+					t.Fatalf("got %+v", cfg.Server)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.field+":") && !strings.Contains(err.Error(), tt.field) {
+				t.Fatalf("err = %v, want one naming %s", err, tt.field)
+			}
+		})
+	}
+}
+
+func TestTokenConfig_Digest(t *testing.T) {
+	d1, err := indexer.TokenConfig{Token: "secret-token"}.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("secret-token"))
+	d2, err := indexer.TokenConfig{SHA256: strings.ToUpper(hex.EncodeToString(sum[:]))}.Digest()
+	if err != nil || d1 != d2 || d1 != sum {
+		t.Fatalf("digests differ: %x %x %v", d1, d2, err)
+	}
+}
+
+func TestLoopbackAddr(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8080": true, "127.1.2.3:1": true, "[::1]:80": true, "localhost:0": true, "LOCALHOST:1": true,
+		"0.0.0.0:8080": false, ":8080": false, "[::]:80": false, "10.0.0.1:80": false, "example.com:80": false, "garbage": false,
+	} {
+		if got := indexer.LoopbackAddr(addr); got != want {
+			t.Errorf("LoopbackAddr(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}

@@ -1,0 +1,497 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// DaemonOptions wire a Daemon.
+type DaemonOptions struct {
+	Logger *slog.Logger
+	// Registerer, when set, receives the daemon's metrics (see metrics.go).
+	Registerer prometheus.Registerer
+	// StopGrace is how long builds that are running when Run's context is
+	// cancelled may go on before they are cancelled too (default 0: at
+	// once). Either way is safe: a cancelled incremental build leaves the
+	// checkpoint where it was, a cancelled full build resumes from its last
+	// committed chunk.
+	StopGrace time.Duration
+	// Now and Rand replace the clock and the jitter source ([0, 1)), for
+	// tests.
+	Now  func() time.Time
+	Rand func() float64
+}
+
+// Daemon keeps every object type of an Indexer fresh. It runs one loop per
+// object type that polls the type's table every pollInterval (with jitter)
+// and builds when the table's current snapshot differs from the checkpoint;
+// at most maxConcurrentBuilds builds run at once. A failed build is retried
+// with exponential backoff; a merge-on-read refusal waits until the table's
+// current snapshot changes. Operators can request full rebuilds (Rebuild)
+// and apply a new config (Reload); Status reports where each type stands.
+//
+// The caller owns the Daemon: Run starts the loops and returns once its
+// context is cancelled and every loop has stopped. The Indexer must stay
+// open until Run has returned.
+type Daemon struct {
+	ix    *Indexer
+	log   *slog.Logger
+	m     *metrics
+	now   func() time.Time
+	rand  func() float64
+	grace time.Duration
+	limit *limiter
+
+	reloadMu sync.Mutex // serializes reloads
+
+	mu       sync.Mutex
+	runs     map[string]*typeRun
+	started  bool
+	stopping bool
+	loopCtx  context.Context // Run's context: scheduling stops when it is done
+	buildCtx context.Context // cancelled when the stop grace is over
+	wg       sync.WaitGroup  // the loops
+}
+
+// typeRun is the daemon's state of one object type. Fields other than
+// name and wake are guarded by Daemon.mu.
+type typeRun struct {
+	name string
+	wake chan struct{} // buffered: poll now
+
+	stop context.CancelFunc // stops the loop and its build
+	done chan struct{}      // closed when the loop returned; nil without a loop
+
+	sched     schedule
+	poll      pollResult
+	polled    bool
+	building  bool
+	lastBuild *BuildResult
+	lastErr   *ErrorInfo
+}
+
+// pollResult is what one poll saw.
+type pollResult struct {
+	at           time.Time
+	snapshotID   int64
+	checkpoint   int64 // the checkpoint the lag was counted from
+	lagSnapshots int
+	oldest       time.Time // commit time of the oldest unindexed snapshot
+}
+
+// ErrDaemonStarted is returned by a second call of Run.
+var ErrDaemonStarted = errors.New("daemon already started")
+
+// NewDaemon returns a daemon over ix. It starts nothing: call Run.
+func NewDaemon(ix *Indexer, opts DaemonOptions) (*Daemon, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Rand == nil {
+		opts.Rand = rand.Float64
+	}
+	d := &Daemon{ix: ix, log: opts.Logger, now: opts.Now, rand: opts.Rand, grace: opts.StopGrace,
+		limit: newLimiter(ix.Config().Daemon.withDefaults().MaxConcurrentBuilds), runs: map[string]*typeRun{}}
+	for _, name := range ix.Types() {
+		d.runs[name] = newRun(name)
+	}
+	if opts.Registerer != nil {
+		m, err := newMetrics(opts.Registerer, d)
+		if err != nil {
+			return nil, err
+		}
+		d.m = m
+	}
+	return d, nil
+}
+
+func newRun(name string) *typeRun { return &typeRun{name: name, wake: make(chan struct{}, 1)} }
+
+// Run starts a loop per object type and blocks until ctx is cancelled.
+// Then it stops scheduling, lets running builds go on for the stop grace,
+// cancels them, and returns nil once every loop has returned.
+func (d *Daemon) Run(ctx context.Context) error {
+	d.mu.Lock()
+	if d.started {
+		d.mu.Unlock()
+		return ErrDaemonStarted
+	}
+	d.started = true
+	buildCtx, cancelBuilds := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBuilds()
+	d.loopCtx, d.buildCtx = ctx, buildCtx
+	for _, name := range d.ix.Types() {
+		if r, ok := d.runs[name]; ok {
+			d.startLocked(r)
+		}
+	}
+	n := len(d.runs)
+	d.mu.Unlock()
+	d.log.Info("daemon started", "objectTypes", n)
+
+	<-ctx.Done()
+	d.mu.Lock()
+	d.stopping = true
+	d.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		d.wg.Wait()
+		close(done)
+	}()
+	if d.grace > 0 {
+		t := time.NewTimer(d.grace)
+		select {
+		case <-done:
+		case <-t.C:
+			d.log.Info("stop grace over, abandoning running builds")
+		}
+		t.Stop()
+	}
+	cancelBuilds()
+	<-done
+	d.log.Info("daemon stopped")
+	return nil
+}
+
+// startLocked starts the loop of r, unless Run has not started or is
+// stopping. The caller holds d.mu.
+func (d *Daemon) startLocked(r *typeRun) {
+	if !d.started || d.stopping || r.done != nil {
+		return
+	}
+	loopCtx, cancelLoop := context.WithCancel(d.loopCtx)
+	buildCtx, cancelBuild := context.WithCancel(d.buildCtx)
+	done := make(chan struct{})
+	r.stop = func() { cancelLoop(); cancelBuild() }
+	r.done = done
+	r.sched.dirty = true
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		defer close(done)
+		defer cancelBuild()
+		defer cancelLoop()
+		d.loop(loopCtx, buildCtx, r)
+	}()
+}
+
+// stopLoops stops the loops of the named types (cancelling their builds)
+// and waits until they have returned.
+func (d *Daemon) stopLoops(names []string) {
+	var waits []chan struct{}
+	d.mu.Lock()
+	for _, name := range names {
+		if r := d.runs[name]; r != nil && r.done != nil {
+			r.stop()
+			waits = append(waits, r.done)
+			r.stop, r.done = nil, nil
+		}
+	}
+	d.mu.Unlock()
+	for _, w := range waits {
+		<-w
+	}
+}
+
+func poke(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// loop is the scheduling loop of one object type.
+func (d *Daemon) loop(ctx, buildCtx context.Context, r *typeRun) {
+	// Apply search-index updates that an interrupted build left pending.
+	if err := d.ix.resync(ctx, r.name); err != nil && ctx.Err() == nil {
+		d.log.Warn("sync search index", "objectType", r.name, "error", err)
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-r.wake:
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		t.Reset(d.step(ctx, buildCtx, r))
+	}
+}
+
+// step polls the table, builds when the schedule says so, and returns how
+// long to wait before the next step.
+func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
+	spec, err := d.ix.Spec(r.name)
+	if err != nil {
+		return time.Hour // removed by a reload that is stopping this loop
+	}
+	dc := d.ix.Config().Daemon.withDefaults()
+	interval := jittered(dc.pollInterval(spec), dc.Jitter, d.rand())
+
+	p, err := d.poll(ctx, r.name)
+	now := d.now()
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0
+		}
+		d.m.pollError(r.name)
+		d.mu.Lock()
+		r.sched.failed(now, d.backoff(dc, r.sched.failures+1), false)
+		r.lastErr = &ErrorInfo{Code: ErrorCode(err), Message: err.Error(), At: now.UTC()}
+		wait := r.sched.wait(now, interval)
+		d.mu.Unlock()
+		d.log.Warn("poll failed", "objectType", r.name, "error", err, "retryIn", wait)
+		return wait
+	}
+	d.mu.Lock()
+	r.poll, r.polled = p, true
+	ts, _ := d.ix.state(r.name)
+	var cp *Checkpoint
+	if ts != nil {
+		ts.mu.RLock()
+		cp = ts.cp
+		ts.mu.RUnlock()
+	}
+	dec := r.sched.decide(now, p.snapshotID, cp)
+	if !dec.build {
+		wait := r.sched.wait(now, interval)
+		d.mu.Unlock()
+		return wait
+	}
+	d.mu.Unlock()
+
+	if err := d.limit.acquire(ctx); err != nil {
+		return 0
+	}
+	d.mu.Lock()
+	full := r.sched.start(dec)
+	r.building = true
+	d.mu.Unlock()
+	d.log.Debug("build", "objectType", r.name, "full", full, "why", dec.why)
+	res, err := d.ix.Build(buildCtx, r.name, BuildOptions{Full: full})
+	d.limit.release()
+	d.m.build(res)
+
+	now = d.now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r.building = false
+	switch {
+	case err == nil:
+		r.sched.succeeded()
+		r.lastErr = nil
+		if res.Kind != KindNone {
+			r.lastBuild = res
+		}
+	case buildCtx.Err() != nil:
+		r.sched.interrupted(full)
+		return 0
+	case res.Error.Code == CodeMergeOnRead:
+		r.sched.refused(res.ToSnapshotID, full)
+		r.lastErr = &ErrorInfo{Code: res.Error.Code, Message: res.Error.Message, At: now.UTC()}
+	default:
+		r.sched.failed(now, d.backoff(dc, r.sched.failures+1), full)
+		r.lastErr = &ErrorInfo{Code: res.Error.Code, Message: res.Error.Message, At: now.UTC()}
+	}
+	// Poll again at once: to see commits made during the build, and to
+	// refresh the lag; the schedule decides whether that builds.
+	return 0
+}
+
+func (d *Daemon) backoff(dc DaemonConfig, n int) time.Duration {
+	return jittered(backoff(dc.RetryBackoff, dc.MaxRetryBackoff, n), dc.Jitter, d.rand())
+}
+
+// poll loads the table of an object type and measures how far the
+// checkpoint lags behind its current snapshot.
+func (d *Daemon) poll(ctx context.Context, name string) (pollResult, error) {
+	tbl, err := d.ix.Table(ctx, name)
+	if err != nil {
+		return pollResult{}, err
+	}
+	cp, err := d.ix.Checkpoint(name)
+	if err != nil {
+		return pollResult{}, err
+	}
+	md := tbl.Metadata()
+	p := pollResult{at: d.now()}
+	if s := md.CurrentSnapshot(); s != nil {
+		p.snapshotID = s.SnapshotID
+	}
+	if cp != nil {
+		p.checkpoint = cp.SnapshotID
+	}
+	p.lagSnapshots, p.oldest = lag(md, p.checkpoint)
+	return p, nil
+}
+
+// Rebuild requests a full build of an object type into a new generation;
+// the current generation keeps serving until the new one is swapped in.
+// It returns at once; the build runs in the type's loop (after a build
+// that is running now; for a type blocked by merge-on-read, once the table
+// changes). Status shows its progress.
+func (d *Daemon) Rebuild(name string) error {
+	d.mu.Lock()
+	r, ok := d.runs[name]
+	if ok {
+		r.sched.requestRebuild()
+	}
+	d.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownType, name)
+	}
+	poke(r.wake)
+	return nil
+}
+
+// Refresh makes the loop of an object type poll its table now instead of
+// at the next interval.
+func (d *Daemon) Refresh(name string) error {
+	d.mu.Lock()
+	r, ok := d.runs[name]
+	d.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownType, name)
+	}
+	poke(r.wake)
+	return nil
+}
+
+// Reload applies a new config without a restart (see Indexer.Reload): the
+// config is checked first and, when bad, rejected with an error wrapping
+// ErrInvalidConfig while everything goes on as before. Otherwise the loops
+// of changed and removed object types are stopped (a running build of
+// theirs is cancelled safely), the indexer switches to the new config, and
+// loops start for changed and added types. The daemon section of the new
+// config applies too.
+func (d *Daemon) Reload(ctx context.Context, cfg *Config) (*ConfigChange, error) {
+	d.reloadMu.Lock()
+	defer d.reloadMu.Unlock()
+	ch, _, err := d.ix.prepareReload(ctx, cfg)
+	if err != nil {
+		d.m.reload(err)
+		return nil, err
+	}
+	affected := slices.Concat(ch.Changed, ch.Removed)
+	d.stopLoops(affected)
+	ch, err = d.ix.Reload(ctx, cfg)
+	if err != nil {
+		d.m.reload(err)
+		d.mu.Lock()
+		for _, name := range affected {
+			if r := d.runs[name]; r != nil {
+				d.startLocked(r)
+			}
+		}
+		d.mu.Unlock()
+		return nil, err
+	}
+	d.stopLoops(slices.Concat(ch.Changed, ch.Removed)) // no-op unless the change differs from the check
+	d.mu.Lock()
+	for _, name := range ch.Removed {
+		delete(d.runs, name)
+	}
+	for _, name := range ch.Changed {
+		r := d.runs[name]
+		r.sched = schedule{rebuild: r.sched.rebuild}
+		d.startLocked(r)
+	}
+	for _, name := range ch.Added {
+		r := newRun(name)
+		d.runs[name] = r
+		d.startLocked(r)
+	}
+	d.limit.setMax(cfg.Daemon.withDefaults().MaxConcurrentBuilds)
+	var unchanged []*typeRun
+	for _, name := range ch.Unchanged {
+		unchanged = append(unchanged, d.runs[name])
+	}
+	d.mu.Unlock()
+	for _, name := range ch.Removed {
+		d.m.forget(name)
+	}
+	// Unchanged loops pick up new daemon settings at their next step.
+	for _, r := range unchanged {
+		poke(r.wake)
+	}
+	d.m.reload(nil)
+	return ch, nil
+}
+
+// resync applies the pending search-index updates of an object type's
+// serving generation: a build cancelled after its commit leaves some, and
+// a no-op build does not apply them.
+func (ix *Indexer) resync(ctx context.Context, name string) error {
+	ts, err := ix.lockBuild(name)
+	if err != nil {
+		return err
+	}
+	defer ts.buildMu.Unlock()
+	ts.mu.RLock()
+	cp, gen := ts.cp, ts.gen
+	ts.mu.RUnlock()
+	if cp == nil || gen == nil || !gen.acquire() {
+		return nil
+	}
+	defer gen.release()
+	return ix.syncSearch(ctx, gen, cp.Type)
+}
+
+// limiter bounds the builds that run at once; its bound can change.
+type limiter struct {
+	mu   sync.Mutex
+	max  int
+	n    int
+	wake chan struct{} // closed and replaced when a slot frees up
+}
+
+func newLimiter(n int) *limiter { return &limiter{max: max(n, 1), wake: make(chan struct{})} }
+
+func (l *limiter) acquire(ctx context.Context) error {
+	for {
+		l.mu.Lock()
+		if l.n < l.max {
+			l.n++
+			l.mu.Unlock()
+			return nil
+		}
+		wake := l.wake
+		l.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (l *limiter) release() {
+	l.mu.Lock()
+	l.n--
+	close(l.wake)
+	l.wake = make(chan struct{})
+	l.mu.Unlock()
+}
+
+func (l *limiter) setMax(n int) {
+	l.mu.Lock()
+	l.max = max(n, 1)
+	close(l.wake)
+	l.wake = make(chan struct{})
+	l.mu.Unlock()
+}

@@ -1,0 +1,224 @@
+package indexer
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/changelog"
+)
+
+// State is where an object type stands in the daemon.
+type State string
+
+// States of an object type.
+const (
+	// StateBuilding: a build is running.
+	StateBuilding State = "building"
+	// StateIdle: the last poll and build went well.
+	StateIdle State = "idle"
+	// StateFailing: the last build or poll failed; it is retried with
+	// backoff.
+	StateFailing State = "failing"
+	// StateBlocked: the table's current snapshot has merge-on-read delete
+	// files; the type waits until the table changes (compaction).
+	StateBlocked State = "blocked"
+)
+
+// TypeStatus is where one object type stands: the body of the ops
+// endpoint GET /api/indexer/v1/status/{objectType}.
+type TypeStatus struct {
+	ObjectType string `json:"objectType"`
+	Table      string `json:"table"`
+	State      State  `json:"state"`
+	// CheckpointSnapshotID is the snapshot the index reflects (0: never
+	// built); TableSnapshotID the table's current snapshot at the last poll
+	// (0: not polled yet, or a table without snapshots).
+	CheckpointSnapshotID int64 `json:"checkpointSnapshotId"`
+	TableSnapshotID      int64 `json:"tableSnapshotId"`
+	// LagSnapshots counts the table's snapshots the index does not reflect;
+	// LagSeconds is the time since the oldest of them was committed.
+	LagSnapshots int     `json:"lagSnapshots"`
+	LagSeconds   float64 `json:"lagSeconds"`
+	// Generation serves reads (0: none yet); Objects is its object count.
+	Generation int   `json:"generation"`
+	Objects    int64 `json:"objects"`
+	// LastBuild is the last build that moved the checkpoint (null: none).
+	LastBuild *BuildSummary `json:"lastBuild"`
+	// LastError is the error of the last build or poll, cleared by the next
+	// successful build (null: none).
+	LastError   *ErrorInfo  `json:"lastError"`
+	InvalidRows InvalidRows `json:"invalidRows"`
+	// PolledAt is the time of the last successful poll; NextRetryAt the
+	// earliest retry of a failing type.
+	PolledAt    time.Time `json:"polledAt,omitzero"`
+	NextRetryAt time.Time `json:"nextRetryAt,omitzero"`
+
+	builtAt time.Time // when the checkpoint was written, for metrics
+}
+
+// BuildSummary is a finished build as status reports it.
+type BuildSummary struct {
+	Kind        Kind      `json:"kind"`
+	From        int64     `json:"from"`
+	To          int64     `json:"to"`
+	Generation  int       `json:"generation"`
+	FilesRead   int       `json:"filesRead"`
+	BytesRead   int64     `json:"bytesRead"`
+	RowsRead    int64     `json:"rowsRead"`
+	Upserts     int64     `json:"upserts"`
+	Deletes     int64     `json:"deletes"`
+	SkippedRows int64     `json:"skippedRows"`
+	DurationMs  int64     `json:"durationMs"`
+	FinishedAt  time.Time `json:"finishedAt"`
+}
+
+// Summary is the status form of a build result.
+func (r *BuildResult) Summary() *BuildSummary {
+	return &BuildSummary{Kind: r.Kind, From: r.FromSnapshotID, To: r.ToSnapshotID, Generation: r.Generation,
+		FilesRead: r.FilesRead, BytesRead: r.BytesRead, RowsRead: r.RowsRead, Upserts: r.Upserts, Deletes: r.Deletes,
+		SkippedRows: r.SkippedRows, DurationMs: r.DurationMs, FinishedAt: r.FinishedAt}
+}
+
+// StatusReport is the status of every object type: the body of the ops
+// endpoint GET /api/indexer/v1/status.
+type StatusReport struct {
+	// Ready is true when every object type has a generation to serve.
+	Ready       bool         `json:"ready"`
+	ObjectTypes []TypeStatus `json:"objectTypes"`
+}
+
+// Report returns the status of every object type, in config order.
+func (d *Daemon) Report() StatusReport {
+	sts := d.Status()
+	ready := true
+	for _, st := range sts {
+		if st.Generation == 0 {
+			ready = false
+		}
+	}
+	return StatusReport{Ready: ready, ObjectTypes: sts}
+}
+
+// Status reports every object type, in config order.
+func (d *Daemon) Status() []TypeStatus {
+	now := d.now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := []TypeStatus{}
+	for _, name := range d.ix.Types() {
+		if r, ok := d.runs[name]; ok {
+			out = append(out, d.statusLocked(r, now))
+		}
+	}
+	return out
+}
+
+// StatusOf reports one object type.
+func (d *Daemon) StatusOf(name string) (TypeStatus, error) {
+	now := d.now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	r, ok := d.runs[name]
+	if !ok {
+		return TypeStatus{ObjectType: name}, fmt.Errorf("%w %q", ErrUnknownType, name)
+	}
+	return d.statusLocked(r, now), nil
+}
+
+// NotReady lists the object types that have no generation to serve yet;
+// the daemon is ready when it is empty.
+func (d *Daemon) NotReady() []string {
+	var out []string
+	for _, name := range d.ix.Types() {
+		if cp, err := d.ix.Checkpoint(name); err == nil && cp == nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func (d *Daemon) statusLocked(r *typeRun, now time.Time) TypeStatus {
+	st := TypeStatus{ObjectType: r.name, State: StateIdle, InvalidRows: InvalidRows{Samples: []changelog.InvalidRow{}}}
+	es, err := d.ix.Status(r.name)
+	if err != nil {
+		return st
+	}
+	st.Table = es.Table
+	cp := es.Checkpoint
+	if cp != nil {
+		st.CheckpointSnapshotID, st.Generation, st.Objects, st.builtAt = cp.SnapshotID, cp.Generation, cp.Objects, cp.BuiltAt
+		st.InvalidRows.Count = cp.InvalidRows.Count
+		if len(cp.InvalidRows.Samples) > 0 {
+			st.InvalidRows.Samples = cp.InvalidRows.Samples
+		}
+		// The daemon's own result has the full duration; the one stored
+		// with the checkpoint covers builds made elsewhere.
+		if lb := r.lastBuild; lb != nil && lb.ToSnapshotID == cp.SnapshotID && lb.Generation == cp.Generation {
+			st.LastBuild = lb.Summary()
+		} else if cp.LastBuild != nil {
+			st.LastBuild = cp.LastBuild.Summary()
+			if st.LastBuild.FinishedAt.IsZero() {
+				st.LastBuild.FinishedAt = cp.BuiltAt
+			}
+		}
+	}
+	if r.polled {
+		st.TableSnapshotID, st.PolledAt = r.poll.snapshotID, r.poll.at.UTC()
+		if cp == nil || cp.SnapshotID != r.poll.snapshotID {
+			st.LagSnapshots = r.poll.lagSnapshots
+			if !r.poll.oldest.IsZero() {
+				st.LagSeconds = math.Round(max(now.Sub(r.poll.oldest).Seconds(), 0)*1000) / 1000
+			}
+		}
+	}
+	if r.lastErr != nil {
+		e := *r.lastErr
+		st.LastError = &e
+	}
+	switch {
+	case r.building || es.Building:
+		st.State = StateBuilding
+	case r.sched.blocked:
+		st.State = StateBlocked
+	case r.sched.failures > 0:
+		st.State = StateFailing
+		st.NextRetryAt = r.sched.retryAt.UTC()
+	}
+	return st
+}
+
+// lag counts the snapshots in the current snapshot's lineage that the
+// checkpoint does not reflect, and returns the commit time of the oldest.
+// A table rolled back to an ancestor of the checkpoint lags by one step,
+// since the rollback was committed.
+func lag(md table.Metadata, checkpoint int64) (int, time.Time) {
+	cur := md.CurrentSnapshot()
+	if cur == nil || cur.SnapshotID == checkpoint {
+		return 0, time.Time{}
+	}
+	parent := func(s *table.Snapshot) *table.Snapshot {
+		if s.ParentSnapshotID == nil {
+			return nil
+		}
+		return md.SnapshotByID(*s.ParentSnapshotID)
+	}
+	indexed := map[int64]bool{}
+	if checkpoint != 0 {
+		for s := md.SnapshotByID(checkpoint); s != nil && !indexed[s.SnapshotID]; s = parent(s) {
+			indexed[s.SnapshotID] = true
+		}
+	}
+	n, oldest := 0, int64(0)
+	seen := map[int64]bool{}
+	for s := cur; s != nil && !indexed[s.SnapshotID] && !seen[s.SnapshotID]; s = parent(s) {
+		seen[s.SnapshotID] = true
+		n++
+		oldest = s.TimestampMs
+	}
+	if n == 0 {
+		return 1, time.UnixMilli(md.LastUpdatedMillis())
+	}
+	return n, time.UnixMilli(oldest)
+}

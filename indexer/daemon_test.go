@@ -1,0 +1,823 @@
+package indexer_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apache/iceberg-go"
+	"github.com/blevesearch/bleve/v2"
+	"github.com/ontoindex/ontoindex/cowguard"
+	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/indexertest"
+	"github.com/ontoindex/ontoindex/objects"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// waitTimeout bounds every wait for the daemon: generous, since the tests
+// run on a loaded machine, and only reached when something is wrong.
+const waitTimeout = 3 * time.Minute
+
+var cities = []string{"Lisbon", "Oslo", "Quito", "Perth"}
+
+func personRow(id int) icebergtest.Row {
+	return icebergtest.Row{"id": id, "name": fmt.Sprintf("person %d", id), "city": cities[id%len(cities)]}
+}
+
+// mustPeople creates a table ns.<name> (id long key, name, city) holding
+// files*perFile rows, one append per file.
+func mustPeople(tb testing.TB, w *icebergtest.Warehouse, ident string, props iceberg.Properties, files, perFile int) *icebergtest.Table {
+	tb.Helper()
+	ctx := context.Background()
+	sc := iceberg.NewSchemaWithIdentifiers(1, []int{1},
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String},
+		iceberg.NestedField{ID: 3, Name: "city", Type: iceberg.PrimitiveTypes.String},
+	)
+	tbl, err := w.CreateTable(ctx, ident, sc, props)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for f := range files {
+		rows := make([]icebergtest.Row, 0, perFile)
+		for j := range perFile {
+			rows = append(rows, personRow(f*perFile+j))
+		}
+		if err := tbl.Append(ctx, rows); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return tbl
+}
+
+// mustOtherWriter opens a table through a second catalog on the same
+// warehouse, as another process writing to it would.
+func mustOtherWriter(tb testing.TB, w *icebergtest.Warehouse, ident string) *icebergtest.Table {
+	tb.Helper()
+	ow, err := icebergtest.NewWarehouse(w.Dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tbl, err := ow.LoadTable(context.Background(), ident)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tbl
+}
+
+// daemonConfig is a test config that polls and retries quickly.
+func daemonConfig(tb testing.TB, w *icebergtest.Warehouse, specs ...objects.TypeSpec) *indexer.Config {
+	tb.Helper()
+	cfg := indexertest.Config(tb, w, specs...)
+	cfg.Daemon = indexer.DaemonConfig{PollInterval: 20 * time.Millisecond, RetryBackoff: 20 * time.Millisecond, MaxRetryBackoff: 200 * time.Millisecond}
+	return cfg
+}
+
+// runningDaemon is a daemon whose Run goroutine the test owns.
+type runningDaemon struct {
+	*indexer.Daemon
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// mustRunDaemon starts a daemon over ix; it is stopped (and waited for)
+// when the test ends, before ix is closed.
+func mustRunDaemon(tb testing.TB, ix *indexer.Indexer, opts indexer.DaemonOptions) *runningDaemon {
+	tb.Helper()
+	d, err := indexer.NewDaemon(ix, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	rd := &runningDaemon{Daemon: d, cancel: cancel, done: make(chan error, 1)}
+	go func() { rd.done <- d.Run(ctx) }()
+	tb.Cleanup(func() { _ = rd.stop(tb) })
+	return rd
+}
+
+// stop cancels Run and waits for it to return.
+func (rd *runningDaemon) stop(tb testing.TB) error {
+	tb.Helper()
+	rd.cancel()
+	select {
+	case err, ok := <-rd.done:
+		if ok {
+			close(rd.done)
+		}
+		return err
+	case <-time.After(waitTimeout):
+		tb.Fatal("daemon did not stop")
+		return nil
+	}
+}
+
+// waitStatus polls the status of an object type until cond holds.
+func waitStatus(tb testing.TB, d *indexer.Daemon, name, what string, cond func(indexer.TypeStatus) bool) indexer.TypeStatus {
+	tb.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		st, err := d.StatusOf(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if cond(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			js, _ := json.MarshalIndent(st, "", "  ")
+			tb.Fatalf("%s: timed out waiting for %s; status:\n%s", name, what, js)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func upToDate(tbl *icebergtest.Table) func(indexer.TypeStatus) bool {
+	id := tbl.T.CurrentSnapshot().SnapshotID
+	return func(st indexer.TypeStatus) bool {
+		return st.State == indexer.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
+	}
+}
+
+// getName returns the name property of the object with id, and whether
+// the object exists.
+func objectName(tb testing.TB, ix *indexer.Indexer, name string, id int) (string, bool) {
+	tb.Helper()
+	v, err := ix.View(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer v.Release()
+	key, err := v.Type().ParseKey(strconv.Itoa(id))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	o, err := v.Get(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if o == nil {
+		return "", false
+	}
+	return fmt.Sprint(o.Values[v.Type().PropertyIndex("name")]), true
+}
+
+// searchIDs returns the documents matching a text query on name.
+func searchName(tb testing.TB, ix *indexer.Indexer, name, text string) []string {
+	tb.Helper()
+	v, err := ix.View(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer v.Release()
+	q := bleve.NewMatchQuery(text)
+	q.SetField("name")
+	res, err := v.Index().Search(bleve.NewSearchRequest(q))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var ids []string
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+func objectDocID(tb testing.TB, ix *indexer.Indexer, name string, id int) string {
+	tb.Helper()
+	v, err := ix.View(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer v.Release()
+	key, err := v.Type().ParseKey(strconv.Itoa(id))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return objects.DocID(key)
+}
+
+func countObjects(tb testing.TB, ix *indexer.Indexer, name string) int64 {
+	tb.Helper()
+	v, err := ix.View(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer v.Release()
+	n, err := v.Count()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+// metricValue gathers reg and returns the value of the series of name with
+// exactly the given labels (0 when absent).
+func metricValue(tb testing.TB, reg *prometheus.Registry, name string, labels map[string]string) float64 {
+	tb.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if !sameLabels(m.GetLabel(), labels) {
+				continue
+			}
+			switch {
+			case m.Counter != nil:
+				return m.GetCounter().GetValue()
+			case m.Gauge != nil:
+				return m.GetGauge().GetValue()
+			case m.Histogram != nil:
+				return float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return 0
+}
+
+func sameLabels(got []*dto.LabelPair, want map[string]string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for _, l := range got {
+		if v, ok := want[l.GetName()]; !ok || v != l.GetValue() {
+			return false
+		}
+	}
+	return true
+}
+
+func snapshotAddedFiles(tbl *icebergtest.Table) int {
+	n, _ := strconv.Atoi(tbl.T.CurrentSnapshot().Summary.Properties["added-data-files"])
+	return n
+}
+
+// TestDaemon_Run: the daemon builds a new type, then picks up copy-on-write
+// commits made by another writer; the status and the metrics match the
+// builds.
+func TestDaemon_Run(t *testing.T) {
+	ctx := context.Background()
+	w := icebergtest.MustWarehouse(t)
+	tbl := mustPeople(t, w, "ns.people", nil, 3, 5)
+	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
+	ix := indexertest.Open(t, cfg)
+	reg := prometheus.NewRegistry()
+	d := mustRunDaemon(t, ix, indexer.DaemonOptions{Registerer: reg})
+
+	first := tbl.T.CurrentSnapshot().SnapshotID
+	st := waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
+	full := st.LastBuild
+	t.Run("first build", func(t *testing.T) {
+		if st.Table != "warehouse.ns.people" || st.Generation != 1 || st.Objects != 15 || st.LagSnapshots != 0 || st.LagSeconds != 0 ||
+			st.LastError != nil || st.InvalidRows.Count != 0 || st.InvalidRows.Samples == nil || st.PolledAt.IsZero() {
+			t.Fatalf("status %+v", st)
+		}
+		lb := st.LastBuild
+		if lb == nil || lb.Kind != indexer.KindFull || lb.From != 0 || lb.To != first || lb.FilesRead != 3 || lb.RowsRead != 15 ||
+			lb.Upserts != 15 || lb.Deletes != 0 || lb.BytesRead <= 0 || lb.FinishedAt.IsZero() || lb.Generation != 1 {
+			t.Fatalf("lastBuild %+v", lb)
+		}
+		if got := d.NotReady(); len(got) != 0 {
+			t.Fatalf("not ready: %v", got)
+		}
+	})
+
+	other := mustOtherWriter(t, w, "ns.people")
+	var incBytes int64
+	t.Run("cow update", func(t *testing.T) {
+		if err := other.Overwrite(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(7)),
+			[]icebergtest.Row{{"id": 7, "name": "Grace Hopper", "city": "Arlington"}}); err != nil {
+			t.Fatal(err)
+		}
+		second := other.T.CurrentSnapshot().SnapshotID
+		st := waitStatus(t, d.Daemon, "Person", "the update", upToDate(other))
+		lb := st.LastBuild
+		if lb.Kind != indexer.KindIncremental || lb.From != first || lb.To != second || lb.FilesRead != snapshotAddedFiles(other) ||
+			lb.Upserts != 1 || lb.Deletes != 0 || lb.Generation != 1 || st.Objects != 15 {
+			t.Fatalf("lastBuild %+v (commit added %d files), objects %d", lb, snapshotAddedFiles(other), st.Objects)
+		}
+		incBytes += lb.BytesRead
+		if name, ok := objectName(t, ix, "Person", 7); !ok || name != "Grace Hopper" {
+			t.Fatalf("object 7 name = %q, %v", name, ok)
+		}
+		if got, want := searchName(t, ix, "Person", "hopper"), []string{objectDocID(t, ix, "Person", 7)}; !slices.Equal(got, want) {
+			t.Fatalf("search hopper = %v, want %v", got, want)
+		}
+	})
+	t.Run("cow delete", func(t *testing.T) {
+		if err := other.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(12))); err != nil {
+			t.Fatal(err)
+		}
+		st := waitStatus(t, d.Daemon, "Person", "the delete", upToDate(other))
+		if lb := st.LastBuild; lb.Kind != indexer.KindIncremental || lb.Deletes != 1 || lb.Upserts != 0 || st.Objects != 14 {
+			t.Fatalf("lastBuild %+v, objects %d", lb, st.Objects)
+		}
+		incBytes += st.LastBuild.BytesRead
+		if _, ok := objectName(t, ix, "Person", 12); ok {
+			t.Fatal("deleted object 12 is still there")
+		}
+		if got := searchName(t, ix, "Person", "12"); len(got) != 0 {
+			t.Fatalf("search finds deleted object 12: %v", got)
+		}
+		if n := countObjects(t, ix, "Person"); n != 14 {
+			t.Fatalf("count = %d", n)
+		}
+		indexertest.MatchTable(t, ix, "Person", other)
+	})
+	t.Run("metrics", func(t *testing.T) {
+		typ := func(kv ...string) map[string]string {
+			m := map[string]string{"object_type": "Person"}
+			for i := 0; i < len(kv); i += 2 {
+				m[kv[i]] = kv[i+1]
+			}
+			return m
+		}
+		tests := []struct {
+			name   string
+			labels map[string]string
+			want   float64
+		}{
+			{indexer.MetricBuilds, typ("kind", "full", "result", "ok"), 1},
+			{indexer.MetricBuilds, typ("kind", "incremental", "result", "ok"), 2},
+			{indexer.MetricBuilds, typ("kind", "none", "result", "ok"), 0},
+			{indexer.MetricBuildDuration, typ("kind", "full"), 1},
+			{indexer.MetricBuildDuration, typ("kind", "incremental"), 2},
+			{indexer.MetricFilesRead, typ("kind", "full"), 3},
+			{indexer.MetricBytesRead, typ("kind", "full"), float64(full.BytesRead)},
+			{indexer.MetricBytesRead, typ("kind", "incremental"), float64(incBytes)},
+			{indexer.MetricRowsRead, typ("kind", "full"), 15},
+			{indexer.MetricUpserts, typ("kind", "full"), 15},
+			{indexer.MetricUpserts, typ("kind", "incremental"), 1},
+			{indexer.MetricDeletes, typ("kind", "incremental"), 1},
+			{indexer.MetricSkippedRows, typ("kind", "full"), 0},
+			{indexer.MetricMORRefusals, typ(), 0},
+			{indexer.MetricLagSeconds, typ(), 0},
+			{indexer.MetricLagSnapshots, typ(), 0},
+			{indexer.MetricObjects, typ(), 14},
+			{indexer.MetricGeneration, typ(), 1},
+			{indexer.MetricObjectTypeState, typ("state", "idle"), 1},
+			{indexer.MetricObjectTypeState, typ("state", "failing"), 0},
+			{indexer.MetricBuildsRunning, nil, 0},
+		}
+		for _, tt := range tests {
+			if got := metricValue(t, reg, tt.name, tt.labels); got != tt.want {
+				t.Errorf("%s%v = %v, want %v", tt.name, tt.labels, got, tt.want)
+			}
+		}
+	})
+}
+
+// TestDaemon_MergeOnRead: a merge-on-read commit blocks the type, with the
+// error in status, while reads keep answering from the last good state;
+// the daemon does not retry until the table changes, and compaction makes
+// it recover by itself.
+func TestDaemon_MergeOnRead(t *testing.T) {
+	ctx := context.Background()
+	w := icebergtest.MustWarehouse(t)
+	tbl := mustPeople(t, w, "ns.mor", iceberg.Properties{"format-version": "2", cowguard.DeleteModeKey: cowguard.MergeOnRead}, 2, 5)
+	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.mor"})
+	ix := indexertest.Open(t, cfg)
+	reg := prometheus.NewRegistry()
+	d := mustRunDaemon(t, ix, indexer.DaemonOptions{Registerer: reg})
+	first := tbl.T.CurrentSnapshot().SnapshotID
+	waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
+
+	other := mustOtherWriter(t, w, "ns.mor")
+	if err := other.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(3))); err != nil {
+		t.Fatal(err)
+	}
+	morSnap := other.T.CurrentSnapshot().SnapshotID
+	st := waitStatus(t, d.Daemon, "Person", "blocked", func(st indexer.TypeStatus) bool { return st.State == indexer.StateBlocked })
+	t.Run("blocked", func(t *testing.T) {
+		if st.LastError == nil || st.LastError.Code != indexer.CodeMergeOnRead || st.LastError.At.IsZero() ||
+			!strings.Contains(st.LastError.Message, "merge-on-read") || !strings.Contains(st.LastError.Message, "copy-on-write") {
+			t.Fatalf("lastError %+v", st.LastError)
+		}
+		if st.CheckpointSnapshotID != first || st.TableSnapshotID != morSnap || st.LagSnapshots != 1 || st.LagSeconds < 0 || st.Objects != 10 {
+			t.Fatalf("status %+v", st)
+		}
+		// Reads answer from the last good state.
+		if name, ok := objectName(t, ix, "Person", 3); !ok || name != "person 3" {
+			t.Fatalf("object 3 = %q, %v", name, ok)
+		}
+		if n := countObjects(t, ix, "Person"); n != 10 {
+			t.Fatalf("count = %d", n)
+		}
+		if r, err := ix.Check(ctx, "Person"); err != nil || r.Verdict != cowguard.VerdictFail || r.LiveDeleteFiles.Position != 1 {
+			t.Fatalf("check = %+v, %v", r, err)
+		}
+	})
+	t.Run("no blind retries", func(t *testing.T) {
+		// Let the loop poll several more times on the same snapshot.
+		polls := map[time.Time]bool{}
+		waitStatus(t, d.Daemon, "Person", "five more polls", func(st indexer.TypeStatus) bool {
+			if st.State != indexer.StateBlocked {
+				t.Fatalf("state %s while the table did not change", st.State)
+			}
+			polls[st.PolledAt] = true
+			return len(polls) > 5
+		})
+		labels := map[string]string{"object_type": "Person"}
+		if got := metricValue(t, reg, indexer.MetricMORRefusals, labels); got != 1 {
+			t.Fatalf("refusals = %v, want 1", got)
+		}
+		if got := metricValue(t, reg, indexer.MetricBuilds, map[string]string{"object_type": "Person", "kind": "none", "result": indexer.CodeMergeOnRead}); got != 1 {
+			t.Fatalf("refused builds = %v, want 1", got)
+		}
+		if got := metricValue(t, reg, indexer.MetricObjectTypeState, map[string]string{"object_type": "Person", "state": "blocked"}); got != 1 {
+			t.Fatalf("blocked state gauge = %v", got)
+		}
+		if got := metricValue(t, reg, indexer.MetricLagSnapshots, labels); got != 1 {
+			t.Fatalf("lag snapshots gauge = %v", got)
+		}
+	})
+	t.Run("recovers after compaction", func(t *testing.T) {
+		if err := other.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		st := waitStatus(t, d.Daemon, "Person", "recovery", upToDate(other))
+		if st.LastError != nil || st.Objects != 9 || st.LastBuild.Deletes != 1 {
+			t.Fatalf("status %+v, lastBuild %+v", st, st.LastBuild)
+		}
+		if _, ok := objectName(t, ix, "Person", 3); ok {
+			t.Fatal("object 3 is still there")
+		}
+		indexertest.MatchTable(t, ix, "Person", other)
+	})
+}
+
+// TestDaemon_Rebuild: an operator rebuild under concurrent read load swaps
+// in a new generation; no read fails or sees a partial index.
+func TestDaemon_Rebuild(t *testing.T) {
+	w := icebergtest.MustWarehouse(t)
+	const rows = 3000
+	tbl := mustPeople(t, w, "ns.people", nil, 6, rows/6)
+	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
+	ix := indexertest.Open(t, cfg)
+	d := mustRunDaemon(t, ix, indexer.DaemonOptions{})
+	st := waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
+	if st.Generation != 1 {
+		t.Fatalf("generation %d", st.Generation)
+	}
+
+	var (
+		stop     = make(chan struct{})
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		errs     []string
+		reads    atomic.Int64
+		seenNew  atomic.Bool
+		seenGens sync.Map
+	)
+	fail := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(errs) < 20 {
+			errs = append(errs, fmt.Sprintf(format, args...))
+		}
+	}
+	read := func(r *rand.Rand) {
+		v, err := ix.View("Person")
+		if err != nil {
+			fail("view: %v", err)
+			return
+		}
+		defer v.Release()
+		seenGens.Store(v.Generation(), true)
+		if v.Generation() == 2 {
+			seenNew.Store(true)
+		}
+		if n, err := v.Count(); err != nil || n != rows {
+			fail("generation %d: count = %d, %v", v.Generation(), n, err)
+		}
+		res, err := v.Index().Search(bleve.NewSearchRequestOptions(bleve.NewMatchAllQuery(), 1, 0, false))
+		if err != nil || res.Total != rows {
+			fail("generation %d: search total = %v, %v", v.Generation(), res, err)
+		}
+		q := bleve.NewMatchQuery("person")
+		q.SetField("name")
+		if res, err := v.Index().Search(bleve.NewSearchRequestOptions(q, 1, 0, false)); err != nil || res.Total != rows {
+			fail("generation %d: text search total = %v, %v", v.Generation(), res, err)
+		}
+		id := r.IntN(rows)
+		key, err := v.Type().ParseKey(strconv.Itoa(id))
+		if err != nil {
+			fail("key: %v", err)
+			return
+		}
+		o, err := v.Get(key)
+		if err != nil || o == nil || fmt.Sprint(o.Values[v.Type().PropertyIndex("name")]) != fmt.Sprintf("person %d", id) {
+			fail("generation %d: get %d = %v, %v", v.Generation(), id, o, err)
+		}
+		reads.Add(1)
+	}
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(i), 1))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				read(r)
+			}
+		}()
+	}
+	if err := d.Rebuild("Person"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Rebuild("Nobody"); !errors.Is(err, indexer.ErrUnknownType) {
+		t.Fatalf("rebuild of an unknown type: %v", err)
+	}
+	st = waitStatus(t, d.Daemon, "Person", "the new generation", func(st indexer.TypeStatus) bool {
+		return st.Generation == 2 && st.State == indexer.StateIdle
+	})
+	deadline := time.Now().Add(waitTimeout)
+	for !seenNew.Load() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+
+	if len(errs) > 0 {
+		t.Fatalf("%d reads, errors:\n%s", reads.Load(), strings.Join(errs, "\n"))
+	}
+	if _, ok := seenGens.Load(1); !ok {
+		t.Error("no read saw generation 1")
+	}
+	if !seenNew.Load() {
+		t.Error("no read saw generation 2")
+	}
+	if lb := st.LastBuild; lb.Kind != indexer.KindFull || lb.Generation != 2 || lb.Upserts != rows || st.Objects != rows || st.CheckpointSnapshotID != tbl.T.CurrentSnapshot().SnapshotID {
+		t.Fatalf("status %+v, lastBuild %+v", st, st.LastBuild)
+	}
+	// The old generation is removed once its last reader is gone.
+	old := filepath.Join(cfg.Path(cfg.DataDir), "types", "Person", "gen-1")
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("old generation %s: %v", old, err)
+	}
+	t.Logf("%d reads during the rebuild", reads.Load())
+}
+
+// TestDaemon_Reload: a reload adds, changes and removes object types
+// without a restart; bad configs are rejected and the old one stays.
+func TestDaemon_Reload(t *testing.T) {
+	ctx := context.Background()
+	w := icebergtest.MustWarehouse(t)
+	ta := mustPeople(t, w, "ns.a", nil, 2, 5)
+	tb := mustPeople(t, w, "ns.b", nil, 1, 4)
+	tc := mustPeople(t, w, "ns.c", nil, 1, 3)
+	specA := objects.TypeSpec{APIName: "A", Table: "warehouse.ns.a"}
+	specB := objects.TypeSpec{APIName: "B", Table: "warehouse.ns.b"}
+	specC := objects.TypeSpec{APIName: "C", Table: "warehouse.ns.c"}
+	cfg := daemonConfig(t, w, specA, specB)
+	ix := indexertest.Open(t, cfg)
+	reg := prometheus.NewRegistry()
+	d := mustRunDaemon(t, ix, indexer.DaemonOptions{Registerer: reg})
+	waitStatus(t, d.Daemon, "A", "the first build", upToDate(ta))
+	waitStatus(t, d.Daemon, "B", "the first build", upToDate(tb))
+
+	// with returns a copy of cfg with other object types.
+	with := func(specs ...objects.TypeSpec) *indexer.Config {
+		c := *cfg
+		c.ObjectTypes = specs
+		return &c
+	}
+	specA2 := specA
+	specA2.Properties = map[string]objects.PropertySpec{"id": {Column: "id"}, "name": {Column: "name", Search: objects.SearchKeyword}}
+
+	t.Run("rejected", func(t *testing.T) {
+		badColumn := specA
+		badColumn.Properties = map[string]objects.PropertySpec{"id": {Column: "id"}, "nope": {Column: "no_such_column"}}
+		badTable := specC
+		badTable.Table = "warehouse.ns.missing"
+		otherDir := with(specA)
+		otherDir.DataDir = t.TempDir()
+		tests := []struct {
+			name string
+			cfg  *indexer.Config
+			want string
+		}{
+			{"unknown column", with(badColumn, specB), "no_such_column"},
+			{"missing table", with(specA, specB, badTable), "objectTypes[2].table"},
+			{"duplicate type", with(specA, specA), "already used"},
+			{"no types", with(), "objectTypes"},
+			{"data dir", otherDir, "dataDir"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				ch, err := d.Reload(ctx, tt.cfg)
+				if !errors.Is(err, indexer.ErrInvalidConfig) || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("reload = %+v, %v; want ErrInvalidConfig naming %q", ch, err, tt.want)
+				}
+				if got := ix.Types(); !slices.Equal(got, []string{"A", "B"}) {
+					t.Fatalf("types after a rejected reload: %v", got)
+				}
+				if ix.Config() != cfg {
+					t.Fatal("the config changed")
+				}
+			})
+		}
+		// The old config keeps working.
+		other := mustOtherWriter(t, w, "ns.b")
+		if err := other.Append(ctx, []icebergtest.Row{personRow(100)}); err != nil {
+			t.Fatal(err)
+		}
+		waitStatus(t, d.Daemon, "B", "the append", upToDate(other))
+		if _, ok := objectName(t, ix, "B", 100); !ok {
+			t.Fatal("object 100 missing")
+		}
+	})
+
+	t.Run("applied", func(t *testing.T) {
+		next := with(specA2, specC)
+		ch, err := d.Reload(ctx, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := indexer.ConfigChange{Added: []string{"C"}, Changed: []string{"A"}, Removed: []string{"B"}}
+		if !slices.Equal(ch.Added, want.Added) || !slices.Equal(ch.Changed, want.Changed) || !slices.Equal(ch.Removed, want.Removed) || len(ch.Unchanged) != 0 {
+			t.Fatalf("change = %+v, want %+v", ch, want)
+		}
+		if got := ix.Types(); !slices.Equal(got, []string{"A", "C"}) {
+			t.Fatalf("types = %v", got)
+		}
+		// A's mapping changed: a full build into a new generation.
+		st := waitStatus(t, d.Daemon, "A", "the rebuild", func(st indexer.TypeStatus) bool {
+			return st.Generation == 2 && st.State == indexer.StateIdle
+		})
+		if st.LastBuild.Kind != indexer.KindFull || st.Objects != 10 {
+			t.Fatalf("A: status %+v, lastBuild %+v", st, st.LastBuild)
+		}
+		v, err := ix.View("A")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(v.Type().Properties); n != 2 {
+			t.Errorf("A has %d properties, want 2", n)
+		}
+		v.Release()
+		waitStatus(t, d.Daemon, "C", "the first build", upToDate(tc))
+		if _, err := d.StatusOf("B"); !errors.Is(err, indexer.ErrUnknownType) {
+			t.Fatalf("status of removed B: %v", err)
+		}
+		if _, err := ix.View("B"); !errors.Is(err, indexer.ErrUnknownType) {
+			t.Fatalf("view of removed B: %v", err)
+		}
+		var names []string
+		for _, st := range d.Status() {
+			names = append(names, st.ObjectType)
+		}
+		if !slices.Equal(names, []string{"A", "C"}) {
+			t.Fatalf("status lists %v", names)
+		}
+	})
+
+	t.Run("re-added type resumes", func(t *testing.T) {
+		before := tb.T.CurrentSnapshot().SnapshotID
+		_ = before
+		if _, err := d.Reload(ctx, with(specA2, specC, specB)); err != nil {
+			t.Fatal(err)
+		}
+		other := mustOtherWriter(t, w, "ns.b")
+		st := waitStatus(t, d.Daemon, "B", "resume", upToDate(other))
+		if st.Generation != 1 || st.Objects != 5 {
+			t.Fatalf("B: status %+v", st)
+		}
+		if got := metricValue(t, reg, indexer.MetricBuilds, map[string]string{"object_type": "B", "kind": "full", "result": "ok"}); got != 0 {
+			t.Fatalf("B was rebuilt in full %v times after re-adding", got)
+		}
+		indexertest.MatchTable(t, ix, "B", other)
+	})
+
+	t.Run("metrics", func(t *testing.T) {
+		if got := metricValue(t, reg, indexer.MetricReloads, map[string]string{"result": "ok"}); got != 2 {
+			t.Errorf("ok reloads = %v", got)
+		}
+		if got := metricValue(t, reg, indexer.MetricReloads, map[string]string{"result": "rejected"}); got != 5 {
+			t.Errorf("rejected reloads = %v", got)
+		}
+	})
+}
+
+// TestDaemon_Backoff: a type whose table cannot be loaded is failing and
+// retried with backoff, and recovers by itself once the table exists.
+func TestDaemon_Backoff(t *testing.T) {
+	w := icebergtest.MustWarehouse(t)
+	mustPeople(t, w, "ns.other", nil, 1, 1) // creates the namespace
+	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Late", Table: "warehouse.ns.late"})
+	ix := indexertest.Open(t, cfg)
+	reg := prometheus.NewRegistry()
+	d := mustRunDaemon(t, ix, indexer.DaemonOptions{Registerer: reg})
+
+	st := waitStatus(t, d.Daemon, "Late", "failing", func(st indexer.TypeStatus) bool { return st.State == indexer.StateFailing })
+	if st.LastError == nil || st.LastError.Code != indexer.CodeTableNotAvailable || st.NextRetryAt.IsZero() || st.Generation != 0 {
+		t.Fatalf("status %+v, lastError %+v", st, st.LastError)
+	}
+	if got := d.NotReady(); !slices.Equal(got, []string{"Late"}) {
+		t.Fatalf("not ready = %v", got)
+	}
+	// Retried: several failed polls.
+	deadline := time.Now().Add(waitTimeout)
+	for metricValue(t, reg, indexer.MetricPollErrors, map[string]string{"object_type": "Late"}) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("no retries")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	tbl := mustPeople(t, w, "ns.late", nil, 1, 6)
+	st = waitStatus(t, d.Daemon, "Late", "recovery", upToDate(tbl))
+	if st.LastError != nil || st.Objects != 6 || !st.NextRetryAt.IsZero() {
+		t.Fatalf("status %+v", st)
+	}
+	if got := d.NotReady(); len(got) != 0 {
+		t.Fatalf("not ready = %v", got)
+	}
+}
+
+// TestDaemon_Stop: cancelling Run during a full build stops every loop;
+// without a grace period the build is abandoned and resumed after a
+// restart, with one the build completes first. Either way the index ends
+// up equal to the table.
+func TestDaemon_Stop(t *testing.T) {
+	tests := []struct {
+		name      string
+		grace     time.Duration
+		wantBuilt bool
+	}{
+		{"abandon", 0, false},
+		{"grace", waitTimeout, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := icebergtest.MustWarehouse(t)
+			tbl := mustPeople(t, w, "ns.people", nil, 8, 500)
+			cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
+			cfg.Build.BatchRows, cfg.Build.ChunkRows = 100, 500
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var once sync.Once
+			ix, err := indexer.Open(ctx, cfg, indexer.Options{Progress: func(p indexer.Progress) {
+				if p.Kind == indexer.KindFull && p.Rows > 0 {
+					once.Do(cancel)
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := indexer.NewDaemon(ix, indexer.DaemonOptions{StopGrace: tt.grace})
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- d.Run(ctx) }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("run: %v", err)
+				}
+			case <-time.After(waitTimeout):
+				t.Fatal("run did not return")
+			}
+			cp, err := ix.Checkpoint("Person")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if built := cp != nil; built != tt.wantBuilt {
+				t.Fatalf("built when Run returned = %v, want %v", built, tt.wantBuilt)
+			}
+			if err := ix.Close(); err != nil {
+				t.Fatal(err)
+			}
+
+			ix = indexertest.Open(t, cfg)
+			rd := mustRunDaemon(t, ix, indexer.DaemonOptions{})
+			st := waitStatus(t, rd.Daemon, "Person", "the build after the restart", upToDate(tbl))
+			if st.Objects != 4000 {
+				t.Fatalf("status %+v", st)
+			}
+			indexertest.MatchTable(t, ix, "Person", tbl)
+		})
+	}
+}
