@@ -6,16 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net/http/httptest"
-
-	"github.com/ontoindex/ontoindex/api"
-	"github.com/ontoindex/ontoindex/objects"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ontoindex/ontoindex/api"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // nested returns a where clause nested depth levels deep.

@@ -116,9 +116,10 @@ func (s *Server) handle(fn func(r *http.Request) (any, error)) http.HandlerFunc 
 // Serve serves on ln until ctx is done, then shuts down gracefully: it
 // stops accepting, waits up to server.shutdownTimeout for running requests
 // and returns. Without configured tokens it refuses a listener that is not
-// on a loopback address.
+// on a loopback address. Serve closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.auth.anonymous() && !indexer.LoopbackAddr(ln.Addr().String()) {
+		_ = ln.Close()
 		return fmt.Errorf("refusing to serve on %s: no auth.tokens are configured, and anonymous access is only allowed on a loopback address (127.0.0.1, ::1, localhost)", ln.Addr())
 	}
 	srv := &http.Server{

@@ -145,7 +145,7 @@ func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*
 		ts.mu.Lock()
 		ts.building = true
 		ts.mu.Unlock()
-		err = ix.build(ctx, ts, opts, res)
+		err = ix.build(ctx, ts, opts, res, start)
 		ts.mu.Lock()
 		ts.building = false
 		ts.lastAt = time.Now()
@@ -215,7 +215,7 @@ func resolve(spec *objects.TypeSpec, tbl *table.Table, snap *table.Snapshot) (*o
 	return t, sc.ID, nil
 }
 
-func (ix *Indexer) build(ctx context.Context, ts *typeState, opts BuildOptions, res *BuildResult) error {
+func (ix *Indexer) build(ctx context.Context, ts *typeState, opts BuildOptions, res *BuildResult, start time.Time) error {
 	spec := &ts.spec
 	tbl, err := ix.loadTable(ctx, spec.Table)
 	if err != nil {
@@ -230,13 +230,23 @@ func (ix *Indexer) build(ctx context.Context, ts *typeState, opts BuildOptions, 
 		snapID = snap.SnapshotID
 	}
 	ts.mu.RLock()
-	cp := ts.cp
+	cp, gen := ts.cp, ts.gen
 	ts.mu.RUnlock()
 	if cp != nil {
 		res.FromSnapshotID = cp.SnapshotID
 		res.Generation = cp.Generation
 	}
 	res.ToSnapshotID = snapID
+	res.Kind = KindIncremental // what the build attempts; settled below
+	if opts.Full || cp == nil || cp.SemanticVersion != spec.SemanticVersion {
+		res.Kind = KindFull
+	}
+	// Changed keys of an earlier build that was stopped after its commit.
+	if gen != nil {
+		if err := ix.syncSearch(ctx, gen, cp.Type); err != nil {
+			return err
+		}
+	}
 
 	// Refuse merge-on-read before anything is read or written.
 	if err := cowguard.Check(ctx, tbl, spec.Table, snap); err != nil {
@@ -277,10 +287,10 @@ func (ix *Indexer) build(ctx context.Context, ts *typeState, opts BuildOptions, 
 	}
 	if full {
 		res.Kind = KindFull
-		return ix.fullBuild(ctx, ts, tbl, snap, typ, schemaID, bs, res)
+		return ix.fullBuild(ctx, ts, tbl, snap, typ, schemaID, bs, res, start)
 	}
 	res.Kind = KindIncremental
-	return ix.incrementalBuild(ctx, ts, tbl, snap, typ, schemaID, res)
+	return ix.incrementalBuild(ctx, ts, tbl, snap, typ, schemaID, res, start)
 }
 
 // touchCheckpoint records a no-op build: the type may have changed (a
@@ -339,7 +349,7 @@ func fillResult(res *BuildResult, st changelog.Stats) {
 	res.Upserts, res.Deletes, res.SkippedRows = st.Inserts+st.Updates, st.Deletes, st.Skipped
 }
 
-func (ix *Indexer) incrementalBuild(ctx context.Context, ts *typeState, tbl *table.Table, snap *table.Snapshot, typ *objects.Type, schemaID int, res *BuildResult) error {
+func (ix *Indexer) incrementalBuild(ctx context.Context, ts *typeState, tbl *table.Table, snap *table.Snapshot, typ *objects.Type, schemaID int, res *BuildResult, start time.Time) error {
 	name := ts.spec.APIName
 	ts.mu.RLock()
 	cp, gen := ts.cp, ts.gen
@@ -384,8 +394,7 @@ func (ix *Indexer) incrementalBuild(ctx context.Context, ts *typeState, tbl *tab
 	res.Generation = cp.Generation
 	err = w.commit(func(tx *bolt.Tx, b *genBuckets) error {
 		next.Objects = w.count
-		last := *res
-		next.LastBuild = &last
+		next.LastBuild = finished(res, start)
 		tb, err := typeBucket(tx, name, false)
 		if err != nil {
 			return err
@@ -402,6 +411,15 @@ func (ix *Indexer) incrementalBuild(ctx context.Context, ts *typeState, tbl *tab
 	return ix.syncSearch(ctx, gen, typ)
 }
 
+// finished is a copy of res as it will be reported when the build ends
+// now, for the checkpoint the build commits.
+func finished(res *BuildResult, start time.Time) *BuildResult {
+	r := *res
+	r.DurationMs = time.Since(start).Milliseconds()
+	r.FinishedAt = time.Now().UTC()
+	return &r
+}
+
 func snapIDOf(s *table.Snapshot) int64 {
 	if s == nil {
 		return 0
@@ -409,7 +427,7 @@ func snapIDOf(s *table.Snapshot) int64 {
 	return s.SnapshotID
 }
 
-func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Table, snap *table.Snapshot, typ *objects.Type, schemaID int, bs *buildState, res *BuildResult) error {
+func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Table, snap *table.Snapshot, typ *objects.Type, schemaID int, bs *buildState, res *BuildResult, start time.Time) error {
 	name := ts.spec.APIName
 	fs, err := tbl.FS(ctx)
 	if err != nil {
@@ -522,8 +540,7 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 	w.state = nil
 	err = w.commit(func(tx *bolt.Tx, b *genBuckets) error {
 		next.Objects = w.count
-		last := *res
-		next.LastBuild = &last
+		next.LastBuild = finished(res, start)
 		tb, err := typeBucket(tx, name, false)
 		if err != nil {
 			return err

@@ -24,8 +24,8 @@ type DaemonOptions struct {
 	// checkpoint where it was, a cancelled full build resumes from its last
 	// committed chunk.
 	StopGrace time.Duration
-	// Now and Rand replace the clock and the jitter source ([0, 1)), for
-	// tests.
+	// Now and Rand replace the clock and the jitter source (uniform in
+	// [0, 1)), for tests; both must be safe for concurrent use.
 	Now  func() time.Time
 	Rand func() float64
 }
@@ -408,7 +408,7 @@ func (d *Daemon) Reload(ctx context.Context, cfg *Config) (*ConfigChange, error)
 	}
 	for _, name := range ch.Changed {
 		r := d.runs[name]
-		r.sched = schedule{rebuild: r.sched.rebuild}
+		r.sched, r.lastErr = schedule{rebuild: r.sched.rebuild}, nil
 		d.startLocked(r)
 	}
 	for _, name := range ch.Added {

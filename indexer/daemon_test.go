@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -438,7 +439,7 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 		if got := metricValue(t, reg, indexer.MetricMORRefusals, labels); got != 1 {
 			t.Fatalf("refusals = %v, want 1", got)
 		}
-		if got := metricValue(t, reg, indexer.MetricBuilds, map[string]string{"object_type": "Person", "kind": "none", "result": indexer.CodeMergeOnRead}); got != 1 {
+		if got := metricValue(t, reg, indexer.MetricBuilds, map[string]string{"object_type": "Person", "kind": "incremental", "result": indexer.CodeMergeOnRead}); got != 1 {
 			t.Fatalf("refused builds = %v, want 1", got)
 		}
 		if got := metricValue(t, reg, indexer.MetricObjectTypeState, map[string]string{"object_type": "Person", "state": "blocked"}); got != 1 {
@@ -464,7 +465,8 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 }
 
 // TestDaemon_Rebuild: an operator rebuild under concurrent read load swaps
-// in a new generation; no read fails or sees a partial index.
+// in a new generation, then incremental builds follow under the same load;
+// no read fails or sees a partial index.
 func TestDaemon_Rebuild(t *testing.T) {
 	w := icebergtest.MustWarehouse(t)
 	const rows = 3000
@@ -556,8 +558,30 @@ func TestDaemon_Rebuild(t *testing.T) {
 	for !seenNew.Load() && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
+	// Incremental builds under the same load: copy-on-write updates of
+	// another column.
+	other := mustOtherWriter(t, w, "ns.people")
+	for i := range 3 {
+		id := i * 997
+		if err := other.Overwrite(context.Background(), iceberg.EqualTo(iceberg.Reference("id"), int64(id)),
+			[]icebergtest.Row{{"id": id, "name": fmt.Sprintf("person %d", id), "city": "Reykjavik"}}); err != nil {
+			t.Fatal(err)
+		}
+		waitStatus(t, d.Daemon, "Person", "the update", upToDate(other))
+	}
 	close(stop)
 	wg.Wait()
+	v, err := ix.View("Person")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := bleve.NewMatchQuery("reykjavik")
+	q.SetField("city")
+	res, err := v.Index().Search(bleve.NewSearchRequest(q))
+	v.Release()
+	if err != nil || res.Total != 3 {
+		t.Fatalf("search city reykjavik = %v, %v", res, err)
+	}
 
 	if len(errs) > 0 {
 		t.Fatalf("%d reads, errors:\n%s", reads.Load(), strings.Join(errs, "\n"))
@@ -694,8 +718,6 @@ func TestDaemon_Reload(t *testing.T) {
 	})
 
 	t.Run("re-added type resumes", func(t *testing.T) {
-		before := tb.T.CurrentSnapshot().SnapshotID
-		_ = before
 		if _, err := d.Reload(ctx, with(specA2, specC, specB)); err != nil {
 			t.Fatal(err)
 		}
@@ -710,8 +732,26 @@ func TestDaemon_Reload(t *testing.T) {
 		indexertest.MatchTable(t, ix, "B", other)
 	})
 
+	t.Run("new catalog", func(t *testing.T) {
+		w2 := icebergtest.MustWarehouse(t)
+		td := mustPeople(t, w2, "ns.d", nil, 1, 2)
+		next := with(specA2, specC, specB, objects.TypeSpec{APIName: "D", Table: "second.ns.d"})
+		next.Catalogs = maps.Clone(cfg.Catalogs)
+		next.Catalogs["second"] = indexer.CatalogConfig{Type: "hadoop", Properties: map[string]string{"warehouse": w2.Dir}}
+		ch, err := d.Reload(ctx, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ch.Added, []string{"D"}) || len(ch.Changed) != 0 || len(ch.Removed) != 0 || !slices.Equal(ch.Unchanged, []string{"A", "C", "B"}) {
+			t.Fatalf("change %+v", ch)
+		}
+		if st := waitStatus(t, d.Daemon, "D", "the first build", upToDate(td)); st.Objects != 2 {
+			t.Fatalf("D: status %+v", st)
+		}
+	})
+
 	t.Run("metrics", func(t *testing.T) {
-		if got := metricValue(t, reg, indexer.MetricReloads, map[string]string{"result": "ok"}); got != 2 {
+		if got := metricValue(t, reg, indexer.MetricReloads, map[string]string{"result": "ok"}); got != 3 {
 			t.Errorf("ok reloads = %v", got)
 		}
 		if got := metricValue(t, reg, indexer.MetricReloads, map[string]string{"result": "rejected"}); got != 5 {
@@ -819,5 +859,93 @@ func TestDaemon_Stop(t *testing.T) {
 			}
 			indexertest.MatchTable(t, ix, "Person", tbl)
 		})
+	}
+}
+
+// TestDaemon_MaxConcurrentBuilds: with maxConcurrentBuilds 1, the full
+// builds of three new types run one at a time.
+func TestDaemon_MaxConcurrentBuilds(t *testing.T) {
+	w := icebergtest.MustWarehouse(t)
+	var specs []objects.TypeSpec
+	var tables []*icebergtest.Table
+	for _, name := range []string{"A", "B", "C"} {
+		tables = append(tables, mustPeople(t, w, "ns."+strings.ToLower(name), nil, 4, 500))
+		specs = append(specs, objects.TypeSpec{APIName: name, Table: "warehouse.ns." + strings.ToLower(name)})
+	}
+	cfg := daemonConfig(t, w, specs...)
+	cfg.Daemon.MaxConcurrentBuilds = 1
+	cfg.Build.BatchRows = 100
+
+	var (
+		daemon  atomic.Pointer[indexer.Daemon]
+		mu      sync.Mutex
+		most    int
+		samples int
+	)
+	ix, err := indexer.Open(context.Background(), cfg, indexer.Options{Progress: func(indexer.Progress) {
+		d := daemon.Load()
+		if d == nil {
+			return
+		}
+		n := 0
+		for _, st := range d.Status() {
+			if st.State == indexer.StateBuilding {
+				n++
+			}
+		}
+		mu.Lock()
+		most, samples = max(most, n), samples+1
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ix.Close() })
+	d, err := indexer.NewDaemon(ix, indexer.DaemonOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	daemon.Store(d)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	for i, spec := range specs {
+		waitStatus(t, d, spec.APIName, "the first build", upToDate(tables[i]))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most != 1 || samples < 3 {
+		t.Fatalf("at most %d builds at once over %d samples, want 1", most, samples)
+	}
+}
+
+// TestDaemon_InvalidRows: rows skipped under onInvalidRow: skip show in
+// status with samples.
+func TestDaemon_InvalidRows(t *testing.T) {
+	ctx := context.Background()
+	w := icebergtest.MustWarehouse(t)
+	sc := iceberg.NewSchema(1,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64},
+		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String})
+	tbl, err := w.CreateTable(ctx, "ns.loose", sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Append(ctx, []icebergtest.Row{{"id": 1, "name": "one"}, {"id": nil, "name": "nobody"}, {"id": 3, "name": "three"}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Loose", Table: "warehouse.ns.loose", PrimaryKey: []string{"id"}})
+	ix := indexertest.Open(t, cfg)
+	d := mustRunDaemon(t, ix, indexer.DaemonOptions{})
+	st := waitStatus(t, d.Daemon, "Loose", "the first build", upToDate(tbl))
+	if st.Objects != 2 || st.InvalidRows.Count != 1 || len(st.InvalidRows.Samples) != 1 || st.LastBuild.SkippedRows != 1 {
+		t.Fatalf("status %+v", st)
+	}
+	if s := st.InvalidRows.Samples[0]; s.File == "" || s.Row != 1 || !strings.Contains(s.Reason, "null") {
+		t.Fatalf("sample %+v", s)
 	}
 }

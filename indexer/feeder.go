@@ -21,8 +21,8 @@ type docFeeder struct {
 	batch *bleve.Batch
 	n     int
 
-	work chan *bleve.Batch
-	wg   sync.WaitGroup
+	work   chan *bleve.Batch
+	wg     sync.WaitGroup
 	mu     sync.Mutex
 	err    error
 	closed bool

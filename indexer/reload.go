@@ -294,21 +294,13 @@ func (ix *Indexer) reloadLoader(cfg *Config, changed map[string]bool) (TableLoad
 		} else if c, ok := opened[catName]; ok {
 			cat = c
 		} else {
-			props, ok := catalogProps(cfg, catName)
-			if !ok {
-				return nil, fmt.Errorf("catalog %q is not configured", catName)
-			}
-			c, err := catalog.Load(ctx, catName, props)
+			c, err := cfg.OpenCatalog(ctx, catName)
 			if err != nil {
-				return nil, fmt.Errorf("open catalog %s (type %s): %w", catName, cfg.Catalogs[catName].Type, err)
+				return nil, err
 			}
 			opened[catName], cat = c, c
 		}
-		tbl, err := cat.LoadTable(ctx, catalog.ToIdentifier(strings.Split(rest, ".")...))
-		if err != nil {
-			return nil, fmt.Errorf("load table %s: %w", ref, err)
-		}
-		return tbl, nil
+		return loadFrom(ctx, cat, ref, rest)
 	}
 	return load, func() {
 		for _, c := range opened {
@@ -320,7 +312,7 @@ func (ix *Indexer) reloadLoader(cfg *Config, changed map[string]bool) (TableLoad
 }
 
 // catalogProps are the properties a catalog of cfg is opened with (as
-// Indexer.catalog opens it).
+// Config.OpenCatalog assembles them), to tell whether a catalog changed.
 func catalogProps(cfg *Config, name string) (iceberg.Properties, bool) {
 	cc, ok := cfg.Catalogs[name]
 	if !ok {

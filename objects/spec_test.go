@@ -109,7 +109,7 @@ func TestType_MappingHash(t *testing.T) {
 	a, _ := spec.Resolve(testColumns(), nil)
 	cols := testColumns()
 	cols[0].Type = DataType{Kind: KindLong} // same
-	cols[4].Type.Precision = 20           // a widened decimal
+	cols[4].Type.Precision = 20             // a widened decimal
 	b, _ := spec.Resolve(cols, nil)
 	if a.MappingHash() != b.MappingHash() {
 		t.Error("type promotion changed the mapping hash")

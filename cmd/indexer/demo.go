@@ -58,7 +58,7 @@ func runDemo(ctx context.Context, env *Env, args []string) int {
 		if t.Created {
 			how, generated = "generated", true
 		}
-		fmt.Fprintf(out, "  %-10s %-24s %7d rows in %2d data files (%s)\n", t.ObjectType, t.Table, t.Rows, t.DataFiles, how)
+		fmt.Fprintf(out, "  %-10s %-24s %7d rows in %s (%s)\n", t.ObjectType, t.Table, t.Rows, plural(t.DataFiles, "data file"), how)
 	}
 	if generated {
 		fmt.Fprintf(out, "  warehouse generated in %s\n", time.Since(start).Round(time.Millisecond))
@@ -168,9 +168,9 @@ func demoBuildsOK(results []*indexer.BuildResult) (int, bool) {
 }
 
 func filesText(c demo.Change) string {
-	s := fmt.Sprintf("%d data files added, %d removed", c.FilesAdded, c.FilesRemoved)
+	s := fmt.Sprintf("%s added, %d removed", plural(c.FilesAdded, "data file"), c.FilesRemoved)
 	if c.DeleteFiles > 0 {
-		s += fmt.Sprintf(", %d delete files added", c.DeleteFiles)
+		s += fmt.Sprintf(", %s added", plural(c.DeleteFiles, "delete file"))
 	}
 	return s
 }

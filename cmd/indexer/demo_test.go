@@ -37,9 +37,9 @@ func TestMain_demo(t *testing.T) {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 		m := match(t, out,
-			`(?m)^  Customer\s+demo\.sales\.customers\s+3000 rows in\s+\d+ data files \(generated\)$`,
-			`(?m)^  OrderLine\s+demo\.sales\.order_lines\s+44807 rows in\s+\d+ data files \(generated\)$`,
-			`(?m)^  Aircraft\s+demo\.fleet\.aircraft\s+600 rows in\s+1 data files \(generated\)$`,
+			`(?m)^  Customer\s+demo\.sales\.customers\s+3000 rows in \d+ data files? \(generated\)$`,
+			`(?m)^  OrderLine\s+demo\.sales\.order_lines\s+44807 rows in \d+ data files? \(generated\)$`,
+			`(?m)^  Aircraft\s+demo\.fleet\.aircraft\s+600 rows in 1 data file \(generated\)$`,
 			`(?m)^  config: `+regexp.QuoteMeta(filepath.Join(dir, "ontology.yaml"))+`$`,
 			// First build: full.
 			`(?m)^Customer\s+full\s+0\s+\d+\s+\d+\s+\d+\s+3000\s+3000\s+0\s+0\s+\d+\s+ok$`,
@@ -49,11 +49,11 @@ func TestMain_demo(t *testing.T) {
 			`(?m)^  Customer: copy-on-write update of (\d+) \(city (.+) -> (.+)\)$`,
 			`(?m)^  OrderLine: copy-on-write delete of (\d+,\d+)$`,
 			`(?m)^  Aircraft: merge-on-read delete of (N\d{3}[A-Z]{2}) \(writes a position-delete file\)$`,
-			`(?m)^      snapshot \d+: 0 data files added, 0 removed, 1 delete files added$`,
+			`(?m)^      snapshot \d+: 0 data files added, 0 removed, 1 delete file added$`,
 			// Second build: incremental, one upsert, one delete; the refusal.
 			`(?m)^Customer\s+incremental\s+\d+\s+\d+\s+2\s+\d+\s+\d+\s+1\s+0\s+0\s+\d+\s+ok$`,
 			`(?m)^OrderLine\s+incremental\s+\d+\s+\d+\s+1\s+\d+\s+\d+\s+0\s+1\s+0\s+\d+\s+ok$`,
-			`(?m)^Aircraft\s+none\s+\d+\s+\d+\s+0\s+0\s+0\s+0\s+0\s+0\s+\d+\s+MERGE_ON_READ$`,
+			`(?m)^Aircraft\s+incremental\s+\d+\s+\d+\s+0\s+0\s+0\s+0\s+0\s+0\s+\d+\s+MERGE_ON_READ$`,
 			`(?m)^Aircraft: object type Aircraft: table demo\.fleet\.aircraft snapshot \d+ \(delete\) has live merge-on-read delete files \(1 position-delete file`,
 			// The index.
 			`(?m)^  OrderLine (\d+,\d+): not in the index any more`,
@@ -79,13 +79,13 @@ func TestMain_demo(t *testing.T) {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
 		match(t, out,
-			`(?m)^  Customer\s+demo\.sales\.customers\s+3000 rows in\s+\d+ data files \(reused\)$`,
-			`(?m)^  OrderLine\s+demo\.sales\.order_lines\s+44806 rows in\s+\d+ data files \(reused\)$`,
+			`(?m)^  Customer\s+demo\.sales\.customers\s+3000 rows in \d+ data files? \(reused\)$`,
+			`(?m)^  OrderLine\s+demo\.sales\.order_lines\s+44806 rows in \d+ data files? \(reused\)$`,
 			// The index is reused: nothing to build but the blocked type.
 			`(?m)^Customer\s+none\s+(\d+)\s+(\d+)\s+0\s+0\s+0\s+0\s+0\s+0\s+\d+\s+ok$`,
 			`(?m)^OrderLine\s+none\s+`,
-			`(?m)^Aircraft\s+none\s+\d+\s+\d+\s+0\s+0\s+0\s+0\s+0\s+0\s+\d+\s+MERGE_ON_READ$`,
-			`(?m)^  Aircraft: compaction \(removes 1 delete files\)$`,
+			`(?m)^Aircraft\s+incremental\s+\d+\s+\d+\s+0\s+0\s+0\s+0\s+0\s+0\s+\d+\s+MERGE_ON_READ$`,
+			`(?m)^  Aircraft: compaction \(removes 1 delete file\)$`,
 			`(?m)^Customer\s+incremental\s+\d+\s+\d+\s+2\s+\d+\s+\d+\s+1\s+0\s+0\s+\d+\s+ok$`,
 			`(?m)^OrderLine\s+incremental\s+\d+\s+\d+\s+1\s+\d+\s+\d+\s+0\s+1\s+0\s+\d+\s+ok$`,
 			`(?m)^Aircraft\s+incremental\s+\d+\s+\d+\s+1\s+\d+\s+599\s+0\s+1\s+0\s+\d+\s+ok$`,

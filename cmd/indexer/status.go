@@ -28,13 +28,19 @@ func runStatus(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "status", "[--url U] [--type T] [--token TOKEN] [--json]\n\n"+
 		"Exit status: 0 when every object type is idle or building, 1 when one is failing\n"+
 		"or blocked or the server could not be asked, 2 for usage errors.")
-	base := fs.String("url", envOr("INDEXER_URL", "http://127.0.0.1:8080"), "base URL of `indexer serve` (default $INDEXER_URL or http://127.0.0.1:8080)")
+	base := fs.String("url", "", "base `URL` of the indexer serve process (default $INDEXER_URL, else http://127.0.0.1:8080)")
 	typ := fs.String("type", "", "report only this object type")
-	token := fs.String("token", os.Getenv("INDEXER_TOKEN"), "bearer token (default $INDEXER_TOKEN)")
+	token := fs.String("token", "", "bearer token (default $INDEXER_TOKEN)")
 	asJSON := fs.Bool("json", false, "print the status as JSON")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for the server")
 	if code, ok := parse(fs, args); !ok {
 		return code
+	}
+	if *base == "" {
+		*base = envOr("INDEXER_URL", "http://127.0.0.1:8080")
+	}
+	if *token == "" {
+		*token = os.Getenv("INDEXER_TOKEN")
 	}
 	u, err := url.Parse(*base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -213,18 +219,22 @@ func lagText(st indexer.TypeStatus) string {
 	if st.LagSnapshots == 0 {
 		return "up to date"
 	}
-	s := "snapshots"
-	if st.LagSnapshots == 1 {
-		s = "snapshot"
+	return fmt.Sprintf("%s, %s", plural(st.LagSnapshots, "snapshot"), ago(time.Duration(st.LagSeconds*float64(time.Second))))
+}
+
+// plural counts things: 1 file, 2 files.
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
 	}
-	return fmt.Sprintf("%d %s, %s", st.LagSnapshots, s, ago(time.Duration(st.LagSeconds*float64(time.Second))))
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func lastBuildText(b *indexer.BuildSummary, now time.Time) string {
 	if b == nil {
 		return "-"
 	}
-	s := fmt.Sprintf("%s +%d -%d, %d files, %s", b.Kind, b.Upserts, b.Deletes, b.FilesRead, ago(time.Duration(b.DurationMs)*time.Millisecond))
+	s := fmt.Sprintf("%s +%d -%d, %s, %s", b.Kind, b.Upserts, b.Deletes, plural(b.FilesRead, "file"), ago(time.Duration(b.DurationMs)*time.Millisecond))
 	if !b.FinishedAt.IsZero() {
 		s += ", " + ago(now.Sub(b.FinishedAt)) + " ago"
 	}

@@ -128,8 +128,8 @@ func TestMain_status(t *testing.T) {
 	}{
 		{name: "table", args: []string{"--url", srv.URL, "--token", "secret"}, code: exitFailed, stdout: []string{
 			`(?m)^OBJECT TYPE\s+STATE\s+GEN\s+OBJECTS\s+CHECKPOINT\s+TABLE SNAPSHOT\s+LAG\s+LAST BUILD$`,
-			`(?m)^Person\s+idle\s+1\s+3\s+\d+\s+\d+\s+up to date\s+full \+3 -0, 1 files, `,
-			`(?m)^Plane\s+blocked\s+1\s+3\s+\d+\s+\d+\s+1 snapshot, \S+\s+full \+3 -0, 1 files, `,
+			`(?m)^Person\s+idle\s+1\s+3\s+\d+\s+\d+\s+up to date\s+full \+3 -0, 1 file, `,
+			`(?m)^Plane\s+blocked\s+1\s+3\s+\d+\s+\d+\s+1 snapshot, \S+\s+full \+3 -0, 1 file, `,
 			`(?m)^Plane blocked: MERGE_ON_READ \(\S+ ago\)$`,
 			`(?m)^  object type Plane: table warehouse.ns.planes snapshot \d+ .*merge-on-read.*copy-on-write`,
 		}},
@@ -152,6 +152,7 @@ func TestMain_status(t *testing.T) {
 					t.Errorf("stdout does not match %s:\n%s", re, out)
 				}
 			}
+			t.Logf("stdout:\n%s", out)
 			if tt.notInOut != "" && strings.Contains(out, tt.notInOut) {
 				t.Errorf("stdout mentions %s:\n%s", tt.notInOut, out)
 			}

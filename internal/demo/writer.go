@@ -235,7 +235,7 @@ func (w *Writer) CompactAircraft(ctx context.Context) (Change, error) {
 	if err != nil {
 		return Change{}, fmt.Errorf("compact %s: %w", AircraftTable, err)
 	}
-	return change(res.Table, Aircraft, AircraftTable, KindCompaction, "", fmt.Sprintf("removes %d delete files", len(deletes))), nil
+	return change(res.Table, Aircraft, AircraftTable, KindCompaction, "", "removes "+plural(len(deletes), "delete file")), nil
 }
 
 // Step makes one change chosen at random: mostly customer updates, new
@@ -337,4 +337,12 @@ func readStrings(ctx context.Context, tbl *table.Table, filter iceberg.BooleanEx
 		out = append(out, row)
 	})
 	return out, err
+}
+
+// plural counts things: 1 file, 2 files.
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -1,0 +1,86 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// configEngine is an Engine with a config and nothing to read.
+type configEngine struct{ cfg *indexer.Config }
+
+func (e configEngine) Config() *indexer.Config { return e.cfg }
+func (e configEngine) Types() []string         { return nil }
+func (e configEngine) ObjectType(context.Context, string) (*objects.Type, error) {
+	return nil, indexer.ErrUnknownType
+}
+func (e configEngine) View(string) (*indexer.View, error) { return nil, errors.New("no views") }
+
+func TestServer_requireAdmin(t *testing.T) {
+	cfg := indexer.DefaultConfig()
+	cfg.Auth.Tokens = []indexer.TokenConfig{
+		{Name: "app", Token: "app-token-0123", ObjectTypes: []string{"*"}},
+		{Name: "ops", Token: "ops-token-0123", ObjectTypes: []string{"*"}, Admin: true},
+	}
+	s, err := New(configEngine{cfg}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := chi.NewRouter()
+	r.With(s.authenticate, s.requireAdmin).Post("/api/indexer/v1/build", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(PrincipalFrom(r.Context()).Name))
+	})
+	for _, tt := range []struct {
+		token  string
+		status int
+		body   string
+	}{
+		{"ops-token-0123", 200, "ops"},
+		{"app-token-0123", 403, "PermissionDenied"},
+		{"", 401, "MissingCredentials"},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/api/indexer/v1/build", nil)
+		if tt.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tt.token)
+		}
+		rec := httptest.NewRecorder()
+		r.ServeHTTP(rec, req)
+		if rec.Code != tt.status || !strings.Contains(rec.Body.String(), tt.body) {
+			t.Errorf("token %q: %d %s, want %d %s", tt.token, rec.Code, rec.Body, tt.status, tt.body)
+		}
+	}
+}
+
+func TestErrorTable(t *testing.T) {
+	for name, k := range errorTable {
+		status, ok := conjureStatus[k.code]
+		if !ok || status == 0 {
+			t.Errorf("%s: code %s has no status", name, k.code)
+		}
+		if k.doc == "" {
+			t.Errorf("%s: no description", name)
+		}
+		if e := apiErr(name, nil); e.Status() != status || e.Code() != k.code {
+			t.Errorf("%s: %d %s", name, e.Status(), e.Code())
+		}
+	}
+	if e := apiErr("NoSuchError", nil); e.Code() != codeInternal || e.Status() != 500 {
+		t.Errorf("unknown names are internal: %s %d", e.Code(), e.Status())
+	}
+	want := map[string]int{"ObjectTypeNotFound": 404, "ObjectNotFound": 404, "OntologyNotFound": 404, "PropertiesNotFound": 404,
+		"PropertiesNotSearchable": 400, "PropertiesNotSortable": 400, "MalformedPropertyFilters": 400, "InvalidRangeQuery": 400,
+		"DuplicateOrderBy": 400, "InvalidPageSize": 400, "InvalidPageToken": 400, "ObjectTypeNotSynced": 409,
+		"MissingCredentials": 401, "InvalidCredentials": 401, "PermissionDenied": 403, "RequestEntityTooLarge": 413}
+	for name, status := range want {
+		if got := apiErr(name, nil).Status(); got != status {
+			t.Errorf("%s: status %d, want %d", name, got, status)
+		}
+	}
+}

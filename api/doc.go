@@ -1,0 +1,79 @@
+// Package api serves the objects of an ontoindex engine over a subset of
+// Foundry's Ontology API v2, so that code written against Foundry's platform
+// SDK (@osdk/foundry.ontologies) runs unchanged against it.
+//
+// # Routes
+//
+// Under /api/v2/ontologies, where {ontology} is the configured ontology's
+// apiName or rid:
+//
+//	GET  /                                             ListOntologiesV2Response
+//	GET  /{ontology}                                   OntologyV2
+//	GET  /{ontology}/objectTypes                       ListObjectTypesV2Response (pageSize, pageToken)
+//	GET  /{ontology}/objectTypes/{objectType}          ObjectTypeV2
+//	GET  /{ontology}/objects/{objectType}              ListObjectsResponseV2 (pageSize, pageToken, select, orderBy, excludeRid)
+//	GET  /{ontology}/objects/{objectType}/{primaryKey} OntologyObjectV2 (select, excludeRid)
+//	POST /{ontology}/objects/{objectType}/search       SearchObjectsResponseV2
+//	POST /{ontology}/objects/{objectType}/count        CountObjectsResponseV2
+//	POST /{ontology}/objects/{objectType}/aggregate    AggregateObjectsResponseV2
+//	POST /{ontology}/objectSets/loadObjects            LoadObjectSetResponseV2
+//	POST /{ontology}/objectSets/aggregate              AggregateObjectsResponseV2
+//
+// Objects carry their non-null properties and __apiName, __primaryKey,
+// __title and __rid (unless excludeRid). Integers and longs are JSON
+// numbers (longs beyond 2^53 keep their exact digits), decimals strings,
+// dates YYYY-MM-DD, timestamps RFC 3339 in UTC, arrays arrays; totalCount is
+// a string, as Foundry sends it.
+//
+// # Primary keys
+//
+// A single-property key is addressed by its value's text (/objects/Employee/42)
+// and returned typed in __primaryKey. A composite key is its components'
+// texts in key order joined by ",", with "%" and "," inside a component
+// written %25 and %2C; that string is then percent-encoded as a path segment
+// like any other (encodeURIComponent does it), and it is also the value of
+// __primaryKey. Employee 10 on project "R&D, phase 1" is "10,R&D%2C phase 1",
+// requested as /objects/Assignment/10%2CR%26D%252C%20phase%201. ObjectTypeV2
+// names the first key property in primaryKey (Foundry keys have one) and
+// all of them in primaryKeyProperties.
+//
+// Object rids are ri.ontoindex.main.object.<objectType>.<id>, where id is
+// the search document id of the key; static object sets take them.
+//
+// # Search
+//
+// where takes every SearchJsonQueryV2 type except the geo, vector,
+// interval and relativeDateRange ones, which are refused with 400
+// PropertyFiltersNotSupported and a reason (see query.go for how each maps
+// onto the index). Results are ordered by orderBy (any searchable property
+// that is not an array; nulls last) and then by primary key, so the order
+// is total. Page tokens are opaque cursors holding the sort values of the
+// last object (bleve's search_after), never offsets: a page costs the same
+// at any depth, and while no build runs, paging neither skips nor repeats
+// objects. Listings without filter and order read the store in key order.
+//
+// Aggregations (count, min, max, avg, sum, exactDistinct,
+// approximateDistinct; groupBy exact, fixedWidth, ranges) are computed
+// exactly from the stored objects of the matching set.
+//
+// # Errors, limits and auth
+//
+// Errors have the Conjure shape {errorCode, errorName, errorInstanceId,
+// parameters} and the HTTP status of their code; errorTable in errors.go is
+// the one table of names and codes. Internal errors return nothing but their
+// instance id, which the log has with the cause.
+//
+// The server section of the config bounds bodies (413), page sizes, the
+// depth and size of where clauses and object sets, the index terms a query
+// may expand to, the groups of an aggregation and the time of a request.
+// Clients send Authorization: Bearer <token>; the SHA-256 digest of the
+// token is compared in constant time with the configured digests. A token
+// sees only its object types: the others do not exist for it. Without
+// tokens the server is anonymous and serves only on loopback addresses.
+//
+// # Extending
+//
+// The ops endpoints and HTTP metrics are added by a routeOps method and a
+// middleware in files of their own, hooked into Server.routes at the two
+// lines marked HOOK(ops). They use authenticate and requireAdmin.
+package api
