@@ -219,12 +219,8 @@ func (s *Server) runSearch(ctx context.Context, v *indexer.View, spec searchSpec
 	req.Score = "none"
 	order := make(search.SortOrder, 0, len(spec.sort)+1)
 	for _, f := range spec.sort {
-		sf := &search.SortField{Field: indexer.ExactField(f.prop), Desc: f.desc, Missing: search.SortFieldMissingLast, Type: search.SortFieldAsString}
-		if f.prop.Search == objects.SearchNumeric || f.prop.Search == objects.SearchDate {
-			// Auto compares the raw prefix-coded terms, which page tokens carry.
-			sf.Type = search.SortFieldAuto
-		}
-		order = append(order, sf)
+		// Sort fields hold one order-preserving term per document.
+		order = append(order, &search.SortField{Field: indexer.SortField(f.prop), Desc: f.desc, Missing: search.SortFieldMissingLast, Type: search.SortFieldAsString})
 	}
 	order = append(order, &search.SortDocID{})
 	req.SortByCustom(order)

@@ -262,7 +262,7 @@ func (ix *Indexer) build(ctx context.Context, ts *typeState, opts BuildOptions, 
 		return err
 	}
 
-	full := opts.Full || cp == nil || cp.SemanticVersion != spec.SemanticVersion || cp.MappingHash != typ.MappingHash()
+	full := opts.Full || cp == nil || cp.SemanticVersion != spec.SemanticVersion || cp.MappingHash != mappingHash(typ)
 	if full && cp != nil && !opts.Full && spec.RequireIncremental {
 		why := "the mapping changed"
 		if cp.SemanticVersion != spec.SemanticVersion {
@@ -274,7 +274,7 @@ func (ix *Indexer) build(ctx context.Context, ts *typeState, opts BuildOptions, 
 	if err != nil {
 		return err
 	}
-	if bs != nil && (bs.Target != snapID || bs.MappingHash != typ.MappingHash() || !full) {
+	if bs != nil && (bs.Target != snapID || bs.MappingHash != mappingHash(typ) || !full) {
 		// An interrupted full build to another target: start afresh.
 		if err := ix.abandonBuild(spec.APIName, bs); err != nil {
 			return err
@@ -384,7 +384,7 @@ func (ix *Indexer) incrementalBuild(ctx context.Context, ts *typeState, tbl *tab
 	if err := w.setManifests(manifests); err != nil {
 		return err
 	}
-	next := &Checkpoint{SnapshotID: snapIDOf(snap), SchemaID: schemaID, MappingHash: typ.MappingHash(), SemanticVersion: ts.spec.SemanticVersion,
+	next := &Checkpoint{SnapshotID: snapIDOf(snap), SchemaID: schemaID, MappingHash: mappingHash(typ), SemanticVersion: ts.spec.SemanticVersion,
 		Generation: cp.Generation, Type: typ, BuiltAt: time.Now().UTC(), InvalidRows: cp.InvalidRows}
 	next.InvalidRows.Count += st.Skipped
 	next.InvalidRows.Samples = append(append([]changelog.InvalidRow(nil), st.Samples...), next.InvalidRows.Samples...)
@@ -439,7 +439,7 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 		if err != nil {
 			return err
 		}
-		bs = &buildState{Generation: n, Target: snapIDOf(snap), MappingHash: typ.MappingHash(), Type: typ, StartedAt: time.Now().UTC()}
+		bs = &buildState{Generation: n, Target: snapIDOf(snap), MappingHash: mappingHash(typ), Type: typ, StartedAt: time.Now().UTC()}
 		// A leftover search index of an earlier, dropped generation n.
 		if err := os.RemoveAll(ix.genDir(name, n)); err != nil {
 			return err
@@ -529,7 +529,7 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 	ts.mu.RLock()
 	old, oldGen := ts.cp, ts.gen
 	ts.mu.RUnlock()
-	next := &Checkpoint{SnapshotID: snapIDOf(snap), SchemaID: schemaID, MappingHash: typ.MappingHash(), SemanticVersion: ts.spec.SemanticVersion,
+	next := &Checkpoint{SnapshotID: snapIDOf(snap), SchemaID: schemaID, MappingHash: mappingHash(typ), SemanticVersion: ts.spec.SemanticVersion,
 		Generation: bs.Generation, Type: typ, BuiltAt: time.Now().UTC(), InvalidRows: InvalidRows{Count: bs.Skipped, Samples: bs.Samples}}
 	if len(next.InvalidRows.Samples) > changelog.MaxSamples {
 		next.InvalidRows.Samples = next.InvalidRows.Samples[:changelog.MaxSamples]

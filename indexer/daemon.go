@@ -213,10 +213,8 @@ func poke(ch chan struct{}) {
 
 // loop is the scheduling loop of one object type.
 func (d *Daemon) loop(ctx, buildCtx context.Context, r *typeRun) {
-	// Apply search-index updates that an interrupted build left pending.
-	if err := d.ix.resync(ctx, r.name); err != nil && ctx.Err() == nil {
-		d.log.Warn("sync search index", "objectType", r.name, "error", err)
-	}
+	// The first step builds (r.sched.dirty), and every build first applies
+	// search-index updates an interrupted build left pending.
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -431,25 +429,6 @@ func (d *Daemon) Reload(ctx context.Context, cfg *Config) (*ConfigChange, error)
 	}
 	d.m.reload(nil)
 	return ch, nil
-}
-
-// resync applies the pending search-index updates of an object type's
-// serving generation: a build cancelled after its commit leaves some, and
-// a no-op build does not apply them.
-func (ix *Indexer) resync(ctx context.Context, name string) error {
-	ts, err := ix.lockBuild(name)
-	if err != nil {
-		return err
-	}
-	defer ts.buildMu.Unlock()
-	ts.mu.RLock()
-	cp, gen := ts.cp, ts.gen
-	ts.mu.RUnlock()
-	if cp == nil || gen == nil || !gen.acquire() {
-		return nil
-	}
-	defer gen.release()
-	return ix.syncSearch(ctx, gen, cp.Type)
 }
 
 // limiter bounds the builds that run at once; its bound can change.

@@ -54,9 +54,10 @@ type Indexer struct {
 	catMu    sync.Mutex
 	catalogs map[string]catalog.Catalog
 
-	mu    sync.RWMutex
-	types map[string]*typeState
-	order []string
+	mu     sync.RWMutex
+	types  map[string]*typeState
+	order  []string
+	closed bool
 
 	rl reloadState
 }
@@ -74,11 +75,15 @@ type typeState struct {
 	lastAt   time.Time
 }
 
-// ErrUnknownType reports an object type the config does not declare.
-var ErrUnknownType = errors.New("unknown object type")
-
-// ErrNotBuilt reports an object type that has never been built.
-var ErrNotBuilt = errors.New("object type has not been built yet")
+// Errors of the read side.
+var (
+	// ErrUnknownType reports an object type the config does not declare.
+	ErrUnknownType = errors.New("unknown object type")
+	// ErrNotBuilt reports an object type that has never been built.
+	ErrNotBuilt = errors.New("object type has not been built yet")
+	// ErrClosed reports a use of a closed indexer.
+	ErrClosed = errors.New("indexer is closed")
+)
 
 // Open opens the data directory of cfg and recovers any interrupted build.
 func Open(ctx context.Context, cfg *Config, opts Options) (*Indexer, error) {
@@ -139,6 +144,10 @@ func (ix *Indexer) addType(ctx context.Context, spec objects.TypeSpec) error {
 func (ix *Indexer) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	if ix.closed {
+		return nil
+	}
+	ix.closed = true
 	var errs []error
 	for _, ts := range ix.types {
 		ts.mu.Lock()
@@ -177,6 +186,9 @@ func (ix *Indexer) Types() []string {
 func (ix *Indexer) state(name string) (*typeState, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	if ix.closed {
+		return nil, ErrClosed
+	}
 	ts, ok := ix.types[name]
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownType, name)

@@ -23,7 +23,18 @@ const (
 	TextAnalyzer = "ontoindex_text"
 	NullsField   = "__nulls"
 	exactSuffix  = ".exact"
+	sortSuffix   = ".sort"
 )
+
+// searchLayout versions the layout of search documents (fields, analyzers,
+// doc values). It is part of the mapping hash of a checkpoint, so a
+// release that changes the layout rebuilds every object type in full.
+const searchLayout = 2
+
+// mappingHash is the checkpoint's fingerprint of what decides the index.
+func mappingHash(t *objects.Type) string {
+	return fmt.Sprintf("%s/s%d", t.MappingHash(), searchLayout)
+}
 
 // Field is the search field of a property: analyzed terms for text, the
 // value itself for the other roles. Empty for role none.
@@ -44,6 +55,44 @@ func ExactField(p objects.Property) string {
 		return p.APIName + exactSuffix
 	}
 	return p.APIName
+}
+
+// SortField is the field results are ordered by for a property: the exact
+// keyword field for strings, uuids and times, whose text sorts like the
+// value; for the other types a keyword field holding one order-preserving
+// term per document (exact order for longs and decimals, and cheap to sort
+// by, unlike the many prefix-coded terms of numeric and date fields).
+// Empty for properties that cannot be sorted by (lists, role none).
+func SortField(p objects.Property) string {
+	if !p.Sortable() {
+		return ""
+	}
+	if textSorted(p.Type) {
+		return ExactField(p)
+	}
+	return p.APIName + sortSuffix
+}
+
+func textSorted(t objects.DataType) bool {
+	switch t.Kind {
+	case objects.KindString, objects.KindUUID, objects.KindTime:
+		return true
+	}
+	return false
+}
+
+// sortKey is the document key carrying a property's sort term; apiNames
+// cannot start with "__", so it never collides with a property.
+func sortKey(p objects.Property) string { return "__sort_" + p.APIName }
+
+// SortValue is the term a value takes in its property's SortField when
+// that is not the exact field: base32hex of its order-preserving encoding.
+func SortValue(v any) (string, error) {
+	b, err := objects.AppendKey(nil, v)
+	if err != nil {
+		return "", err
+	}
+	return objects.DocID(b), nil
 }
 
 // newMapping builds the explicit search mapping of an object type: no
@@ -77,22 +126,27 @@ func newMapping(t *objects.Type) (mapping.IndexMapping, error) {
 			fms = append(fms, fm, exact(p.APIName+exactSuffix))
 		case objects.SearchKeyword:
 			fms = append(fms, exact(p.APIName))
+		// Numbers, dates and booleans sort by their sort field: no doc
+		// values for the range terms.
 		case objects.SearchNumeric:
 			fm := mapping.NewNumericFieldMapping()
-			fm.Name, fm.Store, fm.IncludeInAll, fm.DocValues = p.APIName, false, false, true
+			fm.Name, fm.Store, fm.IncludeInAll, fm.DocValues = p.APIName, false, false, false
 			fms = append(fms, fm)
 		case objects.SearchDate:
 			fm := mapping.NewDateTimeFieldMapping()
-			fm.Name, fm.Store, fm.IncludeInAll, fm.DocValues = p.APIName, false, false, true
+			fm.Name, fm.Store, fm.IncludeInAll, fm.DocValues = p.APIName, false, false, false
 			fms = append(fms, fm)
 		case objects.SearchBoolean:
 			fm := mapping.NewBooleanFieldMapping()
-			fm.Name, fm.Store, fm.IncludeInAll, fm.DocValues = p.APIName, false, false, true
+			fm.Name, fm.Store, fm.IncludeInAll, fm.DocValues = p.APIName, false, false, false
 			fms = append(fms, fm)
 		default:
 			return nil, fmt.Errorf("property %s: unknown search role %q", p.APIName, p.Search)
 		}
 		doc.AddFieldMappingsAt(p.APIName, fms...)
+		if f := SortField(p); f != "" && f != ExactField(p) {
+			doc.AddFieldMappingsAt(sortKey(p), exact(f))
+		}
 	}
 	doc.AddFieldMappingsAt(NullsField, exact(NullsField))
 	// bleve adds a composite _all field unless a disabled mapping says no.
@@ -116,20 +170,24 @@ func searchDoc(t *objects.Type, o *objects.Object) map[string]any {
 			continue
 		}
 		if list, ok := v.([]any); ok {
+			// An empty list is a value (rendered []), not null.
 			out := make([]any, 0, len(list))
 			for _, e := range list {
 				if e != nil {
 					out = append(out, SearchValue(p, e))
 				}
 			}
-			if len(out) == 0 {
-				nulls = append(nulls, p.APIName)
-				continue
+			if len(out) > 0 {
+				doc[p.APIName] = out
 			}
-			doc[p.APIName] = out
 			continue
 		}
 		doc[p.APIName] = SearchValue(p, v)
+		if f := SortField(p); f != "" && f != ExactField(p) {
+			if sv, err := SortValue(v); err == nil {
+				doc[sortKey(p)] = sv
+			}
+		}
 	}
 	if len(nulls) > 0 {
 		doc[NullsField] = nulls

@@ -11,7 +11,7 @@ import (
 
 // syncBatch is the number of documents per search-index batch: each batch
 // becomes a segment, so bigger batches mean fewer merges.
-const syncBatch = 5000
+const syncBatch = 2500
 
 // syncSearch applies the pending keys of a generation to its search index
 // and clears them: a key the store holds is (re)indexed, a key it lacks is

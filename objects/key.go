@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 const (
 	keyTagBool      byte = 0x08
 	keyTagInt       byte = 0x10
+	keyTagFloat     byte = 0x14
 	keyTagDecimal   byte = 0x18
 	keyTagString    byte = 0x20
 	keyTagUUID      byte = 0x28
@@ -40,6 +42,16 @@ func AppendKey(b []byte, v any) ([]byte, error) {
 		return append(b, keyTagBool, 0), nil
 	case int64:
 		return binary.BigEndian.AppendUint64(append(b, keyTagInt), uint64(x)^(1<<63)), nil
+	case float64:
+		// IEEE 754 order: flip the sign bit of positives, every bit of
+		// negatives. Floats are not primary keys; this serves sorting.
+		u := math.Float64bits(x)
+		if u>>63 == 1 {
+			u = ^u
+		} else {
+			u |= 1 << 63
+		}
+		return binary.BigEndian.AppendUint64(append(b, keyTagFloat), u), nil
 	case Date:
 		return binary.BigEndian.AppendUint64(append(b, keyTagInt), uint64(int64(x))^(1<<63)), nil
 	case Time:
@@ -282,6 +294,17 @@ func DecodeKey(key []byte) ([]any, error) {
 				return nil, ErrCorrupt
 			}
 			out, key = append(out, int64(binary.BigEndian.Uint64(key)^(1<<63))), key[8:]
+		case keyTagFloat:
+			if len(key) < 8 {
+				return nil, ErrCorrupt
+			}
+			u := binary.BigEndian.Uint64(key)
+			if u>>63 == 1 {
+				u &^= 1 << 63
+			} else {
+				u = ^u
+			}
+			out, key = append(out, math.Float64frombits(u)), key[8:]
 		case keyTagDecimal:
 			if len(key) < 16 {
 				return nil, ErrCorrupt

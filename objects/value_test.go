@@ -109,6 +109,7 @@ func TestAppendKey_order(t *testing.T) {
 		{"timestamp", []any{time.Unix(-10, 5).UTC(), time.Unix(-10, 6).UTC(), time.Unix(0, 0).UTC(), time.Unix(1e9, 0).UTC()}},
 		{"date", []any{Date(-3), Date(0), Date(19000)}},
 		{"bool", []any{false, true}},
+		{"float", []any{math.Inf(-1), -1e300, -2.5, -0.0001, 0.0, 1e-300, 2.5, math.MaxFloat64, math.Inf(1)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -116,7 +116,7 @@ func runBench(ctx context.Context, env *Env, args []string) int {
 
 func bench(ctx context.Context, env *Env, work string, rows, files int, memProfile string) (*benchReport, error) {
 	rep := &benchReport{Rows: rows, Files: files, CPUs: runtime.NumCPU(), SmallRows: rows / 10}
-	small, err := benchTable(ctx, filepath.Join(work, "small"), rep.SmallRows, max(1, files/10))
+	small, err := benchdata.WriteTable(ctx, filepath.Join(work, "small"), rep.SmallRows, max(1, files/10))
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func bench(ctx context.Context, env *Env, work string, rows, files int, memProfi
 	}
 	rep.SmallPeakHeapMiB = smallHeap
 
-	tbl, err := benchTable(ctx, filepath.Join(work, "big"), rows, files)
+	tbl, err := benchdata.WriteTable(ctx, filepath.Join(work, "big"), rows, files)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func bench(ctx context.Context, env *Env, work string, rows, files int, memProfi
 	rep.HeapGrowthRatio = rep.FullPeakHeapMiB / rep.SmallPeakHeapMiB
 
 	// A one-row copy-on-write edit, then an incremental build.
-	edit, err := benchRecords(tbl.Schema(), rows/2, 1, "edited")
+	edit, err := benchdata.Records(tbl.Schema(), rows/2, 1, "edited")
 	if err != nil {
 		return nil, err
 	}
@@ -189,8 +189,8 @@ func benchBuild(ctx context.Context, dir string, tbl *table.Table, memProfile st
 	cfg := indexer.DefaultConfig()
 	cfg.Dir = dir
 	cfg.DataDir = "data"
-	cfg.Catalogs = map[string]indexer.CatalogConfig{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": filepath.Join(dir, "warehouse")}}}
-	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Item", Table: "warehouse.ns.items", TitleProperty: "name"}}
+	cfg.Catalogs = map[string]indexer.CatalogConfig{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
+	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Item", Table: "warehouse."+benchdata.Ident, TitleProperty: "name"}}
 	if err := cfg.Validate(); err != nil {
 		return nil, 0, 0, nil, err
 	}
@@ -274,63 +274,3 @@ func peakRSS() float64 {
 	return 0
 }
 
-// benchTable writes table ns.items (id, name, category, price, created,
-// active) with rows rows in files data files.
-func benchTable(ctx context.Context, dir string, rows, files int) (*table.Table, error) {
-	cat, err := hadoop.NewCatalog("warehouse", filepath.Join(dir, "warehouse"), iceberg.Properties{})
-	if err != nil {
-		return nil, err
-	}
-	ns := catalog.ToIdentifier("ns")
-	if err := cat.CreateNamespace(ctx, ns, nil); err != nil {
-		return nil, err
-	}
-	sc := iceberg.NewSchemaWithIdentifiers(1, []int{1},
-		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
-		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String},
-		iceberg.NestedField{ID: 3, Name: "category", Type: iceberg.PrimitiveTypes.String},
-		iceberg.NestedField{ID: 4, Name: "price", Type: iceberg.PrimitiveTypes.Float64},
-		iceberg.NestedField{ID: 5, Name: "created", Type: iceberg.PrimitiveTypes.TimestampTz},
-		iceberg.NestedField{ID: 6, Name: "active", Type: iceberg.PrimitiveTypes.Bool})
-	tbl, err := cat.CreateTable(ctx, catalog.ToIdentifier("ns", "items"), sc)
-	if err != nil {
-		return nil, err
-	}
-	per := (rows + files - 1) / files
-	tx := tbl.NewTransaction()
-	for from := 0; from < rows; from += per {
-		rdr, err := benchRecords(tbl.Schema(), from, min(per, rows-from), "item")
-		if err != nil {
-			return nil, err
-		}
-		err = tx.Append(ctx, rdr, nil)
-		rdr.Release()
-		if err != nil {
-			return nil, err
-		}
-	}
-	return tx.Commit(ctx)
-}
-
-var benchWords = strings.Fields("amber basalt cedar delta ember fjord granite harbor indigo juniper kestrel lagoon meadow nectar onyx prairie quartz raven sierra tundra")
-
-func benchRecords(sc *iceberg.Schema, from, n int, prefix string) (array.RecordReader, error) {
-	asc, err := table.SchemaToArrowSchema(sc, nil, false, false)
-	if err != nil {
-		return nil, err
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, asc)
-	defer b.Release()
-	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := from; i < from+n; i++ {
-		b.Field(0).(*array.Int64Builder).Append(int64(i))
-		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("%s %s %s %d", prefix, benchWords[i%len(benchWords)], benchWords[(i/7)%len(benchWords)], i))
-		b.Field(2).(*array.StringBuilder).Append(benchWords[(i/13)%len(benchWords)])
-		b.Field(3).(*array.Float64Builder).Append(float64(i%100000) / 100)
-		b.Field(4).(*array.TimestampBuilder).Append(arrow.Timestamp(base.Add(time.Duration(i) * time.Minute).UnixMicro()))
-		b.Field(5).(*array.BooleanBuilder).Append(i%3 != 0)
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	return array.NewRecordReader(asc, []arrow.RecordBatch{rec})
-}
