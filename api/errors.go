@@ -121,6 +121,10 @@ var errorTable = map[string]errorKind{
 	"InvalidPropertyType":                 {codeInvalidArgument, "the metric or grouping does not apply to the property type"},
 	"DefaultAndNullGroupsNotSupported":    {codeInvalidArgument, "exact groupBy with both defaultValue and includeNullValues"},
 
+	// Ops endpoints (ops.go).
+	"InvalidConfig":         {codeInvalidArgument, "POST /api/indexer/v1/reload: the config file is invalid; the old config keeps running"},
+	"OperationNotAvailable": {codeConflict, "rebuild or reload on a server that runs without a daemon or without a config file"},
+
 	// Auth and limits.
 	"MissingCredentials":    {codeUnauthorized, "no Authorization: Bearer header"},
 	"InvalidCredentials":    {codeUnauthorized, "the bearer token is not a configured token"},

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/objects"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Engine is what the API reads from the indexer. *indexer.Indexer
@@ -35,6 +36,17 @@ var _ Engine = (*indexer.Indexer)(nil)
 type Options struct {
 	// Logger receives request logs and errors (default: discard).
 	Logger *slog.Logger
+	// Daemon serves the status, rebuild and reload ops endpoints
+	// (*indexer.Daemon). Without one, status is derived from the engine and
+	// rebuild and reload answer 409 OperationNotAvailable (see ops.go).
+	Daemon Daemon
+	// Registry receives the HTTP metrics and is served at /metrics; pass
+	// the one the daemon registers on (default: a registry of the server's
+	// own, holding the HTTP metrics only).
+	Registry *prometheus.Registry
+	// ConfigPath is the config file that POST /api/indexer/v1/reload and
+	// Server.Reload read.
+	ConfigPath string
 }
 
 // Server serves the Ontology API v2 subset over an Engine.
@@ -44,6 +56,8 @@ type Server struct {
 	auth    *authenticator
 	log     *slog.Logger
 	handler http.Handler
+	ops     opsState     // ops.go
+	hm      *httpMetrics // metrics.go
 }
 
 // New returns a server over engine, configured by the server and auth
@@ -61,6 +75,9 @@ func New(engine Engine, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger}
+	if err := s.initOps(opts); err != nil {
+		return nil, err
+	}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -74,14 +91,14 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.logRequests, s.recoverPanics)
-	// HOOK(ops): r.Use(s.metrics) // HTTP metrics middleware, added in metrics.go
+	r.Use(s.metrics) // HOOK(ops): HTTP metrics middleware, in metrics.go
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apiErr("ApiNotFound", map[string]any{"path": r.URL.Path}))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apiErr("MethodNotAllowed", map[string]any{"method": r.Method}))
 	})
-	// HOOK(ops): s.routeOps(r) // /healthz, /readyz, /metrics, /api/indexer/v1/..., added in ops.go
+	s.routeOps(r) // HOOK(ops): /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
 	r.Route("/api/v2/ontologies", func(r chi.Router) {
 		r.Use(s.authenticate, s.limit)
 		r.Get("/", s.handle(s.listOntologies))

@@ -232,6 +232,33 @@ func TestIndexer_Build(t *testing.T) {
 		wantResult(t, f.mustBuild(t, indexer.BuildOptions{}), indexer.KindIncremental, 1, 3, 0)
 		indexertest.MatchTable(t, f.ix, f.name, f.tb)
 	})
+	t.Run("partitioned table", func(t *testing.T) {
+		ctx := context.Background()
+		w := icebergtest.MustWarehouse(t)
+		tb, err := w.CreatePartitionedTable(ctx, "ns.customers", customerSchema(), []string{"city"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tb.Append(ctx, customerRows(0, 40)); err != nil { // one file per city
+			t.Fatal(err)
+		}
+		ix := indexertest.Open(t, indexertest.Config(t, w, objects.TypeSpec{APIName: "Customer", Table: "warehouse.ns.customers"}))
+		r, err := ix.Build(ctx, "Customer", indexer.BuildOptions{})
+		if err != nil || r.FilesRead != 4 {
+			t.Fatalf("build = %+v, %v", r, err)
+		}
+		// Move customer 5 from Oslo to Lisbon: a rewrite in one partition, a new row in another.
+		if err := tb.Overwrite(ctx, id(5), []icebergtest.Row{{"id": 5, "name": "moved", "city": "Lisbon", "score": 1}}); err != nil {
+			t.Fatal(err)
+		}
+		// iceberg-go rewrites every file whose id bounds admit 5 (all
+		// four): three of them only carry rows over.
+		r, err = ix.Build(ctx, "Customer", indexer.BuildOptions{})
+		if err != nil || r.Kind != indexer.KindIncremental || r.Upserts != 1 || r.Deletes != 0 || r.FilesRead != addedFiles(tb) {
+			t.Fatalf("build = %+v, %v", r, err)
+		}
+		indexertest.MatchTable(t, ix, "Customer", tb)
+	})
 	t.Run("build to an older snapshot", func(t *testing.T) {
 		f := mustFixture(t, nil, 2, nil)
 		s1 := f.tb.T.CurrentSnapshot().SnapshotID

@@ -366,6 +366,11 @@ func fxBuild(tb testing.TB, ix *indexer.Indexer, name string, snapID int64) *ind
 }
 
 func TestRealFixture_Lineitem(t *testing.T) {
+	if testing.Short() {
+		// Four builds of 60,175 objects: minutes under the race detector,
+		// which -short runs are for; the full suite runs it.
+		t.Skip("runs without -short")
+	}
 	ctx := context.Background()
 	tbl := fixtures.MustLoad(t, fxLineitem)
 	hist := fxMainHistory(t, tbl)

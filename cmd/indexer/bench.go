@@ -186,7 +186,7 @@ func benchBuild(ctx context.Context, dir string, tbl *table.Table, memProfile st
 	cfg.Dir = dir
 	cfg.DataDir = "data"
 	cfg.Catalogs = map[string]indexer.CatalogConfig{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
-	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Item", Table: "warehouse."+benchdata.Ident, TitleProperty: "name"}}
+	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Item", Table: "warehouse." + benchdata.Ident, TitleProperty: "name"}}
 	if err := cfg.Validate(); err != nil {
 		return nil, 0, 0, nil, err
 	}
@@ -269,4 +269,3 @@ func peakRSS() float64 {
 	}
 	return 0
 }
-

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ontoindex/ontoindex/cowguard"
@@ -17,18 +19,24 @@ import (
 )
 
 func init() {
-	register(Command{Name: "demo", Summary: "create a demo warehouse in ./demo, build it, change the tables, build again", Run: runDemo})
+	register(Command{Name: "demo", Summary: "serve a demo warehouse in ./demo while a writer changes its tables", Run: runDemo})
 }
 
 func runDemo(ctx context.Context, env *Env, args []string) int {
-	fs := newFlags(env, "demo", "[--dir DIR]\n\n"+
-		"Creates DIR (default ./demo) with a hadoop-catalog Iceberg warehouse of three object types,\n"+
-		"its config DIR/ontology.yaml and the index in DIR/index; builds every object type; commits a\n"+
-		"copy-on-write update, a copy-on-write delete and a change to the merge-on-read table; and builds\n"+
-		"again. Running it again reuses the warehouse and the index.")
+	fs := newFlags(env, "demo", "[--dir DIR] [--listen ADDR] [--writer=false] [--every D] [--once]\n\n"+
+		"Creates DIR (default ./demo) with a hadoop-catalog Iceberg warehouse of three object types\n"+
+		"(reused when it exists) and its config DIR/ontology.yaml, then runs `indexer serve` on it with a\n"+
+		"demo writer that commits a small change to the tables every few seconds: copy-on-write updates,\n"+
+		"inserts and deletes, and now and then a merge-on-read delete that blocks Aircraft until the\n"+
+		"writer compacts the table. The index is kept in DIR/index. Ctrl-C stops it.\n\n"+
+		"--once runs the one-shot demo instead: build, commit three changes, build again, print.")
 	dir := fs.String("dir", "demo", "directory of the demo")
 	seed := fs.Uint64("seed", 1, "seed of the generated data (first run only)")
 	customers := fs.Int64("customers", 120_000, "customers to generate (first run only)")
+	listen := fs.String("listen", "", "address to serve on (default: server.listen of the demo config, 127.0.0.1:8080)")
+	writer := fs.Bool("writer", true, "commit small changes to the tables while serving")
+	every := fs.Duration("every", 3*time.Second, "time between two commits of the demo writer")
+	once := fs.Bool("once", false, "run the one-shot demo (build, change, build again) instead of serving")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -36,22 +44,20 @@ func runDemo(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "indexer demo: --customers must be at least 1")
 		return exitUsage
 	}
+	if *every <= 0 {
+		fmt.Fprintln(env.Stderr, "indexer demo: --every must be positive")
+		return exitUsage
+	}
 	out := env.Stdout
-	fail := func(err error) int {
-		fmt.Fprintf(env.Stderr, "indexer demo: %v\n", err)
-		if errors.Is(err, context.Canceled) {
-			return exitAborted
-		}
-		return exitFailed
-	}
-
 	start := time.Now()
-	d, tables, err := demo.Open(ctx, *dir, demo.Options{Seed: *seed, Customers: *customers})
+	fmt.Fprintf(out, "ontoindex demo in %s\n\n", *dir)
+	d, tables, err := demo.Open(ctx, *dir, demo.Options{Seed: *seed, Customers: *customers,
+		Generating: func(objectType, table string) {
+			fmt.Fprintf(out, "  generating %s (%s) ...\n", objectType, table)
+		}})
 	if err != nil {
-		return fail(err)
+		return demoFailed(env, err)
 	}
-	cfgPath := filepath.Join(*dir, demo.ConfigFile)
-	fmt.Fprintf(out, "ontoindex demo in %s\n\n", d.Dir)
 	generated := false
 	for _, t := range tables {
 		how := "reused"
@@ -63,22 +69,119 @@ func runDemo(ctx context.Context, env *Env, args []string) int {
 	if generated {
 		fmt.Fprintf(out, "  warehouse generated in %s\n", time.Since(start).Round(time.Millisecond))
 	}
-	fmt.Fprintf(out, "  config: %s\n", cfgPath)
+	fmt.Fprintf(out, "  config: %s\n", filepath.Join(*dir, demo.ConfigFile))
+	if *once {
+		return runDemoOnce(ctx, env, d, filepath.Join(*dir, demo.ConfigFile))
+	}
+	return serve(ctx, env, serveOptions{ConfigPath: d.ConfigPath, Listen: *listen, StopGrace: defaultStopGrace,
+		Events: out, Verbose: true, Log: demoLogger(env),
+		Started: func(ctx context.Context, s *serving) {
+			runDemoServing(ctx, out, d, s, *writer, *every)
+		}})
+}
 
+func demoFailed(env *Env, err error) int {
+	fmt.Fprintf(env.Stderr, "indexer demo: %v\n", err)
+	if errors.Is(err, context.Canceled) {
+		return exitAborted
+	}
+	return exitFailed
+}
+
+// demoLogger logs only errors unless $INDEXER_LOG asks for more: the demo
+// provokes merge-on-read refusals on purpose, and reports them itself.
+func demoLogger(env *Env) *slog.Logger {
+	if os.Getenv("INDEXER_LOG") != "" {
+		return logger(env)
+	}
+	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+}
+
+// runDemoServing prints where the demo serves, waits until every object
+// type has a generation to serve, prints requests to try, and then runs the
+// demo writer until ctx is done.
+func runDemoServing(ctx context.Context, out io.Writer, d *demo.Demo, s *serving, writer bool, every time.Duration) {
+	api := s.BaseURL + "/api/v2/ontologies/" + s.Config.Ontology.APIName
+	fmt.Fprintf(out, "\nServing %s (Ctrl-C stops; the warehouse and the index stay for the next run)\n"+
+		"  objects   %s/objectTypes\n"+
+		"  status    %s/api/indexer/v1/status\n"+
+		"  checks    %s/api/indexer/v1/checks/write-modes\n"+
+		"  metrics   %s/metrics\n", s.BaseURL, api, s.BaseURL, s.BaseURL, s.BaseURL)
+	if n := s.Daemon.NotReady(); len(n) > 0 {
+		fmt.Fprintf(out, "\nFirst builds of %s are running; progress below. Until a type is built, its\n"+
+			"searches answer 409 ObjectTypeNotSynced.\n\n", strings.Join(n, ", "))
+		t := time.NewTicker(200 * time.Millisecond)
+		for len(s.Daemon.NotReady()) > 0 {
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		t.Stop()
+	}
+	fmt.Fprintf(out, "\nTry:\n")
+	for _, c := range demoCurls(s.BaseURL, s.Config.Ontology.APIName) {
+		fmt.Fprintf(out, "  %s\n", c)
+	}
+	fmt.Fprintf(out, "  go run ./cmd/indexer status --url %s\n", s.BaseURL)
+	if !writer {
+		fmt.Fprintf(out, "\nThe demo writer is off (--writer=false).\n")
+		return
+	}
+	fmt.Fprintf(out, "\nDemo writer: a commit every %s, as another application would make them (--writer=false turns it off).\n"+
+		"Copy-on-write edits are indexed within seconds; a merge-on-read delete blocks Aircraft until the\n"+
+		"writer compacts the table, while its searches keep answering.\n\n", every)
+	w := d.Writer()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x0d15ea5e))
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		c, err := w.Step(ctx, rng)
+		stamp := time.Now().Format("15:04:05")
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			fmt.Fprintf(out, "%s commit failed: %v\n", stamp, err)
+		default:
+			fmt.Fprintf(out, "%s commit   %s: snapshot %d, %s\n", stamp, c, c.SnapshotID, filesText(c))
+		}
+	}
+}
+
+// demoCurls are the requests the demo suggests: a search, a get and the
+// status, ready to paste.
+func demoCurls(base, ontology string) []string {
+	api := base + "/api/v2/ontologies/" + ontology
+	search := `{"where":{"type":"and","value":[{"type":"eq","field":"city","value":"Lisbon"},{"type":"gte","field":"lifetimeValue","value":500}]},` +
+		`"orderBy":{"fields":[{"field":"lifetimeValue","direction":"desc"}]},"pageSize":3}`
+	return []string{
+		fmt.Sprintf("curl -s -H 'Content-Type: application/json' -d '%s' %s/objects/Customer/search", search, api),
+		fmt.Sprintf("curl -s %s/objects/Customer/1", api),
+		fmt.Sprintf("curl -s %s/api/indexer/v1/status", base),
+	}
+}
+
+// runDemoOnce is the one-shot demo: build every object type, commit a
+// copy-on-write update, a copy-on-write delete and a change to the
+// merge-on-read table, build again, and show what the index holds.
+func runDemoOnce(ctx context.Context, env *Env, d *demo.Demo, cfgPath string) int {
+	out := env.Stdout
 	cfg, err := indexer.LoadConfig(d.ConfigPath)
 	if err != nil {
-		return fail(err)
+		return demoFailed(env, err)
 	}
 	prog := newProgress(env.Stderr)
-	// The demo provokes a merge-on-read refusal on purpose and prints it:
-	// log only errors unless $INDEXER_LOG asks for more.
-	log := logger(env)
-	if os.Getenv("INDEXER_LOG") == "" {
-		log = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	}
-	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: log, Progress: prog.report})
+	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: demoLogger(env), Progress: prog.report})
 	if err != nil {
-		return fail(err)
+		return demoFailed(env, err)
 	}
 	defer ix.Close()
 
@@ -96,7 +199,7 @@ func runDemo(ctx context.Context, env *Env, args []string) int {
 	for _, step := range []func(context.Context) (demo.Change, error){w.UpdateCustomer, w.DeleteOrderLine, aircraftStep(w)} {
 		c, err := step(ctx)
 		if err != nil {
-			return fail(err)
+			return demoFailed(env, err)
 		}
 		changes = append(changes, c)
 		fmt.Fprintf(out, "  %s\n      snapshot %d: %s\n", c, c.SnapshotID, filesText(c))
@@ -113,7 +216,7 @@ func runDemo(ctx context.Context, env *Env, args []string) int {
 	fmt.Fprintln(out, "\n4. What the index holds now")
 	for _, c := range changes {
 		if err := describeChange(ctx, out, ix, c); err != nil {
-			return fail(err)
+			return demoFailed(env, err)
 		}
 	}
 
@@ -121,7 +224,8 @@ func runDemo(ctx context.Context, env *Env, args []string) int {
 		"  go run ./cmd/indexer check  --config %[1]s\n"+
 		"  go run ./cmd/indexer build  --config %[1]s\n"+
 		"  go run ./cmd/indexer export --config %[1]s --type Customer | head -3\n"+
-		"  go run ./cmd/indexer demo   (again: more changes, incremental builds%[2]s)\n",
+		"  go run ./cmd/indexer demo --once   (again: more changes, incremental builds%[2]s)\n"+
+		"  go run ./cmd/indexer demo          (serve the API while a writer changes the tables)\n",
 		cfgPath, aircraftHint(changes))
 	return exitOK
 }

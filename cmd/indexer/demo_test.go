@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMain_demo runs the demo twice in a temporary directory (with fewer
@@ -32,7 +36,7 @@ func TestMain_demo(t *testing.T) {
 	}
 
 	t.Run("first run", func(t *testing.T) {
-		code, out, errOut := run("demo", "--dir", dir, "--customers", "3000")
+		code, out, errOut := run("demo", "--once", "--dir", dir, "--customers", "3000")
 		if code != exitOK {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
@@ -74,7 +78,7 @@ func TestMain_demo(t *testing.T) {
 	})
 
 	t.Run("second run", func(t *testing.T) {
-		code, out, errOut := run("demo", "--dir", dir)
+		code, out, errOut := run("demo", "--once", "--dir", dir)
 		if code != exitOK {
 			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 		}
@@ -107,6 +111,147 @@ func TestMain_demo(t *testing.T) {
 		code, _, errOut := run("demo", "--customers", "0")
 		if code != exitUsage || !strings.Contains(errOut, "--customers") {
 			t.Fatalf("exit %d: %s", code, errOut)
+		}
+	})
+}
+
+// curlCommand is one of the demo's ready-to-paste curl commands.
+var curlCommand = regexp.MustCompile(`(?m)^  curl -s (?:-H 'Content-Type: application/json' -d '([^']*)' )?(http://\S+)$`)
+
+// TestMain_demoServe runs the demo as `go run ./cmd/indexer demo` does
+// (serving, with the demo writer), sends the curl commands it prints, and
+// waits until the writer's commits are indexed; the second run reuses the
+// warehouse and the index.
+func TestMain_demoServe(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	start := func(t *testing.T, args ...string) (stdout, stderr *syncBuffer, stop func() int) {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		stdout, stderr = &syncBuffer{}, &syncBuffer{}
+		done := make(chan int, 1)
+		go func() {
+			done <- Main(ctx, append([]string{"demo", "--dir", dir, "--listen", "127.0.0.1:0"}, args...), &Env{Stdout: stdout, Stderr: stderr})
+		}()
+		stopped := false
+		stop = func() int {
+			t.Helper()
+			cancel()
+			if stopped {
+				return exitOK
+			}
+			stopped = true
+			select {
+			case code := <-done:
+				return code
+			case <-time.After(waitLong):
+				t.Fatalf("the demo did not stop:\n%s%s", stdout.String(), stderr.String())
+				return 0
+			}
+		}
+		t.Cleanup(func() {
+			stop()
+			if t.Failed() {
+				t.Logf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+			}
+		})
+		return stdout, stderr, stop
+	}
+	waitFor := func(t *testing.T, out *syncBuffer, re string) []string {
+		t.Helper()
+		rx := regexp.MustCompile(re)
+		deadline := time.Now().Add(waitLong)
+		for {
+			if m := rx.FindStringSubmatch(out.String()); m != nil {
+				return m
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("output does not match %s:\n%s", re, out.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	// curls sends the printed curl commands and returns the decoded answers.
+	curls := func(t *testing.T, out string) []map[string]any {
+		t.Helper()
+		var res []map[string]any
+		for _, m := range curlCommand.FindAllStringSubmatch(out, -1) {
+			method, body := http.MethodGet, m[1]
+			if body != "" {
+				method = http.MethodPost
+			}
+			req, err := http.NewRequest(method, m[2], strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v map[string]any
+			err = json.NewDecoder(resp.Body).Decode(&v)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s: %d %v %v", m[0], resp.StatusCode, v, err)
+			}
+			res = append(res, v)
+		}
+		if len(res) != 3 {
+			t.Fatalf("%d curl commands in:\n%s", len(res), out)
+		}
+		return res
+	}
+
+	t.Run("first run", func(t *testing.T) {
+		stdout, stderr, stop := start(t, "--customers", "2000", "--every", "100ms")
+		waitFor(t, stdout, `(?m)^  generating Customer \(demo\.sales\.customers\) \.\.\.$`)
+		waitFor(t, stdout, `(?m)^  Customer\s+demo\.sales\.customers\s+2000 rows in \d+ data files? \(generated\)$`)
+		base := waitFor(t, stdout, `(?m)^Serving (http://127\.0\.0\.1:\d+) `)[1]
+		waitFor(t, stdout, `(?m)^  status    `+regexp.QuoteMeta(base)+`/api/indexer/v1/status$`)
+		waitFor(t, stdout, `(?m)^First builds of .* are running`)
+		waitFor(t, stdout, `(?m)^\d\d:\d\d:\d\d indexed  Customer: full build to snapshot \d+ \(generation 1\): 2000 upserts`)
+		out := waitFor(t, stdout, `(?s)Try:\n.*go run ./cmd/indexer status --url `+regexp.QuoteMeta(base)+`\n`)[0]
+		res := curls(t, out)
+		search, get, status := res[0], res[1], res[2]
+		data, _ := search["data"].([]any)
+		if len(data) == 0 || data[0].(map[string]any)["city"] != "Lisbon" || data[0].(map[string]any)["__apiName"] != "Customer" {
+			t.Errorf("search: %v", search)
+		}
+		if get["__primaryKey"] != float64(1) || get["__apiName"] != "Customer" {
+			t.Errorf("get: %v", get)
+		}
+		if sts, _ := status["objectTypes"].([]any); len(sts) != 3 || status["ready"] != true {
+			t.Errorf("status: %v", status)
+		}
+		// The writer commits; the daemon indexes the commits.
+		waitFor(t, stdout, `(?m)^\d\d:\d\d:\d\d commit   (Customer|OrderLine): `)
+		waitFor(t, stdout, `(?m)^\d\d:\d\d:\d\d indexed  (Customer|OrderLine): incremental build to snapshot \d+ \(generation 1\): `)
+		if code := stop(); code != exitOK {
+			t.Fatalf("exit %d", code)
+		}
+		if !strings.Contains(stderr.String(), "indexer serve: stopped") {
+			t.Errorf("stderr:\n%s", stderr.String())
+		}
+	})
+
+	t.Run("second run", func(t *testing.T) {
+		stdout, _, stop := start(t, "--writer=false")
+		waitFor(t, stdout, `(?m)^  Customer\s+demo\.sales\.customers\s+2000 rows in \d+ data files? \(reused\)$`)
+		out := waitFor(t, stdout, `(?s)Try:\n.*\nThe demo writer is off \(--writer=false\)\.\n`)[0]
+		if strings.Contains(out, "First builds") || strings.Contains(out, "(generated)") {
+			t.Errorf("the second run built or generated again:\n%s", out)
+		}
+		curls(t, out)
+		if code := stop(); code != exitOK {
+			t.Fatalf("exit %d", code)
+		}
+		// The index was reused, not rebuilt: the data dir holds generation 1 only.
+		for _, name := range []string{"Customer", "OrderLine", "Aircraft"} {
+			if m, _ := filepath.Glob(filepath.Join(dir, "index", "types", name, "gen-*")); len(m) != 1 || filepath.Base(m[0]) != "gen-1" {
+				t.Errorf("%s generations: %v", name, m)
+			}
 		}
 	})
 }

@@ -64,6 +64,9 @@ type Options struct {
 	// (default 32 KiB; files roll over at batch boundaries, so they end up
 	// a few times larger).
 	TargetFileSize int64 `json:"targetFileSize"`
+	// Generating, when set, is called before a table is filled with
+	// generated rows (so that callers can say what takes the time).
+	Generating func(objectType, table string) `json:"-"`
 }
 
 func (o Options) withDefaults() Options {
@@ -238,6 +241,9 @@ func (d *Demo) ensure(ctx context.Context, t demoTable) (TableInfo, error) {
 		return info, fmt.Errorf("demo table %s: %w", t.ident, err)
 	}
 	if tbl.CurrentSnapshot() == nil {
+		if d.opts.Generating != nil {
+			d.opts.Generating(t.objectType, info.Table)
+		}
 		rdr, err := records(tbl, t.rows)
 		if err != nil {
 			return info, fmt.Errorf("demo table %s: %w", t.ident, err)
