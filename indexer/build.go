@@ -354,26 +354,14 @@ func (ix *Indexer) incrementalBuild(ctx context.Context, ts *typeState, tbl *tab
 	ts.mu.RLock()
 	cp, gen := ts.cp, ts.gen
 	ts.mu.RUnlock()
-	fs, err := tbl.FS(ctx)
-	if err != nil {
-		return &tableError{err}
-	}
 	w, err := newGenWriter(ix.db, name, cp.Generation, false)
 	if err != nil {
 		return err
 	}
 	defer w.rollback()
-	manifests, err := changelog.LiveFiles(ctx, fs, snap, w.knownManifest)
+	manifests, plan, rd, err := ix.planDiff(ctx, ts, tbl, snap, typ, schemaID, w, w.knownManifest)
 	if err != nil {
-		return &tableError{fmt.Errorf("object type %s: %w", name, err)}
-	}
-	plan, err := changelog.PlanDiff(manifests, w.baselineFiles)
-	if err != nil {
-		return fmt.Errorf("object type %s: %w", name, err)
-	}
-	rd, err := changelog.NewReader(tbl, snapIDOf(snap), typ.Columns(), ix.Config().Build.BatchRows)
-	if err != nil {
-		return &SchemaError{ObjectType: name, Table: ts.spec.Table, SchemaID: schemaID, Err: err}
+		return err
 	}
 	st, err := changelog.Diff(ctx, changelog.Input{Type: typ, Table: ts.spec.Table, SnapshotID: snapIDOf(snap), Plan: plan, Reader: rd,
 		Progress: ix.progress(name, KindIncremental, plan.TotalRecords(), time.Now())}, w, w)
@@ -411,6 +399,31 @@ func (ix *Indexer) incrementalBuild(ctx context.Context, ts *typeState, tbl *tab
 	return ix.syncSearch(ctx, gen, typ)
 }
 
+// planDiff lists the live data files of snap (taking the manifests known
+// returns from the baseline instead of reading them), plans the diff
+// against the baseline of w, and prepares reads of the mapped columns.
+func (ix *Indexer) planDiff(ctx context.Context, ts *typeState, tbl *table.Table, snap *table.Snapshot, typ *objects.Type, schemaID int,
+	w *genWriter, known func(string) ([]changelog.DataFile, bool, error)) ([]changelog.Manifest, *changelog.Plan, *changelog.Reader, error) {
+	name := ts.spec.APIName
+	fs, err := tbl.FS(ctx)
+	if err != nil {
+		return nil, nil, nil, &tableError{err}
+	}
+	manifests, err := changelog.LiveFiles(ctx, fs, snap, known)
+	if err != nil {
+		return nil, nil, nil, &tableError{fmt.Errorf("object type %s: %w", name, err)}
+	}
+	plan, err := changelog.PlanDiff(manifests, w.baselineFiles)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("object type %s: %w", name, err)
+	}
+	rd, err := changelog.NewReader(tbl, snapIDOf(snap), typ.Columns(), ix.Config().Build.BatchRows)
+	if err != nil {
+		return nil, nil, nil, &SchemaError{ObjectType: name, Table: ts.spec.Table, SchemaID: schemaID, Err: err}
+	}
+	return manifests, plan, rd, nil
+}
+
 // finished is a copy of res as it will be reported when the build ends
 // now, for the checkpoint the build commits.
 func finished(res *BuildResult, start time.Time) *BuildResult {
@@ -429,10 +442,6 @@ func snapIDOf(s *table.Snapshot) int64 {
 
 func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Table, snap *table.Snapshot, typ *objects.Type, schemaID int, bs *buildState, res *BuildResult, start time.Time) error {
 	name := ts.spec.APIName
-	fs, err := tbl.FS(ctx)
-	if err != nil {
-		return &tableError{err}
-	}
 	resume := bs != nil
 	if !resume {
 		n, err := ix.nextGeneration(name)
@@ -485,17 +494,9 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 	if err := w.begin(false); err != nil {
 		return err
 	}
-	manifests, err := changelog.LiveFiles(ctx, fs, snap, nil)
+	manifests, plan, rd, err := ix.planDiff(ctx, ts, tbl, snap, typ, schemaID, w, nil)
 	if err != nil {
-		return &tableError{fmt.Errorf("object type %s: %w", name, err)}
-	}
-	plan, err := changelog.PlanDiff(manifests, w.baselineFiles)
-	if err != nil {
-		return fmt.Errorf("object type %s: %w", name, err)
-	}
-	rd, err := changelog.NewReader(tbl, snapIDOf(snap), typ.Columns(), ix.Config().Build.BatchRows)
-	if err != nil {
-		return &SchemaError{ObjectType: name, Table: ts.spec.Table, SchemaID: schemaID, Err: err}
+		return err
 	}
 	var skip map[string]int64
 	if bs.PartialFile != "" {

@@ -185,10 +185,20 @@ func (t *Table) EqualityDelete(ctx context.Context, columns []string, rows []Row
 		return err
 	}
 	defer rec.Release()
-	tx := t.T.NewTransaction()
 	seq := func(yield func(arrow.RecordBatch, error) bool) { yield(rec, nil) }
-	if err := tx.CommitEqualityDeletes(ctx, ids, iter.Seq2[arrow.RecordBatch, error](seq), nil); err != nil {
-		return fmt.Errorf("equality delete: %w", err)
+	return t.Commit(ctx, func(tx *table.Transaction) error {
+		if err := tx.CommitEqualityDeletes(ctx, ids, iter.Seq2[arrow.RecordBatch, error](seq), nil); err != nil {
+			return fmt.Errorf("equality delete: %w", err)
+		}
+		return nil
+	})
+}
+
+// Commit runs fn in a transaction and commits it.
+func (t *Table) Commit(ctx context.Context, fn func(tx *table.Transaction) error) error {
+	tx := t.T.NewTransaction()
+	if err := fn(tx); err != nil {
+		return err
 	}
 	nt, err := tx.Commit(ctx)
 	if err != nil {
@@ -200,16 +210,7 @@ func (t *Table) EqualityDelete(ctx context.Context, columns []string, rows []Row
 
 // SetProperties commits table properties.
 func (t *Table) SetProperties(ctx context.Context, props iceberg.Properties) error {
-	tx := t.T.NewTransaction()
-	if err := tx.SetProperties(props); err != nil {
-		return err
-	}
-	nt, err := tx.Commit(ctx)
-	if err != nil {
-		return err
-	}
-	t.T = nt
-	return nil
+	return t.Commit(ctx, func(tx *table.Transaction) error { return tx.SetProperties(props) })
 }
 
 // Compact rewrites every live data file into new files with all deletes
@@ -252,30 +253,14 @@ func dedupFiles(files []iceberg.DataFile) []iceberg.DataFile {
 // ExpireAllButCurrent expires every snapshot but the current one and deletes
 // the files only they referenced.
 func (t *Table) ExpireAllButCurrent(ctx context.Context) error {
-	tx := t.T.NewTransaction()
-	if err := tx.ExpireSnapshots(table.WithRetainLast(1), table.WithOlderThan(0)); err != nil {
-		return err
-	}
-	nt, err := tx.Commit(ctx)
-	if err != nil {
-		return err
-	}
-	t.T = nt
-	return nil
+	return t.Commit(ctx, func(tx *table.Transaction) error {
+		return tx.ExpireSnapshots(table.WithRetainLast(1), table.WithOlderThan(0))
+	})
 }
 
 // Rollback sets the main branch back to an ancestor snapshot.
 func (t *Table) Rollback(ctx context.Context, snapshotID int64) error {
-	tx := t.T.NewTransaction()
-	if err := tx.RollbackToSnapshot(snapshotID); err != nil {
-		return err
-	}
-	nt, err := tx.Commit(ctx)
-	if err != nil {
-		return err
-	}
-	t.T = nt
-	return nil
+	return t.Commit(ctx, func(tx *table.Transaction) error { return tx.RollbackToSnapshot(snapshotID) })
 }
 
 // ReadRows reads every row of a snapshot (0 = current) with all deletes

@@ -9,18 +9,11 @@ import (
 
 // UpdateSchema applies schema changes in one commit.
 func (t *Table) UpdateSchema(ctx context.Context, fn func(u *table.UpdateSchema)) error {
-	tx := t.T.NewTransaction()
-	u := tx.UpdateSchema(true, false)
-	fn(u)
-	if err := u.Commit(); err != nil {
-		return err
-	}
-	nt, err := tx.Commit(ctx)
-	if err != nil {
-		return err
-	}
-	t.T = nt
-	return nil
+	return t.Commit(ctx, func(tx *table.Transaction) error {
+		u := tx.UpdateSchema(true, false)
+		fn(u)
+		return u.Commit()
+	})
 }
 
 // AddColumn adds an optional top-level column.
