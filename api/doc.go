@@ -71,9 +71,10 @@
 // sees only its object types: the others do not exist for it. Without
 // tokens the server is anonymous and serves only on loopback addresses.
 //
-// # Extending
+// # Ops
 //
-// The ops endpoints and HTTP metrics are added by a routeOps method and a
-// middleware in files of their own, hooked into Server.routes at the two
-// lines marked HOOK(ops). They use authenticate and requireAdmin.
+// ops.go serves /healthz, /readyz, /metrics and the /api/indexer/v1 status,
+// check, rebuild and reload endpoints over the daemon (Options.Daemon);
+// metrics.go counts requests by chi route pattern. They authenticate like
+// the API, and the POST endpoints need an admin token.
 package api

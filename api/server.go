@@ -91,14 +91,14 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.logRequests, s.recoverPanics)
-	r.Use(s.metrics) // HOOK(ops): HTTP metrics middleware, in metrics.go
+	r.Use(s.metrics) // HTTP metrics, in metrics.go
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apiErr("ApiNotFound", map[string]any{"path": r.URL.Path}))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apiErr("MethodNotAllowed", map[string]any{"method": r.Method}))
 	})
-	s.routeOps(r) // HOOK(ops): /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
+	s.routeOps(r) // /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
 	r.Route("/api/v2/ontologies", func(r chi.Router) {
 		r.Use(s.authenticate, s.limit)
 		r.Get("/", s.handle(s.listOntologies))
