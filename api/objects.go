@@ -157,15 +157,7 @@ func (s *Server) searchObjects(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	order, err := sortFields(t, req.OrderBy)
-	if err != nil {
-		return nil, err
-	}
-	v2, err := parseSelectV2(req.SelectV2)
-	if err != nil {
-		return nil, err
-	}
-	sel, err := parseSelect(t, append(req.Select, v2...))
+	order, sel, err := orderAndSelect(t, req.OrderBy, req.Select, req.SelectV2)
 	if err != nil {
 		return nil, err
 	}

@@ -255,15 +255,7 @@ func (s *Server) loadObjectSet(r *http.Request) (any, error) {
 		return loadObjectsPage{objectPage: &objectPage{Data: []map[string]any{}, TotalCount: "0"}, PropertySecurities: []any{}}, nil
 	}
 	t := d.view.Type()
-	order, err := sortFields(t, req.OrderBy)
-	if err != nil {
-		return nil, err
-	}
-	v2, err := parseSelectV2(req.SelectV2)
-	if err != nil {
-		return nil, err
-	}
-	sel, err := parseSelect(t, append(req.Select, v2...))
+	order, sel, err := orderAndSelect(t, req.OrderBy, req.Select, req.SelectV2)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,6 @@ type opsEnv struct {
 	reg     *prometheus.Registry
 	rows    int // rows of People
 	files   int // data files of People
-	started bool
 }
 
 // opsTypes is the objectTypes section with People and Plane.

@@ -144,6 +144,24 @@ func parseSelect(t *objects.Type, names []string) (selection, error) {
 	return sel, nil
 }
 
+// orderAndSelect decodes the orderBy and select/selectV2 of a search or
+// object-set load.
+func orderAndSelect(t *objects.Type, ob *orderByV2, sel []string, selV2 []json.RawMessage) ([]sortField, selection, error) {
+	order, err := sortFields(t, ob)
+	if err != nil {
+		return nil, nil, err
+	}
+	v2, err := parseSelectV2(selV2)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := parseSelect(t, append(sel, v2...))
+	if err != nil {
+		return nil, nil, err
+	}
+	return order, s, nil
+}
+
 // parseSelectV2 reads selectV2 property identifiers.
 func parseSelectV2(raw []json.RawMessage) ([]string, error) {
 	var names []string
@@ -304,24 +322,6 @@ func (s *Server) scanPage(v *indexer.View, spec searchSpec) (*objectPage, error)
 		page.NextPageToken = pageToken{kind: tokScan, fp: spec.fp, values: []string{string(last)}}.encode()
 	}
 	return page, nil
-}
-
-// countMatches counts the objects a condition matches.
-func (s *Server) countMatches(ctx context.Context, v *indexer.View, c *cond) (int64, error) {
-	if matchesAll(c) {
-		return v.Count()
-	}
-	q, err := (&compiler{idx: v.Index(), maxTerms: s.cfg.MaxQueryTerms}).compile(c)
-	if err != nil {
-		return 0, err
-	}
-	req := bleve.NewSearchRequestOptions(q, 0, 0, false)
-	req.Score = "none"
-	res, err := v.Index().SearchInContext(s.searchContext(ctx), req)
-	if err != nil {
-		return 0, fmt.Errorf("count %s: %w", v.Type().APIName, err)
-	}
-	return int64(res.Total), nil
 }
 
 // forEachMatch calls fn with the key of every object c matches, in no

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -189,7 +190,7 @@ func (c *Config) Validate() error {
 	if len(c.Catalogs) == 0 {
 		bad("catalogs", "at least one catalog is required")
 	}
-	for _, name := range slices.Sorted(mapKeys(c.Catalogs)) {
+	for _, name := range slices.Sorted(maps.Keys(c.Catalogs)) {
 		cat := c.Catalogs[name]
 		if strings.Contains(name, ".") || name == "" {
 			bad("catalogs."+name, "catalog names must not contain dots")
@@ -217,7 +218,7 @@ func (c *Config) Validate() error {
 		seen[strings.ToLower(ot.APIName)] = i
 		catName, _, _ := strings.Cut(ot.Table, ".")
 		if _, ok := c.Catalogs[catName]; !ok && len(c.Catalogs) > 0 {
-			bad(field+".table", "catalog %q of table %q is not configured (catalogs: %s)", catName, ot.Table, strings.Join(slices.Sorted(mapKeys(c.Catalogs)), ", "))
+			bad(field+".table", "catalog %q of table %q is not configured (catalogs: %s)", catName, ot.Table, strings.Join(slices.Sorted(maps.Keys(c.Catalogs)), ", "))
 		}
 	}
 	if c.Build.BatchRows < 0 {
@@ -229,16 +230,6 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateServer()...)
 	errs = append(errs, c.validateDaemon()...)
 	return errors.Join(errs...)
-}
-
-func mapKeys[M ~map[K]V, K comparable, V any](m M) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // Path resolves a path from the config against the config's directory.

@@ -339,7 +339,6 @@ func (ix *Indexer) removeGeneration(g *generation) {
 // dropGenerations deletes the generations for which drop is true, from the
 // store and from disk.
 func (ix *Indexer) dropGenerations(name string, drop func(int) bool) error {
-	var gone []int
 	err := ix.db.Update(func(tx *bolt.Tx) error {
 		gens, err := generations(tx, name)
 		if err != nil {
@@ -354,7 +353,6 @@ func (ix *Indexer) dropGenerations(name string, drop func(int) bool) error {
 				if err := tb.DeleteBucket(genName(n)); err != nil {
 					return err
 				}
-				gone = append(gone, n)
 			}
 		}
 		return nil
@@ -371,7 +369,6 @@ func (ix *Indexer) dropGenerations(name string, drop func(int) bool) error {
 			}
 		}
 	}
-	_ = gone
 	return nil
 }
 

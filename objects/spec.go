@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -90,7 +91,7 @@ func (s *TypeSpec) Validate(field string) error {
 			bad(fmt.Sprintf(".primaryKey[%d]", i), "is empty")
 		}
 	}
-	for _, name := range slices.Sorted(mapKeys(s.Properties)) {
+	for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 		p := s.Properties[name]
 		if !propertyNamePattern.MatchString(name) || len(name) > 100 {
 			bad(".properties."+name, "property apiName must start with a letter or _ and hold only letters, digits and _")
@@ -108,16 +109,6 @@ func (s *TypeSpec) Validate(field string) error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func mapKeys[M ~map[K]V, K comparable, V any](m M) func(func(K) bool) {
-	return func(yield func(K) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // Resolve checks the spec against the columns of the table (in table order)
@@ -154,7 +145,7 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 			t.Properties = append(t.Properties, Property{APIName: c.Name, Column: c.Name, FieldID: c.FieldID, Type: c.Type, Search: DefaultRole(c.Type)})
 		}
 	} else {
-		for _, name := range slices.Sorted(mapKeys(s.Properties)) {
+		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			ps := s.Properties[name]
 			c, ok := byName[ps.Column]
 			if !ok {

@@ -102,16 +102,14 @@ func (t *Table) Records(rows []Row) (array.RecordReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b strings.Builder
-	for _, r := range rows {
-		line, err := json.Marshal(r)
-		if err != nil {
-			return nil, err
-		}
-		b.Write(line)
-		b.WriteByte('\n')
+	if rows == nil {
+		rows = []Row{} // a JSON array, not null
 	}
-	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader("["+strings.Join(strings.Split(strings.TrimSpace(b.String()), "\n"), ",")+"]"))
+	js, err := json.Marshal(rows)
+	if err != nil {
+		return nil, err
+	}
+	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader(string(js)))
 	if err != nil {
 		return nil, fmt.Errorf("build records: %w", err)
 	}
