@@ -8,9 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/query"
 )
 
 // Error is an API error in the Conjure shape. Its Name selects the Conjure
@@ -159,6 +159,7 @@ type conjureError struct {
 func toAPIError(ctx context.Context, err error) *Error {
 	var ae *Error
 	var mbe *http.MaxBytesError
+	var te *query.TooExpensiveError
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -168,17 +169,10 @@ func toAPIError(ctx context.Context, err error) *Error {
 		return &Error{Name: "RequestTimeout", Params: map[string]any{}, cause: err}
 	case errors.Is(err, indexer.ErrNotBuilt):
 		return apiErr("ObjectTypeNotSynced", nil)
-	case isTooManyTerms(err):
-		return &Error{Name: "QueryTooExpensive", Params: map[string]any{"reason": "the query expands to too many index terms; narrow prefixes, wildcards, regular expressions or fuzzy terms"}, cause: err}
+	case errors.As(err, &te):
+		return &Error{Name: "QueryTooExpensive", Params: map[string]any{"property": te.Property, "propertyFilter": te.Op.String(), "reason": te.Reason}, cause: err}
 	}
 	return internalErr(err)
-}
-
-// isTooManyTerms recognises bleve's term-expansion limit errors, which it
-// does not export as values.
-func isTooManyTerms(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "TooManyTermSearchers") || strings.Contains(s, "TooManyClauses")
 }
 
 func newInstanceID() string {

@@ -32,7 +32,7 @@ func TestLimits(t *testing.T) {
 		c.Server.MaxBodyBytes = 2000
 		c.Server.MaxWhereDepth = 5
 		c.Server.MaxWhereClauses = 10
-		c.Server.MaxQueryTerms = 3
+		c.Server.MaxQueryTerms = 2
 	})
 	search := ontologyPath + "/objects/Employee/search"
 	t.Run("body size", func(t *testing.T) {
@@ -71,7 +71,7 @@ func TestLimits(t *testing.T) {
 		e.fail(t, http.MethodPost, search, `{"where":{"type":"or","value":[`+strings.TrimSuffix(ors, ",")+`]}}`, 400, "WhereClauseTooComplex")
 	})
 	t.Run("query terms", func(t *testing.T) {
-		// name terms starting with "a": ada, alan, allen, ... more than 3.
+		// name terms starting with "a": ada, alan, allen: more than 2.
 		e.fail(t, http.MethodPost, search, `{"where":{"type":"startsWith","field":"name","value":"a"}}`, 400, "QueryTooExpensive")
 		e.fail(t, http.MethodPost, search, `{"where":{"type":"containsAllTermsInOrderPrefixLastTerm","field":"bio","value":"the a"}}`, 400, "QueryTooExpensive")
 		e.fail(t, http.MethodPost, search, `{"where":{"type":"wildcard","field":"name","value":"*"}}`, 400, "QueryTooExpensive")

@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
 // Object sets of one object type: base, filter, union, intersect,
 // subtract and static, nested to any depth within the where limits (the
 // nodes of an object set and of its where clauses share the depth and
-// clause budget). They compile to the same cond trees as where clauses.
+// clause budget). They decode to the same engine filters as where clauses.
 
 // unsupportedSets are ObjectSet kinds ontoindex does not serve.
 var unsupportedSets = map[string]string{
@@ -79,7 +80,7 @@ func (d *setDecoder) release() {
 
 // decode returns the cond of an object set; typed reports whether the set
 // names an object type (an empty static set does not).
-func (d *setDecoder) decode(raw json.RawMessage, depth int) (c *cond, typed bool, err error) {
+func (d *setDecoder) decode(raw json.RawMessage, depth int) (f *query.Filter, typed bool, err error) {
 	if depth > d.wd.maxDepth {
 		return nil, false, apiErr("WhereClauseTooComplex", map[string]any{"maxDepth": d.wd.maxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.wd.maxDepth)})
 	}
@@ -111,7 +112,7 @@ func (d *setDecoder) decode(raw json.RawMessage, depth int) (c *cond, typed bool
 		if _, err := d.useType(rs.ObjectType); err != nil {
 			return nil, false, err
 		}
-		return &cond{op: opMatchAll}, true, nil
+		return &query.Filter{Op: query.OpAll}, true, nil
 	case "filter":
 		if isNull(rs.ObjectSet) || isNull(rs.Where) {
 			return nil, false, badSet("filter needs objectSet and where")
@@ -127,12 +128,12 @@ func (d *setDecoder) decode(raw json.RawMessage, depth int) (c *cond, typed bool
 		if err != nil {
 			return nil, false, err
 		}
-		return &cond{op: opAnd, kids: []*cond{inner, w}}, true, nil
+		return query.And(inner, w), true, nil
 	case "union", "intersect", "subtract":
 		if len(rs.ObjectSets) == 0 {
 			return nil, false, badSet(typ + " needs objectSets")
 		}
-		var kids []*cond
+		var kids []*query.Filter
 		anyTyped := false
 		for _, k := range rs.ObjectSets {
 			kc, typed, err := d.decode(k, depth+1)
@@ -144,58 +145,58 @@ func (d *setDecoder) decode(raw json.RawMessage, depth int) (c *cond, typed bool
 		}
 		switch typ {
 		case "union":
-			return &cond{op: opOr, kids: kids}, anyTyped, nil
+			return query.Or(kids...), anyTyped, nil
 		case "intersect":
-			return &cond{op: opAnd, kids: kids}, anyTyped, nil
+			return query.And(kids...), anyTyped, nil
 		}
 		if len(kids) == 1 {
 			return kids[0], anyTyped, nil
 		}
-		rest := &cond{op: opOr, kids: kids[1:]}
-		return &cond{op: opAnd, kids: []*cond{kids[0], {op: opNot, kids: []*cond{rest}}}}, anyTyped, nil
+		return query.And(kids[0], query.Not(query.Or(kids[1:]...))), anyTyped, nil
 	case "static":
 		if err := d.wd.count(len(rs.Objects)); err != nil {
 			return nil, false, err
 		}
 		if len(rs.Objects) == 0 {
-			return &cond{op: opMatchNone}, false, nil
+			return &query.Filter{Op: query.OpNone}, false, nil
 		}
-		c := &cond{op: opDocIDs}
+		f := &query.Filter{Op: query.OpKeys}
 		for _, rid := range rs.Objects {
-			typeName, docID, ok := parseObjectRID(rid)
+			typeName, key, ok := parseObjectRID(rid)
 			if !ok {
 				return nil, false, badSet(fmt.Sprintf("%q is not an object rid of this server (%s<objectType>.<id>)", truncate(rid), objectRIDPrefix))
 			}
 			if _, err := d.useType(typeName); err != nil {
 				return nil, false, err
 			}
-			c.values = append(c.values, docID)
+			f.Keys = append(f.Keys, key)
 		}
-		return c, true, nil
+		return f, true, nil
 	}
 	return nil, false, badSet(fmt.Sprintf("unknown object set type %q", typ))
 }
 
-// parseObjectRID splits an object rid into its type and document id.
-func parseObjectRID(rid string) (typeName, docID string, ok bool) {
+// parseObjectRID splits an object rid into its type and encoded key.
+func parseObjectRID(rid string) (typeName string, key []byte, ok bool) {
 	rest, ok := strings.CutPrefix(rid, objectRIDPrefix)
 	if !ok {
-		return "", "", false
+		return "", nil, false
 	}
-	typeName, docID, ok = strings.Cut(rest, ".")
+	typeName, docID, ok := strings.Cut(rest, ".")
 	if !ok || typeName == "" || docID == "" {
-		return "", "", false
+		return "", nil, false
 	}
-	if key, err := objects.KeyFromDocID(docID); err != nil || len(key) == 0 || objects.DocID(key) != docID {
-		return "", "", false
+	key, err := objects.KeyFromDocID(docID)
+	if err != nil || len(key) == 0 || objects.DocID(key) != docID {
+		return "", nil, false
 	}
-	return typeName, docID, true
+	return typeName, key, true
 }
 
 // decodeObjectSet decodes an object set of a request. When it returns a
 // decoder with a view, the caller releases it; a nil view means the set
 // is empty and has no type.
-func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDecoder, *cond, error) {
+func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDecoder, *query.Filter, error) {
 	if isNull(raw) {
 		return nil, nil, badSet("objectSet is required")
 	}

@@ -1,16 +1,14 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -199,7 +197,7 @@ func render(t *objects.Type, key []byte, o *objects.Object, sel selection, exclu
 
 // searchSpec is one page request over one view.
 type searchSpec struct {
-	where      *cond
+	where      *query.Filter
 	sort       []sortField
 	pageSize   int
 	pageToken  string
@@ -216,173 +214,43 @@ type objectPage struct {
 	TotalCount    string           `json:"totalCount"`
 }
 
-func matchesAll(c *cond) bool {
-	return c == nil || c.op == opMatchAll || (c.op == opAnd && len(c.kids) == 0)
-}
-
-// runSearch returns one page. Requests without filter and order read the
-// store in primary-key order; the others search the index, sorted by the
-// order fields (nulls last) and then by document id, which is the
-// primary-key order, and continue after the last page's sort values.
+// runSearch returns one page from the engine: ordered by the sort fields
+// (nulls last) and then by primary key, continuing after the position a
+// page token holds.
 func (s *Server) runSearch(ctx context.Context, v *indexer.View, spec searchSpec) (*objectPage, error) {
 	t := v.Type()
-	if matchesAll(spec.where) && len(spec.sort) == 0 {
-		return s.scanPage(v, spec)
-	}
-	q, err := (&compiler{idx: v.Index(), maxTerms: s.cfg.MaxQueryTerms}).compile(spec.where)
-	if err != nil {
-		return nil, err
-	}
-	req := bleve.NewSearchRequestOptions(q, spec.pageSize+1, 0, false)
-	req.Score = "none"
-	order := make(search.SortOrder, 0, len(spec.sort)+1)
+	q := &query.Search{Filter: spec.where, PageSize: spec.pageSize, Limits: s.limits()}
 	for _, f := range spec.sort {
-		// Sort fields hold one order-preserving term per document.
-		order = append(order, &search.SortField{Field: indexer.SortField(f.prop), Desc: f.desc, Missing: search.SortFieldMissingLast, Type: search.SortFieldAsString})
+		q.Sort = append(q.Sort, query.Sort{Property: f.prop.APIName, Desc: f.desc})
 	}
-	order = append(order, &search.SortDocID{})
-	req.SortByCustom(order)
 	if spec.pageToken != "" {
 		tok, err := decodeToken(spec.pageToken, tokSearch, spec.fp)
-		if err != nil {
-			return nil, err
-		}
-		if len(tok.values) != len(order) {
-			return nil, invalidToken(spec.pageToken)
-		}
-		req.SearchAfter = tok.values
-	}
-	res, err := v.Index().SearchInContext(s.searchContext(ctx), req)
-	if err != nil {
-		return nil, fmt.Errorf("search %s: %w", t.APIName, err)
-	}
-	page := &objectPage{Data: []map[string]any{}, TotalCount: fmt.Sprint(res.Total)}
-	hits := res.Hits
-	if len(hits) > spec.pageSize {
-		hits = hits[:spec.pageSize]
-		page.NextPageToken = pageToken{kind: tokSearch, fp: spec.fp, values: hits[len(hits)-1].Sort}.encode()
-	}
-	keys := make([][]byte, len(hits))
-	for i, h := range hits {
-		if keys[i], err = objects.KeyFromDocID(h.ID); err != nil {
-			return nil, fmt.Errorf("search %s: document id %q: %w", t.APIName, h.ID, err)
-		}
-	}
-	objs, err := v.GetMany(keys)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", t.APIName, err)
-	}
-	for i, o := range objs {
-		if o != nil { // removed by a build that has not reached the index yet
-			page.Data = append(page.Data, render(t, keys[i], o, spec.sel, spec.excludeRID))
-		}
-	}
-	return page, nil
-}
-
-// searchContext carries the term expansion limit to bleve.
-func (s *Server) searchContext(ctx context.Context) context.Context {
-	return context.WithValue(ctx, search.MaxTermSearchersKey, s.cfg.MaxQueryTerms)
-}
-
-// scanPage reads a page of the store in primary-key order.
-func (s *Server) scanPage(v *indexer.View, spec searchSpec) (*objectPage, error) {
-	t := v.Type()
-	var after []byte
-	if spec.pageToken != "" {
-		tok, err := decodeToken(spec.pageToken, tokScan, spec.fp)
 		if err != nil {
 			return nil, err
 		}
 		if len(tok.values) != 1 || tok.values[0] == "" {
 			return nil, invalidToken(spec.pageToken)
 		}
-		after = []byte(tok.values[0])
+		q.After = []byte(tok.values[0])
 	}
-	total, err := v.Count()
+	res, err := v.Search(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("count %s: %w", t.APIName, err)
-	}
-	page := &objectPage{Data: []map[string]any{}, TotalCount: fmt.Sprint(total)}
-	var last []byte
-	more := false
-	err = v.Scan(after, func(key []byte, o *objects.Object) bool {
-		if len(page.Data) == spec.pageSize {
-			more = true
-			return false
+		if errors.Is(err, query.ErrBadCursor) {
+			return nil, invalidToken(spec.pageToken)
 		}
-		page.Data = append(page.Data, render(t, key, o, spec.sel, spec.excludeRID))
-		last = bytes.Clone(key)
-		return true
-	})
-	if err != nil {
-		return nil, fmt.Errorf("scan %s: %w", t.APIName, err)
+		return nil, fmt.Errorf("search %s: %w", t.APIName, err)
 	}
-	if more {
-		page.NextPageToken = pageToken{kind: tokScan, fp: spec.fp, values: []string{string(last)}}.encode()
+	page := &objectPage{Data: make([]map[string]any, 0, len(res.Objects)), TotalCount: fmt.Sprint(res.Total)}
+	if res.Next != nil {
+		page.NextPageToken = pageToken{kind: tokSearch, fp: spec.fp, values: []string{string(res.Next)}}.encode()
+	}
+	for i, o := range res.Objects {
+		page.Data = append(page.Data, render(t, res.Keys[i], o, spec.sel, spec.excludeRID))
 	}
 	return page, nil
 }
 
-// forEachMatch calls fn with the key of every object c matches, in no
-// particular order, streaming the index without sorting or collecting.
-func (s *Server) forEachMatch(ctx context.Context, v *indexer.View, c *cond, fn func(key []byte) error) error {
-	q, err := (&compiler{idx: v.Index(), maxTerms: s.cfg.MaxQueryTerms}).compile(c)
-	if err != nil {
-		return err
-	}
-	return streamQuery(s.searchContext(ctx), v.Index(), q, fn)
-}
-
-func streamQuery(ctx context.Context, idx bleve.Index, q query.Query, fn func(key []byte) error) (err error) {
-	adv, err := idx.Advanced()
-	if err != nil {
-		return err
-	}
-	reader, err := adv.Reader()
-	if err != nil {
-		return fmt.Errorf("open index reader: %w", err)
-	}
-	defer func() {
-		if cerr := reader.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	ctx = search.ContextWithTermSearchersCounter(ctx)
-	sr, err := q.Searcher(ctx, reader, idx.Mapping(), search.SearcherOptions{Score: "none"})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := sr.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	sctx := &search.SearchContext{DocumentMatchPool: search.NewDocumentMatchPool(sr.DocumentMatchPoolSize(), 0)}
-	for n := 0; ; n++ {
-		if n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		dm, err := sr.Next(sctx)
-		if err != nil {
-			return err
-		}
-		if dm == nil {
-			return nil
-		}
-		id, err := reader.ExternalID(dm.IndexInternalID)
-		if err != nil {
-			return err
-		}
-		sctx.DocumentMatchPool.Put(dm)
-		key, err := objects.KeyFromDocID(id)
-		if err != nil {
-			return fmt.Errorf("document id %q: %w", id, err)
-		}
-		if err := fn(key); err != nil {
-			return err
-		}
-	}
+// limits are the engine limits of the server config.
+func (s *Server) limits() query.Limits {
+	return query.Limits{MaxTerms: s.cfg.MaxQueryTerms, MaxGroups: s.cfg.MaxAggregationGroups}
 }

@@ -7,22 +7,20 @@ import (
 	"errors"
 )
 
-// Page tokens are opaque cursors, never offsets. A token holds the sort
-// values of the last object of its page (for searches: the values of the
-// sort fields and the document id, which is the order-preserving primary
-// key, as bleve's search_after takes them; for listings in primary-key
-// order: the encoded key) and a fingerprint of the request that made it,
+// Page tokens are opaque cursors, never offsets. A token holds the
+// engine's cursor of the last object of its page (its sort values and
+// primary key) and a fingerprint of the request that made it,
 // so that a token given to another query is refused instead of silently
 // paging something else. The next page starts strictly after that
 // position, so while no build runs objects are neither skipped nor
 // repeated, and a page costs the same however deep it is.
 
-const tokenVersion = 1
+// tokenVersion 2: engine cursors (version 1 held bleve sort values).
+const tokenVersion = 2
 
 // Token kinds.
 const (
-	tokScan   byte = 1 // values: [encoded primary key]
-	tokSearch byte = 2 // values: bleve sort values, _id last
+	tokSearch byte = 2 // values: [engine cursor]
 	tokName   byte = 3 // values: [object type apiName]
 )
 

@@ -5,32 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp/syntax"
 	"strings"
 	"time"
 
-	vregexp "github.com/blevesearch/vellum/regexp"
+	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// A where clause (SearchJsonQueryV2) is decoded in two steps: decodeWhere
-// checks its shape, resolves properties, parses values into their typed
-// form and enforces the depth and clause limits, giving a cond tree; the
-// compiler (query.go) turns the tree into a bleve query over a view.
-// Every failure of the first step is an *Error with a 4xx status.
+// A where clause (SearchJsonQueryV2) is decoded into the engine's filter
+// (package query): decodeWhere checks its shape, resolves properties,
+// parses values into their typed form and enforces the depth and clause
+// limits. Every failure is an *Error with a 4xx status; the engine plans
+// and runs what it accepts.
 
-// cond is a decoded where clause.
-type cond struct {
-	op     string
-	prop   objects.Property
-	value  any    // typed value of comparisons
-	values []any  // typed values of in
-	text   string // text of term, prefix, wildcard and regex queries
-	fuzzy  bool
-	kids   []*cond
-}
-
-// Query types.
+// Query types on the wire.
 const (
 	opEq            = "eq"
 	opGt            = "gt"
@@ -50,10 +38,16 @@ const (
 	opInOrderPrefix = "containsAllTermsInOrderPrefixLastTerm"
 	opWildcard      = "wildcard"
 	opRegex         = "regex"
-	opMatchAll      = "__all"  // internal: the base object set
-	opMatchNone     = "__none" // internal: an empty object set
-	opDocIDs        = "__ids"  // internal: a static object set
 )
+
+// wireOps maps the query types on the wire to the engine's operators.
+var wireOps = map[string]query.Op{
+	opEq: query.OpEq, opGt: query.OpGt, opGte: query.OpGte, opLt: query.OpLt, opLte: query.OpLte,
+	opIsNull: query.OpIsNull, opIn: query.OpIn, opAnd: query.OpAnd, opOr: query.OpOr, opNot: query.OpNot,
+	opContains: query.OpContains, opStartsWith: query.OpStartsWith, opAllTerms: query.OpAllTerms,
+	opAnyTerm: query.OpAnyTerm, opInOrder: query.OpPhrase, opInOrderPrefix: query.OpPhrasePrefix,
+	opWildcard: query.OpWildcard, opRegex: query.OpRegex,
+}
 
 // unsupportedQueries are SearchJsonQueryV2 types ontoindex does not
 // serve, with the reason the client gets.
@@ -90,7 +84,7 @@ type whereDecoder struct {
 
 // decodeWhere decodes a where clause of type t; an absent or null clause
 // is nil (every object).
-func decodeWhere(t *objects.Type, raw json.RawMessage, maxDepth, maxClauses int) (*cond, error) {
+func decodeWhere(t *objects.Type, raw json.RawMessage, maxDepth, maxClauses int) (*query.Filter, error) {
 	if isNull(raw) {
 		return nil, nil
 	}
@@ -116,7 +110,7 @@ func (d *whereDecoder) count(n int) error {
 	return nil
 }
 
-func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*cond, error) {
+func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, error) {
 	if depth > d.maxDepth {
 		return nil, apiErr("WhereClauseTooComplex", map[string]any{"maxDepth": d.maxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.maxDepth)})
 	}
@@ -150,15 +144,15 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*cond, error) {
 		if err := json.Unmarshal(q.Value, &kids); err != nil || kids == nil {
 			return nil, malformed(typ, typ+" needs value: a list of queries")
 		}
-		c := &cond{op: typ}
+		f := &query.Filter{Op: wireOps[typ]}
 		for _, k := range kids {
-			kc, err := d.decode(k, depth+1)
+			kf, err := d.decode(k, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			c.kids = append(c.kids, kc)
+			f.Kids = append(f.Kids, kf)
 		}
-		return c, nil
+		return f, nil
 	case opNot:
 		if q.Field != nil || q.PropertyIdentifier != nil || q.Fuzzy != nil {
 			return nil, malformed(typ, "not takes only value, a query")
@@ -166,11 +160,11 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*cond, error) {
 		if isNull(q.Value) {
 			return nil, malformed(typ, "not needs value: a query")
 		}
-		kc, err := d.decode(q.Value, depth+1)
+		kf, err := d.decode(q.Value, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		return &cond{op: opNot, kids: []*cond{kc}}, nil
+		return query.Not(kf), nil
 	case opEq, opGt, opGte, opLt, opLte, opIsNull, opIn, opContains, opStartsWith, opAllTerms, opAnyTerm,
 		opInOrder, opInOrderPrefix, opWildcard, opRegex:
 	default:
@@ -186,7 +180,7 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*cond, error) {
 	if isNull(q.Value) {
 		return nil, malformed(typ, typ+" needs a value (use isNull for nulls)")
 	}
-	c := &cond{op: typ, prop: p}
+	f := &query.Filter{Op: wireOps[typ], Property: p.APIName}
 	if typ != opIsNull && !p.Searchable() {
 		return nil, apiErr("PropertiesNotSearchable", map[string]any{"propertyApiNames": []string{p.APIName},
 			"reason": fmt.Sprintf("property %s has search role none", p.APIName)})
@@ -197,16 +191,16 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*cond, error) {
 		if err := json.Unmarshal(q.Value, &b); err != nil {
 			return nil, filterValueErr(p, typ, q.Value, "boolean")
 		}
-		c.value = b
+		f.Value = b
 	case opEq:
-		if c.value, err = parseValue(p, typ, q.Value); err != nil {
+		if f.Value, err = parseValue(p, typ, q.Value); err != nil {
 			return nil, err
 		}
 	case opContains:
 		if p.Type.Kind != objects.KindList {
 			return nil, notSupported(typ, p, "contains applies to array properties; use eq")
 		}
-		if c.value, err = parseValue(p, typ, q.Value); err != nil {
+		if f.Value, err = parseValue(p, typ, q.Value); err != nil {
 			return nil, err
 		}
 	case opGt, opGte, opLt, opLte:
@@ -214,7 +208,7 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*cond, error) {
 			return nil, apiErr("InvalidRangeQuery", map[string]any{typ: string(q.Value), "field": p.APIName,
 				"reason": fmt.Sprintf("property %s is boolean and has no order", p.APIName)})
 		}
-		if c.value, err = parseValue(p, typ, q.Value); err != nil {
+		if f.Value, err = parseValue(p, typ, q.Value); err != nil {
 			return nil, err
 		}
 	case opIn:
@@ -230,20 +224,20 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*cond, error) {
 			if err != nil {
 				return nil, err
 			}
-			c.values = append(c.values, v)
+			f.Values = append(f.Values, v)
 		}
 	default: // text queries
-		if err := json.Unmarshal(q.Value, &c.text); err != nil {
+		if err := json.Unmarshal(q.Value, &f.Text); err != nil {
 			return nil, filterValueErr(p, typ, q.Value, "string")
 		}
 		if q.Fuzzy != nil {
-			c.fuzzy = *q.Fuzzy
+			f.Fuzzy = *q.Fuzzy
 		}
-		if err := checkTextQuery(c); err != nil {
+		if err := checkTextQuery(typ, p, f); err != nil {
 			return nil, err
 		}
 	}
-	return c, nil
+	return f, nil
 }
 
 // fieldOf names the property of an undecoded query, for error messages.
@@ -397,32 +391,44 @@ func parseValue(p objects.Property, typ string, raw json.RawMessage) (any, error
 	return val, nil
 }
 
-// checkTextQuery checks that a text query applies to its property.
-func checkTextQuery(c *cond) error {
-	p := c.prop
-	switch c.op {
+// checkTextQuery checks that a text query applies to its property and
+// that its text is one the engine can run.
+func checkTextQuery(typ string, p objects.Property, f *query.Filter) error {
+	switch typ {
 	case opStartsWith, opInOrderPrefix, opWildcard, opRegex:
 		if p.Search != objects.SearchText && p.Search != objects.SearchKeyword {
-			return notSupported(c.op, p, fmt.Sprintf("%s applies to text and keyword properties; %s has search role %s", c.op, p.APIName, p.Search))
+			return notSupported(typ, p, fmt.Sprintf("%s applies to text and keyword properties; %s has search role %s", typ, p.APIName, p.Search))
 		}
 	default:
 		if p.Search != objects.SearchText {
-			return notSupported(c.op, p, fmt.Sprintf("%s applies to text properties; %s has search role %s (use eq, in, startsWith, wildcard or regex)", c.op, p.APIName, p.Search))
+			return notSupported(typ, p, fmt.Sprintf("%s applies to text properties; %s has search role %s (use eq, in, startsWith, wildcard or regex)", typ, p.APIName, p.Search))
 		}
 	}
-	switch c.op {
-	case opWildcard:
-		if _, err := compileRegexp(wildcardRegexp(c.text)); err != nil {
-			return apiErr("InvalidPropertyFilterValue", map[string]any{"property": p.APIName, "propertyFilter": c.op,
-				"propertyFilterValue": truncate(c.text), "expectedType": "wildcard pattern", "reason": err.Error()})
+	switch typ {
+	case opWildcard, opRegex:
+		if _, err := query.Pattern(f.Op, f.Text); err != nil {
+			expected := "regular expression"
+			if typ == opWildcard {
+				expected = "wildcard pattern"
+			}
+			return apiErr("InvalidPropertyFilterValue", map[string]any{"property": p.APIName, "propertyFilter": typ,
+				"propertyFilterValue": truncate(f.Text), "expectedType": expected, "reason": err.Error()})
 		}
-	case opRegex:
-		if _, err := compileRegexp(c.text); err != nil {
-			return apiErr("InvalidPropertyFilterValue", map[string]any{"property": p.APIName, "propertyFilter": c.op,
-				"propertyFilterValue": truncate(c.text), "expectedType": "regular expression", "reason": err.Error()})
+	case opStartsWith, opInOrderPrefix:
+		if p.Search == objects.SearchText && len(query.Analyze(f.Text)) == 0 {
+			return noTerms(typ, p, f.Text)
+		}
+	default:
+		if len(query.Analyze(f.Text)) == 0 {
+			return noTerms(typ, p, f.Text)
 		}
 	}
 	return nil
+}
+
+func noTerms(typ string, p objects.Property, text string) *Error {
+	return apiErr("InvalidPropertyFilterValue", map[string]any{"property": p.APIName, "propertyFilter": typ,
+		"propertyFilterValue": truncate(text), "expectedType": "text with at least one word"})
 }
 
 func truncate(s string) string {
@@ -432,47 +438,3 @@ func truncate(s string) string {
 	return s
 }
 
-// compileRegexp checks a pattern the way the search index compiles it.
-func compileRegexp(pattern string) (*vregexp.Regexp, error) {
-	parsed, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression: %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
-	}
-	re, err := vregexp.NewParsedWithLimit(pattern, parsed, vregexp.DefaultLimit)
-	if err != nil {
-		return nil, fmt.Errorf("unsupported regular expression: %v", err)
-	}
-	return re, nil
-}
-
-// wildcardRegexp turns a wildcard pattern (* any run, ? one character, \
-// escapes the next character) into an anchored regular expression.
-func wildcardRegexp(p string) string {
-	var b strings.Builder
-	rs := []rune(p)
-	for i := 0; i < len(rs); i++ {
-		switch r := rs[i]; r {
-		case '*':
-			b.WriteString(".*")
-		case '?':
-			b.WriteString(".")
-		case '\\':
-			if i+1 < len(rs) {
-				i++
-				b.WriteString(regexpQuote(rs[i]))
-			} else {
-				b.WriteString(`\\`)
-			}
-		default:
-			b.WriteString(regexpQuote(r))
-		}
-	}
-	return b.String()
-}
-
-func regexpQuote(r rune) string {
-	if strings.ContainsRune(`\.+*?()|[]{}^$`, r) {
-		return `\` + string(r)
-	}
-	return string(r)
-}

@@ -3,16 +3,17 @@ package indexer
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/cowguard"
+	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/objects"
 	bolt "go.etcd.io/bbolt"
 )
@@ -230,7 +231,7 @@ func (ix *Indexer) build(ctx context.Context, ts *typeState, opts BuildOptions, 
 		snapID = snap.SnapshotID
 	}
 	ts.mu.RLock()
-	cp, gen := ts.cp, ts.gen
+	cp := ts.cp
 	ts.mu.RUnlock()
 	if cp != nil {
 		res.FromSnapshotID = cp.SnapshotID
@@ -241,13 +242,6 @@ func (ix *Indexer) build(ctx context.Context, ts *typeState, opts BuildOptions, 
 	if opts.Full || cp == nil || cp.SemanticVersion != spec.SemanticVersion {
 		res.Kind = KindFull
 	}
-	// Changed keys of an earlier build that was stopped after its commit.
-	if gen != nil {
-		if err := ix.syncSearch(ctx, gen, cp.Type); err != nil {
-			return err
-		}
-	}
-
 	// Refuse merge-on-read before anything is read or written.
 	if err := cowguard.Check(ctx, tbl, spec.Table, snap); err != nil {
 		var mor *cowguard.MergeOnReadError
@@ -359,6 +353,8 @@ func (ix *Indexer) incrementalBuild(ctx context.Context, ts *typeState, tbl *tab
 		return err
 	}
 	defer w.rollback()
+	base := gen.snapshot()
+	w.docs = newDocChanges(base)
 	manifests, plan, rd, err := ix.planDiff(ctx, ts, tbl, snap, typ, schemaID, w, w.knownManifest)
 	if err != nil {
 		return err
@@ -380,6 +376,14 @@ func (ix *Indexer) incrementalBuild(ctx context.Context, ts *typeState, tbl *tab
 		next.InvalidRows.Samples = next.InvalidRows.Samples[:changelog.MaxSamples]
 	}
 	res.Generation = cp.Generation
+	// The index of the new version is ready before the commit, so that
+	// readers that see the commit find it.
+	changes := w.docs.list()
+	idx, err := base.Apply(changes, w.docs.version)
+	if err != nil {
+		return fmt.Errorf("object type %s: update index: %w", name, err)
+	}
+	gen.stage(idx)
 	err = w.commit(func(tx *bolt.Tx, b *genBuckets) error {
 		next.Objects = w.count
 		next.LastBuild = finished(res, start)
@@ -389,14 +393,15 @@ func (ix *Indexer) incrementalBuild(ctx context.Context, ts *typeState, tbl *tab
 		}
 		return putJSON(tb, keyCheckpoint, next)
 	})
+	gen.promote(err == nil, len(changes))
 	if err != nil {
 		return fmt.Errorf("object type %s: commit: %w", name, err)
 	}
 	ts.mu.Lock()
 	ts.cp = next
 	ts.mu.Unlock()
-	// The checkpoint is durable; the search index follows.
-	return ix.syncSearch(ctx, gen, typ)
+	ix.saver.poke()
+	return nil
 }
 
 // planDiff lists the live data files of snap (taking the manifests known
@@ -449,7 +454,7 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 			return err
 		}
 		bs = &buildState{Generation: n, Target: snapIDOf(snap), MappingHash: mappingHash(typ), Type: typ, StartedAt: time.Now().UTC()}
-		// A leftover search index of an earlier, dropped generation n.
+		// Files left by an earlier, dropped generation n.
 		if err := os.RemoveAll(ix.genDir(name, n)); err != nil {
 			return err
 		}
@@ -464,33 +469,18 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 	if w.chunkRows == 0 {
 		w.chunkRows = DefaultChunkRows
 	}
+	w.builder = index.NewBuilder(typ)
+	if resume {
+		// The index of an interrupted build starts from the chunks it
+		// committed.
+		if w.nextDoc, err = fillBuilder(ctx, w.b, w.builder); err != nil {
+			return fmt.Errorf("object type %s: resume build: %w", name, err)
+		}
+	}
 	// Save the build record before anything else, so a crash can resume.
 	if err := w.commit(nil); err != nil {
 		return err
 	}
-	if resume {
-		// The search index of an interrupted build may lack documents of
-		// committed chunks: rebuild it from the store.
-		if err := os.RemoveAll(ix.genDir(name, bs.Generation)); err != nil {
-			return err
-		}
-		if err := ix.markAllPending(name, bs.Generation); err != nil {
-			return err
-		}
-	}
-	gen, err := ix.openGeneration(ctx, name, bs.Generation, typ)
-	if err != nil {
-		return err
-	}
-	keep := false
-	defer func() {
-		if !keep {
-			_ = gen.close()
-		}
-	}()
-	feeder := newDocFeeder(ctx, gen.index, typ, runtime.GOMAXPROCS(0))
-	defer feeder.close()
-	w.docs = feeder
 	if err := w.begin(false); err != nil {
 		return err
 	}
@@ -509,18 +499,11 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 		w.rollback()
 		if changelog.IsDataError(err) {
 			// The target itself is bad: resuming would fail again.
-			_ = gen.close()
-			keep = true
 			if aerr := ix.abandonBuild(name, bs); aerr != nil {
 				ix.log.Warn("drop failed build", "objectType", name, "error", aerr)
 			}
 		}
 		return err
-	}
-	// Every document is in the search index before the generation is
-	// switched in.
-	if err := feeder.close(); err != nil {
-		return fmt.Errorf("object type %s: write search index: %w", name, err)
 	}
 	bs.Skipped += st.Skipped
 	bs.Samples = append(bs.Samples, st.Samples...)
@@ -538,10 +521,18 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 	if old != nil {
 		res.FromSnapshotID = old.SnapshotID
 	}
+	// Every object is indexed before the generation is switched in.
+	const firstVersion = 1
+	// dirty -1: no index file yet; the saver writes it.
+	gen := &generation{ix: ix, name: name, n: bs.Generation, cur: w.builder.Finish(firstVersion), dirty: -1}
+	w.builder = nil
 	w.state = nil
 	err = w.commit(func(tx *bolt.Tx, b *genBuckets) error {
 		next.Objects = w.count
 		next.LastBuild = finished(res, start)
+		if err := b.meta.Put(keyVersion, binary.AppendUvarint(nil, firstVersion)); err != nil {
+			return err
+		}
 		tb, err := typeBucket(tx, name, false)
 		if err != nil {
 			return err
@@ -554,16 +545,14 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 	if err != nil {
 		return fmt.Errorf("object type %s: commit: %w", name, err)
 	}
-	if err := ix.syncSearch(ctx, gen, typ); err != nil {
-		return err
-	}
-	keep = true
 	ts.mu.Lock()
-	ts.cp, ts.gen = next, gen
+	// The new generation serves: the build is over for readers of status.
+	ts.cp, ts.gen, ts.building = next, gen, false
 	ts.mu.Unlock()
 	if oldGen != nil {
 		oldGen.retire()
 	}
+	ix.saver.poke()
 	return nil
 }
 

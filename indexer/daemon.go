@@ -73,7 +73,6 @@ type typeRun struct {
 	sched     schedule
 	poll      pollResult
 	polled    bool
-	building  bool
 	lastBuild *BuildResult
 	lastErr   *ErrorInfo
 }
@@ -278,7 +277,6 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 	}
 	d.mu.Lock()
 	full := r.sched.start(dec)
-	r.building = true
 	d.mu.Unlock()
 	d.log.Debug("build", "objectType", r.name, "full", full, "why", dec.why)
 	res, err := d.ix.Build(buildCtx, r.name, BuildOptions{Full: full})
@@ -288,7 +286,6 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 	now = d.now()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	r.building = false
 	switch {
 	case err == nil:
 		r.sched.succeeded()

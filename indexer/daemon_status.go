@@ -178,7 +178,9 @@ func (d *Daemon) statusLocked(r *typeRun, now time.Time) TypeStatus {
 		st.LastError = &e
 	}
 	switch {
-	case r.building || es.Building:
+	// The engine's flag, read with the checkpoint, and not the daemon's:
+	// a full build stops building when its generation is swapped in.
+	case es.Building:
 		st.State = StateBuilding
 	case r.sched.blocked:
 		st.State = StateBlocked

@@ -14,7 +14,6 @@ import (
 
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
-	"github.com/blevesearch/bleve/v2"
 	"github.com/ontoindex/ontoindex/objects"
 	bolt "go.etcd.io/bbolt"
 )
@@ -59,7 +58,8 @@ type Indexer struct {
 	order  []string
 	closed bool
 
-	rl reloadState
+	rl    reloadState
+	saver saver // writes index files in the background
 }
 
 // typeState is the live state of one object type.
@@ -103,6 +103,7 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Indexer, error) {
 	}
 	ix := &Indexer{cfg: cfg, log: opts.Logger, db: db, dir: dir, opts: opts,
 		catalogs: map[string]catalog.Catalog{}, types: map[string]*typeState{}}
+	ix.saver.start(ix)
 	for _, spec := range cfg.ObjectTypes {
 		if err := ix.addType(ctx, spec); err != nil {
 			_ = ix.Close()
@@ -142,6 +143,7 @@ func (ix *Indexer) addType(ctx context.Context, spec objects.TypeSpec) error {
 
 // Close closes every search index and the store.
 func (ix *Indexer) Close() error {
+	ix.saver.stop()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.closed {
@@ -233,107 +235,6 @@ func (ix *Indexer) catalog(ctx context.Context, name string) (catalog.Catalog, e
 	}
 	ix.catalogs[name] = c
 	return c, nil
-}
-
-// generation is one opened generation of an object type: its search index,
-// shared by readers that hold a reference.
-type generation struct {
-	ix    *Indexer
-	name  string
-	n     int
-	index bleve.Index
-
-	mu      sync.Mutex
-	refs    int
-	retired bool
-	closed  bool
-}
-
-func (ix *Indexer) genDir(name string, n int) string {
-	return filepath.Join(ix.dir, "types", name, fmt.Sprintf("gen-%d", n))
-}
-
-// openGeneration opens a generation's search index and brings it in step
-// with the store: pending keys are applied, and an index that is missing
-// or unreadable is rebuilt from the store.
-func (ix *Indexer) openGeneration(ctx context.Context, name string, n int, t *objects.Type) (*generation, error) {
-	dir := ix.genDir(name, n)
-	idx, err := openSearchIndex(dir, t)
-	if err != nil {
-		ix.log.Warn("rebuilding search index from the store", "objectType", name, "generation", n, "error", err)
-		if err := os.RemoveAll(dir); err != nil {
-			return nil, err
-		}
-		if idx, err = openSearchIndex(dir, t); err != nil {
-			return nil, err
-		}
-		if err := ix.markAllPending(name, n); err != nil {
-			_ = idx.Close()
-			return nil, err
-		}
-	}
-	g := &generation{ix: ix, name: name, n: n, index: idx}
-	if err := ix.syncSearch(ctx, g, t); err != nil {
-		_ = idx.Close()
-		return nil, err
-	}
-	return g, nil
-}
-
-func (g *generation) acquire() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return false
-	}
-	g.refs++
-	return true
-}
-
-func (g *generation) release() {
-	g.mu.Lock()
-	g.refs--
-	done := g.retired && g.refs == 0 && !g.closed
-	if done {
-		g.closed = true
-	}
-	g.mu.Unlock()
-	if done {
-		g.ix.removeGeneration(g)
-	}
-}
-
-// retire removes the generation once the last reader released it.
-func (g *generation) retire() {
-	g.mu.Lock()
-	g.retired = true
-	done := g.refs == 0 && !g.closed
-	if done {
-		g.closed = true
-	}
-	g.mu.Unlock()
-	if done {
-		g.ix.removeGeneration(g)
-	}
-}
-
-func (g *generation) close() error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return nil
-	}
-	g.closed = true
-	return g.index.Close()
-}
-
-func (ix *Indexer) removeGeneration(g *generation) {
-	if err := g.index.Close(); err != nil {
-		ix.log.Warn("close search index", "objectType", g.name, "generation", g.n, "error", err)
-	}
-	if err := ix.dropGenerations(g.name, func(n int) bool { return n == g.n }); err != nil {
-		ix.log.Warn("remove old generation", "objectType", g.name, "generation", g.n, "error", err)
-	}
 }
 
 // dropGenerations deletes the generations for which drop is true, from the

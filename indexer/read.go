@@ -2,46 +2,85 @@ package indexer
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
-	"github.com/blevesearch/bleve/v2"
+	"github.com/ontoindex/ontoindex/indexer/index"
+	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 	bolt "go.etcd.io/bbolt"
 )
 
-// View is a read handle on the serving generation of one object type. It
-// stays valid across builds: a full rebuild swaps in a new generation, and
-// the old one is removed only after its last view is released.
+// View is a read handle on the serving generation of one object type: a
+// store transaction and the index snapshot of the same version, so that
+// every answer of a view comes from one state. It stays valid across
+// builds: builds commit new versions beside it, and a full rebuild's old
+// generation is removed only after its last view is released. Views are
+// meant to live for one request; call Release when done.
 type View struct {
-	ix  *Indexer
-	gen *generation
-	cp  *Checkpoint
+	ix   *Indexer
+	gen  *generation
+	cp   *Checkpoint
+	tx   *bolt.Tx
+	b    *genBuckets
+	snap *index.Snapshot
 }
 
 // View opens a read handle on an object type. It returns ErrNotBuilt when
-// the type has no generation to serve yet. Call Release when done.
+// the type has no generation to serve yet.
 func (ix *Indexer) View(name string) (*View, error) {
 	ts, err := ix.state(name)
 	if err != nil {
 		return nil, err
 	}
-	for range 3 {
+	for range 5 {
 		ts.mu.RLock()
 		cp, gen := ts.cp, ts.gen
 		ts.mu.RUnlock()
 		if cp == nil || gen == nil {
 			return nil, fmt.Errorf("object type %s: %w", name, ErrNotBuilt)
 		}
-		if gen.acquire() {
-			return &View{ix: ix, gen: gen, cp: cp}, nil
+		if !gen.acquire() {
+			continue // retired between the two steps; take the new one
 		}
-		// The generation was retired between the two steps; take the new one.
+		v, ok, err := ix.openView(gen, cp)
+		if err != nil || ok {
+			if err != nil {
+				gen.release()
+			}
+			return v, err
+		}
+		gen.release()
 	}
 	return nil, fmt.Errorf("object type %s: generation changed during read", name)
 }
 
+// openView pairs a store transaction with the snapshot of its version;
+// ok is false when a build moved past the snapshots the generation holds
+// while the transaction opened (the caller retries).
+func (ix *Indexer) openView(gen *generation, cp *Checkpoint) (*View, bool, error) {
+	tx, err := ix.db.Begin(false)
+	if err != nil {
+		return nil, false, err
+	}
+	b, err := openGen(tx, gen.name, gen.n, false)
+	if err != nil {
+		_ = tx.Rollback()
+		return nil, false, err
+	}
+	snap := gen.at(b.version())
+	if snap == nil {
+		_ = tx.Rollback()
+		return nil, false, nil
+	}
+	return &View{ix: ix, gen: gen, cp: cp, tx: tx, b: b, snap: snap}, true, nil
+}
+
 // Release gives the handle back.
-func (v *View) Release() { v.gen.release() }
+func (v *View) Release() {
+	_ = v.tx.Rollback()
+	v.gen.release()
+}
 
 // Type is the object type as of the view's checkpoint.
 func (v *View) Type() *objects.Type { return v.cp.Type }
@@ -52,90 +91,118 @@ func (v *View) Checkpoint() *Checkpoint { return v.cp }
 // Generation is the generation the view reads.
 func (v *View) Generation() int { return v.gen.n }
 
-// Index is the search index of the generation.
-func (v *View) Index() bleve.Index { return v.gen.index }
-
-func (v *View) read(fn func(b *genBuckets) error) error {
-	return v.ix.db.View(func(tx *bolt.Tx) error {
-		b, err := openGen(tx, v.gen.name, v.gen.n, false)
-		if err != nil {
-			return err
-		}
-		return fn(b)
-	})
-}
-
-func decodeStored(val []byte) (*objects.Object, error) {
-	_, _, enc, err := objectRecord(val)
+func (v *View) decode(val []byte) (*objects.Object, error) {
+	r, err := v.b.record(val)
 	if err != nil {
 		return nil, err
 	}
-	return objects.DecodeObject(enc)
+	return objects.DecodeObject(r.encoded)
 }
 
 // Get returns the object with the encoded key, or nil when there is none.
 func (v *View) Get(key []byte) (*objects.Object, error) {
-	var o *objects.Object
-	err := v.read(func(b *genBuckets) error {
-		val := b.objects.Get(key)
-		if val == nil {
-			return nil
-		}
-		var err error
-		o, err = decodeStored(val)
-		return err
-	})
-	return o, err
+	val := v.b.objects.Get(key)
+	if val == nil {
+		return nil, nil
+	}
+	return v.decode(val)
 }
 
 // GetMany returns the objects of the keys, in order; nil where absent.
 func (v *View) GetMany(keys [][]byte) ([]*objects.Object, error) {
 	out := make([]*objects.Object, len(keys))
-	err := v.read(func(b *genBuckets) error {
-		for i, k := range keys {
-			if val := b.objects.Get(k); val != nil {
-				o, err := decodeStored(val)
-				if err != nil {
-					return fmt.Errorf("object %x: %w", k, err)
-				}
-				out[i] = o
+	for i, k := range keys {
+		if val := v.b.objects.Get(k); val != nil {
+			o, err := v.decode(val)
+			if err != nil {
+				return nil, fmt.Errorf("object %x: %w", k, err)
 			}
+			out[i] = o
 		}
-		return nil
-	})
-	return out, err
+	}
+	return out, nil
 }
 
 // Count is the number of objects.
-func (v *View) Count() (int64, error) {
-	var n int64
-	err := v.read(func(b *genBuckets) error {
-		n = b.count()
-		return nil
-	})
-	return n, err
-}
+func (v *View) Count() int64 { return v.snap.Objects() }
 
 // Scan calls fn for the objects with keys after `after` (all when nil), in
 // primary-key order, until fn returns false.
 func (v *View) Scan(after []byte, fn func(key []byte, o *objects.Object) bool) error {
-	return v.read(func(b *genBuckets) error {
-		c := b.objects.Cursor()
-		var k, val []byte
-		if after == nil {
-			k, val = c.First()
-		} else if k, val = c.Seek(after); k != nil && bytes.Equal(k, after) {
-			k, val = c.Next()
+	c := v.b.objects.Cursor()
+	var k, val []byte
+	if after == nil {
+		k, val = c.First()
+	} else if k, val = c.Seek(after); k != nil && bytes.Equal(k, after) {
+		k, val = c.Next()
+	}
+	for ; k != nil; k, val = c.Next() {
+		o, err := v.decode(val)
+		if err != nil {
+			return fmt.Errorf("object %x: %w", k, err)
 		}
-		for ; k != nil; k, val = c.Next() {
-			o, err := decodeStored(val)
-			if err != nil {
-				return fmt.Errorf("object %x: %w", k, err)
-			}
-			if !fn(k, o) {
-				return nil
-			}
+		if !fn(k, o) {
+			return nil
 		}
-		return nil
+	}
+	return nil
+}
+
+// Page is one page of a search: the objects in order, with their keys.
+type Page struct {
+	Keys    [][]byte
+	Objects []*objects.Object
+	// Next is the cursor of the next page (query.Search.After); nil on the
+	// last page.
+	Next  []byte
+	Total int64
+	Plan  index.Plan
+}
+
+// Search returns one page of the objects a search matches.
+func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
+	res, err := v.snap.Search(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	p := &Page{Next: res.Next, Total: res.Total, Plan: res.Plan, Keys: make([][]byte, len(res.Docs))}
+	for i, d := range res.Docs {
+		p.Keys[i] = v.snap.Key(d)
+	}
+	if p.Objects, err = v.GetMany(p.Keys); err != nil {
+		return nil, err
+	}
+	for i, o := range p.Objects {
+		if o == nil {
+			return nil, fmt.Errorf("object type %s: the index holds key %x, the store does not", v.cp.Type.APIName, p.Keys[i])
+		}
+	}
+	return p, nil
+}
+
+// CountWhere returns the number of objects a filter matches.
+func (v *View) CountWhere(ctx context.Context, f *query.Filter, limits query.Limits) (int64, error) {
+	return v.snap.Count(ctx, f, limits)
+}
+
+// Aggregate computes an aggregation over the objects a filter matches.
+func (v *View) Aggregate(ctx context.Context, q *query.Aggregate) (*query.AggregateResult, error) {
+	return v.snap.Aggregate(ctx, q, func(docs []uint32) ([]*objects.Object, error) {
+		keys := make([][]byte, len(docs))
+		for i, d := range docs {
+			keys[i] = v.snap.Key(d)
+		}
+		return v.GetMany(keys)
 	})
+}
+
+// CheckIndex rebuilds the index of the view's version from its store and
+// compares it with the index the view serves: every structure must be
+// equal. It reads every object (tests use it).
+func (v *View) CheckIndex(ctx context.Context) error {
+	b := index.NewBuilder(v.snap.Type())
+	if _, err := fillBuilder(ctx, v.b, b); err != nil {
+		return err
+	}
+	return index.Diff(b.Finish(v.snap.Version()), v.snap)
 }

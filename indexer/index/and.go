@@ -1,0 +1,242 @@
+package index
+
+import (
+	"math"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// andNode is the intersection of its kids. To materialize it, precomputed
+// sets (and their complements) are intersected first, which costs
+// container operations whatever their sizes; then every other kid either
+// filters the documents left one by one, or is materialized and
+// intersected, whichever its costs say is cheaper. So a range over 50,000
+// documents ANDed with two keyword values costs the few thousand
+// documents the keywords leave, tested in document order.
+type andNode struct {
+	s    *Snapshot
+	kids []node
+	// tests is the kids in the order test tries them: cheap and selective
+	// first.
+	tests []node
+}
+
+func newAnd(s *Snapshot, kids []node) *andNode {
+	n := &andNode{s: s, kids: kids, tests: slices.Clone(kids)}
+	total := math.Max(float64(s.alive.GetCardinality()), 1)
+	slices.SortStableFunc(n.tests, func(a, b node) int {
+		// Expected cost to reject: tcost / probability of rejecting.
+		ra := a.tcost() / math.Max(1-a.est()/total, 1e-3)
+		rb := b.tcost() / math.Max(1-b.est()/total, 1e-3)
+		switch {
+		case ra < rb:
+			return -1
+		case ra > rb:
+			return 1
+		}
+		return 0
+	})
+	return n
+}
+
+func (n *andNode) est() float64 {
+	total := math.Max(float64(n.s.alive.GetCardinality()), 1)
+	e := total
+	for _, k := range n.kids {
+		e *= k.est() / total
+	}
+	return e
+}
+
+func (n *andNode) test(d uint32) bool {
+	for _, k := range n.tests {
+		if !k.test(d) {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *andNode) tcost() float64 {
+	t := 0.0
+	for _, k := range n.kids {
+		t += k.tcost()
+	}
+	return t
+}
+
+// setOf returns the precomputed set of a kid, and whether it is negated.
+func setOf(k node) (*roaring.Bitmap, bool, bool) {
+	switch x := k.(type) {
+	case *setNode:
+		return x.bm, false, true
+	case *notNode:
+		if s, ok := x.kid.(*setNode); ok {
+			return s.bm, true, true
+		}
+	}
+	return nil, false, false
+}
+
+// plan splits the kids into precomputed sets (smallest first, negations
+// last) and the others (smallest estimate first).
+func (n *andNode) plan() (sets []node, others []node) {
+	for _, k := range n.kids {
+		if _, _, ok := setOf(k); ok {
+			sets = append(sets, k)
+		} else {
+			others = append(others, k)
+		}
+	}
+	slices.SortStableFunc(sets, func(a, b node) int {
+		_, na, _ := setOf(a)
+		_, nb, _ := setOf(b)
+		if na != nb {
+			if na {
+				return 1
+			}
+			return -1
+		}
+		return compareFloat(a.est(), b.est())
+	})
+	slices.SortStableFunc(others, func(a, b node) int { return compareFloat(a.est(), b.est()) })
+	return sets, others
+}
+
+func compareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (n *andNode) mcost() float64 {
+	sets, others := n.plan()
+	total := math.Max(float64(n.s.alive.GetCardinality()), 1)
+	card, cost := -1.0, 0.0
+	for _, k := range sets {
+		if card < 0 {
+			card = k.est()
+		} else {
+			cost += (card + k.est()) / 64
+			card *= k.est() / total
+		}
+	}
+	for _, k := range others {
+		if card < 0 {
+			card, cost = k.est(), k.mcost()
+			continue
+		}
+		cost += math.Min(card*k.tcost(), k.mcost()+card/8)
+		card *= k.est() / total
+	}
+	return cost
+}
+
+func (n *andNode) bitmap(x *exec) (*roaring.Bitmap, error) {
+	bm, _, err := n.eval(x, false)
+	return bm, err
+}
+
+// eval materializes the intersection, or only counts it when countOnly
+// (the last step then counts instead of building a bitmap).
+func (n *andNode) eval(x *exec, countOnly bool) (*roaring.Bitmap, int64, error) {
+	sets, others := n.plan()
+	var base *roaring.Bitmap
+	for i, k := range sets {
+		bm, neg, _ := setOf(k)
+		last := countOnly && i == len(sets)-1 && len(others) == 0
+		switch {
+		case base == nil && !neg:
+			base = bm
+		case base == nil:
+			base = roaring.AndNot(n.s.alive, bm)
+		case last && !neg:
+			return nil, int64(base.AndCardinality(bm)), nil
+		case last:
+			return nil, int64(base.GetCardinality() - base.AndCardinality(bm)), nil
+		case !neg:
+			base = roaring.And(base, bm)
+		default:
+			base = roaring.AndNot(base, bm)
+		}
+	}
+	for i, k := range others {
+		if base == nil {
+			bm, err := k.bitmap(x)
+			if err != nil {
+				return nil, 0, err
+			}
+			base = bm
+			continue
+		}
+		card := float64(base.GetCardinality())
+		last := countOnly && i == len(others)-1
+		if card*k.tcost() <= k.mcost()+card/8 {
+			if last {
+				c, err := x.count(base, k.test)
+				return nil, c, err
+			}
+			bm, err := x.filter(base, k.test)
+			if err != nil {
+				return nil, 0, err
+			}
+			base = bm
+			continue
+		}
+		bm, err := k.bitmap(x)
+		if err != nil {
+			return nil, 0, err
+		}
+		if last {
+			return nil, int64(base.AndCardinality(bm)), nil
+		}
+		base = roaring.And(base, bm)
+	}
+	if base == nil {
+		base = n.s.alive
+	}
+	return base, int64(base.GetCardinality()), nil
+}
+
+// count counts the documents of bm that pass test.
+func (x *exec) count(bm *roaring.Bitmap, test func(uint32) bool) (int64, error) {
+	var c int64
+	it := bm.Iterator()
+	for it.HasNext() {
+		if err := x.tick(); err != nil {
+			return 0, err
+		}
+		if test(it.Next()) {
+			c++
+		}
+	}
+	return c, nil
+}
+
+// countNode counts the matches of a node as cheaply as its kind allows.
+func (x *exec) countNode(n node) (int64, error) {
+	switch k := n.(type) {
+	case allNode:
+		return int64(x.s.alive.GetCardinality()), nil
+	case *setNode:
+		return int64(k.bm.GetCardinality()), nil
+	case *runsNode:
+		return int64(k.est()), nil
+	case *notNode:
+		c, err := x.countNode(k.kid)
+		return int64(x.s.alive.GetCardinality()) - c, err
+	case *andNode:
+		_, c, err := k.eval(x, true)
+		return c, err
+	}
+	bm, err := n.bitmap(x)
+	if err != nil {
+		return 0, err
+	}
+	return int64(bm.GetCardinality()), nil
+}

@@ -1,0 +1,112 @@
+package index
+
+import (
+	"encoding/binary"
+	"maps"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// A dict holds, for a property with few distinct values (keywords,
+// booleans, small integers), a bitmap of the documents of each value: an
+// equality filter is then a bitmap, a count a cardinality, and a group-by
+// an intersection per value. Properties with more distinct values than
+// dictMax have none; their equality filters cut the order instead.
+const dictMax = 1024
+
+type dict struct {
+	m map[string]*roaring.Bitmap // dictKey -> documents
+}
+
+// dictKey identifies a value in a dict.
+func dictKey(vk vkey) string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], vk.pre)
+	return string(b[:]) + vk.exact
+}
+
+func vkeyOfDict(k string) vkey {
+	return vkey{pre: binary.BigEndian.Uint64([]byte(k[:8])), exact: k[8:]}
+}
+
+// get returns the documents of a value (nil when none has it). The
+// bitmap is shared: callers must not modify it.
+func (d *dict) get(vk vkey) *roaring.Bitmap {
+	return d.m[dictKey(vk)]
+}
+
+// dictBuilder collects the documents of each value until there are too
+// many values.
+type dictBuilder struct {
+	m    map[string]*roaring.Bitmap
+	over bool
+}
+
+func newDictBuilder() *dictBuilder { return &dictBuilder{m: map[string]*roaring.Bitmap{}} }
+
+func (b *dictBuilder) add(d uint32, vk vkey) {
+	if b.over {
+		return
+	}
+	k := dictKey(vk)
+	bm := b.m[k]
+	if bm == nil {
+		if len(b.m) == dictMax {
+			b.over, b.m = true, nil
+			return
+		}
+		bm = roaring.New()
+		b.m[k] = bm
+	}
+	bm.Add(d)
+}
+
+func (b *dictBuilder) finish() *dict {
+	if b.over {
+		return nil
+	}
+	for _, bm := range b.m {
+		bm.RunOptimize()
+	}
+	return &dict{m: b.m}
+}
+
+// with returns a copy of d after removing and adding documents of values;
+// bitmaps it does not touch are shared. It returns nil when the property
+// now has too many values for a dict.
+func (d *dict) with(remove, add map[string][]uint32) *dict {
+	m := maps.Clone(d.m)
+	touched := map[string]*roaring.Bitmap{}
+	get := func(k string) *roaring.Bitmap {
+		if bm, ok := touched[k]; ok {
+			return bm
+		}
+		var bm *roaring.Bitmap
+		if old := m[k]; old != nil {
+			bm = old.Clone()
+		} else {
+			bm = roaring.New()
+		}
+		touched[k] = bm
+		m[k] = bm
+		return bm
+	}
+	for k, docs := range remove {
+		bm := get(k)
+		for _, d := range docs {
+			bm.Remove(d)
+		}
+	}
+	for k, docs := range add {
+		get(k).AddMany(docs)
+	}
+	for k, bm := range touched {
+		if bm.IsEmpty() {
+			delete(m, k)
+		}
+	}
+	if len(m) > 2*dictMax {
+		return nil
+	}
+	return &dict{m: m}
+}

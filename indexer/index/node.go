@@ -1,0 +1,301 @@
+package index
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// A compiled filter is a tree of nodes. Every node can give its matches as
+// a bitmap and can test one document; the planner uses the estimates and
+// costs below to pick, per AND, which kids to materialize and which to
+// test on the documents left, and, per search, whether to walk the sort
+// order or to collect and sort. Costs are rough nanoseconds per document.
+const (
+	costContains = 8   // a bitmap membership test
+	costColumn   = 12  // a column read and compare, random access
+	costSet      = 4   // setting a bit of a dense bitset
+	costScan     = 3   // iterating a bitmap, sequential column reads
+	costVerify   = 400 // analyzing a stored text to check a phrase
+	costHeap     = 12  // a top-k heap step
+)
+
+type node interface {
+	// est is the estimated number of matches; exact for sets and runs.
+	est() float64
+	// bitmap returns the matches. The result may be shared: never modify it.
+	bitmap(x *exec) (*roaring.Bitmap, error)
+	// test reports whether an alive document matches.
+	test(d uint32) bool
+	// mcost and tcost are the costs of bitmap and of one test.
+	mcost() float64
+	tcost() float64
+}
+
+// exec is one query's evaluation context.
+type exec struct {
+	ctx   context.Context
+	s     *Snapshot
+	n     float64 // alive documents
+	steps int
+}
+
+// tick checks for cancellation every so often in long loops.
+func (x *exec) tick() error {
+	if x.steps++; x.steps&0xffff == 0 {
+		return x.ctx.Err()
+	}
+	return nil
+}
+
+// dense collects documents into a bitmap through a dense bitset, which
+// takes documents in any order at a few nanoseconds each.
+func (x *exec) dense(fill func(set func(d uint32))) *roaring.Bitmap {
+	words := make([]uint64, (x.s.maxDoc+63)/64)
+	fill(func(d uint32) { words[d>>6] |= 1 << (d & 63) })
+	return roaring.FromDense(words, false)
+}
+
+// filter keeps the documents of bm that pass test.
+func (x *exec) filter(bm *roaring.Bitmap, test func(uint32) bool) (*roaring.Bitmap, error) {
+	out := roaring.New()
+	var buf []uint32
+	it := bm.Iterator()
+	for it.HasNext() {
+		d := it.Next()
+		if err := x.tick(); err != nil {
+			return nil, err
+		}
+		if test(d) {
+			buf = append(buf, d)
+			if len(buf) == 4096 {
+				out.AddMany(buf)
+				buf = buf[:0]
+			}
+		}
+	}
+	out.AddMany(buf)
+	return out, nil
+}
+
+// allNode matches every object.
+type allNode struct{ s *Snapshot }
+
+func (n allNode) est() float64                           { return float64(n.s.alive.GetCardinality()) }
+func (n allNode) bitmap(*exec) (*roaring.Bitmap, error)  { return n.s.alive, nil }
+func (allNode) test(uint32) bool                         { return true }
+func (allNode) mcost() float64                           { return 0 }
+func (allNode) tcost() float64                           { return 0 }
+func isAll(n node) bool                                  { _, ok := n.(allNode); return ok }
+func isNone(n node) bool                                 { s, ok := n.(*setNode); return ok && s.bm.IsEmpty() }
+func noneNode() node                                     { return &setNode{bm: roaring.New()} }
+func (n *setNode) bitmap(*exec) (*roaring.Bitmap, error) { return n.bm, nil }
+func (n *setNode) test(d uint32) bool                    { return n.bm.Contains(d) }
+func (n *setNode) est() float64                          { return float64(n.bm.GetCardinality()) }
+func (*setNode) mcost() float64                          { return 0 }
+func (*setNode) tcost() float64                          { return costContains }
+func (n *phraseNode) est() float64                       { return n.cand.est() / 2 }
+func (n *phraseNode) test(d uint32) bool                 { return n.cand.test(d) && n.verify(d) }
+func (n *phraseNode) tcost() float64                     { return n.cand.tcost() + costVerify }
+func (n *phraseNode) mcost() float64                     { return n.cand.mcost() + n.cand.est()*costVerify }
+
+// setNode is a precomputed set: a dict value, nulls, a posting, keys.
+type setNode struct{ bm *roaring.Bitmap }
+
+// phraseNode is the documents of cand whose text verify accepts.
+type phraseNode struct {
+	cand   node
+	verify func(d uint32) bool
+}
+
+func (n *phraseNode) bitmap(x *exec) (*roaring.Bitmap, error) {
+	bm, err := n.cand.bitmap(x)
+	if err != nil {
+		return nil, err
+	}
+	return x.filter(bm, n.verify)
+}
+
+// run is the positions [lo, hi) of an order.
+type run struct{ lo, hi int }
+
+// runsNode is the documents of some runs of a property's order, whose
+// values are those in accepts.
+type runsNode struct {
+	pi   *propIndex
+	runs []run
+	in   func(vk vkey) bool
+	cost float64 // of one in
+}
+
+func (n *runsNode) est() float64 {
+	t := 0
+	for _, r := range n.runs {
+		t += r.hi - r.lo
+	}
+	return float64(t)
+}
+
+func (n *runsNode) bitmap(x *exec) (*roaring.Bitmap, error) {
+	return x.dense(func(set func(uint32)) {
+		for _, r := range n.runs {
+			n.pi.order.forEach(r.lo, r.hi, func(_ int, d uint32) bool { set(d); return true })
+		}
+	}), nil
+}
+
+func (n *runsNode) test(d uint32) bool {
+	return !n.pi.nulls.Contains(d) && n.in(n.pi.col.get(d))
+}
+func (n *runsNode) mcost() float64 { return n.est() * costSet }
+func (n *runsNode) tcost() float64 { return costColumn + n.cost }
+
+// predNode tests the values of a property one by one: arrays (any
+// element), and text forms of keyword values. With a dict it is exact and
+// cheap to materialize; without, it scans.
+type predNode struct {
+	s    *Snapshot
+	pi   *propIndex
+	in   func(vk vkey) bool
+	cost float64
+	e    float64
+	buf  []vkey
+}
+
+func (n *predNode) est() float64 { return n.e }
+
+func (n *predNode) test(d uint32) bool {
+	if n.pi.nulls.Contains(d) {
+		return false
+	}
+	if n.pi.lcol == nil {
+		return n.in(n.pi.col.get(d))
+	}
+	n.buf = n.pi.lcol.get(d, n.buf)
+	return slices.ContainsFunc(n.buf, n.in)
+}
+
+func (n *predNode) bitmap(x *exec) (*roaring.Bitmap, error) {
+	if n.pi.dict != nil {
+		var bms []*roaring.Bitmap
+		for k, bm := range n.pi.dict.m {
+			if n.in(vkeyOfDict(k)) {
+				bms = append(bms, bm)
+			}
+		}
+		return roaring.FastOr(bms...), nil
+	}
+	return x.filter(n.s.alive, n.test)
+}
+
+func (n *predNode) mcost() float64 {
+	if n.pi.dict != nil {
+		return float64(len(n.pi.dict.m)) * n.cost
+	}
+	return float64(n.s.alive.GetCardinality()) * (costColumn + n.cost)
+}
+func (n *predNode) tcost() float64 { return costColumn + n.cost }
+
+// estimate sets the estimate of a predicate: exact from a dict, else from
+// a sample of documents.
+func (n *predNode) estimate() {
+	if n.pi.dict != nil {
+		t := 0.0
+		for k, bm := range n.pi.dict.m {
+			if n.in(vkeyOfDict(k)) {
+				t += float64(bm.GetCardinality())
+			}
+		}
+		n.e = t
+		return
+	}
+	total := n.s.alive.GetCardinality()
+	if total == 0 {
+		return
+	}
+	const samples = 128
+	step := max(total/samples, 1)
+	hit, seen := 0, 0
+	for i := uint64(0); i < total; i += step {
+		d, err := n.s.alive.Select(uint32(i))
+		if err != nil {
+			break
+		}
+		seen++
+		if n.test(d) {
+			hit++
+		}
+	}
+	n.e = float64(total) * float64(hit) / float64(max(seen, 1))
+}
+
+// notNode is the complement of its kid.
+type notNode struct {
+	s   *Snapshot
+	kid node
+}
+
+func (n *notNode) est() float64 { return math.Max(0, float64(n.s.alive.GetCardinality())-n.kid.est()) }
+func (n *notNode) bitmap(x *exec) (*roaring.Bitmap, error) {
+	bm, err := n.kid.bitmap(x)
+	if err != nil {
+		return nil, err
+	}
+	return roaring.AndNot(n.s.alive, bm), nil
+}
+func (n *notNode) test(d uint32) bool { return !n.kid.test(d) }
+func (n *notNode) mcost() float64     { return n.kid.mcost() + float64(n.s.alive.GetCardinality())/64 }
+func (n *notNode) tcost() float64     { return n.kid.tcost() }
+
+// orNode is the union of its kids.
+type orNode struct {
+	s    *Snapshot
+	kids []node
+}
+
+func (n *orNode) est() float64 {
+	t := 0.0
+	for _, k := range n.kids {
+		t += k.est()
+	}
+	return math.Min(t, float64(n.s.alive.GetCardinality()))
+}
+
+func (n *orNode) bitmap(x *exec) (*roaring.Bitmap, error) {
+	bms := make([]*roaring.Bitmap, 0, len(n.kids))
+	for _, k := range n.kids {
+		bm, err := k.bitmap(x)
+		if err != nil {
+			return nil, err
+		}
+		bms = append(bms, bm)
+	}
+	return roaring.FastOr(bms...), nil
+}
+
+func (n *orNode) test(d uint32) bool {
+	for _, k := range n.kids {
+		if k.test(d) {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *orNode) mcost() float64 {
+	t := 0.0
+	for _, k := range n.kids {
+		t += k.mcost() + k.est()/8
+	}
+	return t
+}
+
+func (n *orNode) tcost() float64 {
+	t := 0.0
+	for _, k := range n.kids {
+		t += k.tcost()
+	}
+	return t
+}

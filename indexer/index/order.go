@@ -1,0 +1,245 @@
+package index
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// An order is the documents with a non-null value of one property, sorted
+// by (value, primary key): the index a sorted page walks and a range
+// filter cuts, like a btree on (property, key). It is a list of blocks,
+// each sorted and holding the pre of its entries inline, so binary search
+// and walks rarely touch the columns. Updates copy only the blocks they
+// change (and the small block list).
+const (
+	blockTarget = 2048 // entries per block after a split or a build
+	blockMax    = 2 * blockTarget
+)
+
+type order struct {
+	blocks []*oblock
+	starts []int // starts[i] is the position of blocks[i]'s first entry; starts[len(blocks)] the total
+}
+
+type oblock struct {
+	pre []uint64
+	doc []uint32
+}
+
+// ties gives the exact part and the encoded primary key of a document
+// that an order holds; they break ties between equal pres.
+type ties interface {
+	exactOf(d uint32) string
+	keyOf(d uint32) string
+}
+
+// entry is a (value, key, document) that an order holds or will hold.
+type entry struct {
+	vk  vkey
+	key string
+	doc uint32
+}
+
+func compareEntries(a, b *entry) int {
+	if c := compareVK(a.vk, b.vk); c != 0 {
+		return c
+	}
+	return strings.Compare(a.key, b.key)
+}
+
+func newOrder(blocks []*oblock) *order {
+	o := &order{blocks: blocks}
+	o.index()
+	return o
+}
+
+func (o *order) index() {
+	o.starts = make([]int, len(o.blocks)+1)
+	for i, b := range o.blocks {
+		o.starts[i+1] = o.starts[i] + len(b.doc)
+	}
+}
+
+func (o *order) len() int { return o.starts[len(o.blocks)] }
+
+// locate returns the block and offset of position p (0 <= p < len).
+func (o *order) locate(p int) (int, int) {
+	bi := sort.Search(len(o.blocks), func(i int) bool { return o.starts[i+1] > p })
+	return bi, p - o.starts[bi]
+}
+
+// doc returns the document at position p.
+func (o *order) doc(p int) uint32 {
+	bi, j := o.locate(p)
+	return o.blocks[bi].doc[j]
+}
+
+// search returns the first position whose entry is not before the target:
+// before(pre, doc) must be true for a prefix of the order and false after.
+func (o *order) search(before func(pre uint64, doc uint32) bool) int {
+	bi := sort.Search(len(o.blocks), func(i int) bool {
+		b := o.blocks[i]
+		n := len(b.doc) - 1
+		return !before(b.pre[n], b.doc[n])
+	})
+	if bi == len(o.blocks) {
+		return o.len()
+	}
+	b := o.blocks[bi]
+	j := sort.Search(len(b.doc), func(j int) bool { return !before(b.pre[j], b.doc[j]) })
+	return o.starts[bi] + j
+}
+
+// lowerBound is the first position whose value is >= v (> v when after).
+func (o *order) lowerBound(t ties, v vkey, after bool) int {
+	return o.search(func(pre uint64, d uint32) bool {
+		if pre != v.pre {
+			return pre < v.pre
+		}
+		c := strings.Compare(t.exactOf(d), v.exact)
+		if after {
+			return c <= 0
+		}
+		return c < 0
+	})
+}
+
+// afterEntry is the first position whose (value, key) is > (v, key).
+func (o *order) afterEntry(t ties, v vkey, key string) int {
+	return o.search(func(pre uint64, d uint32) bool {
+		if pre != v.pre {
+			return pre < v.pre
+		}
+		if c := strings.Compare(t.exactOf(d), v.exact); c != 0 {
+			return c < 0
+		}
+		return t.keyOf(d) <= key
+	})
+}
+
+// forEach calls fn for the documents of positions [from, to) in order,
+// until fn returns false.
+func (o *order) forEach(from, to int, fn func(p int, d uint32) bool) {
+	if from >= to {
+		return
+	}
+	bi, j := o.locate(from)
+	for p := from; p < to; bi, j = bi+1, 0 {
+		b := o.blocks[bi]
+		for ; j < len(b.doc) && p < to; j, p = j+1, p+1 {
+			if !fn(p, b.doc[j]) {
+				return
+			}
+		}
+	}
+}
+
+// preAt returns the pre at position p.
+func (o *order) preAt(p int) uint64 {
+	bi, j := o.locate(p)
+	return o.blocks[bi].pre[j]
+}
+
+// buildOrder sorts entries and cuts them into blocks.
+func buildOrder(es []entry) *order {
+	slices.SortFunc(es, func(a, b entry) int { return compareEntries(&a, &b) })
+	var blocks []*oblock
+	for len(es) > 0 {
+		n := min(len(es), blockTarget)
+		b := &oblock{pre: make([]uint64, n), doc: make([]uint32, n)}
+		for i := range n {
+			b.pre[i], b.doc[i] = es[i].vk.pre, es[i].doc
+		}
+		blocks = append(blocks, b)
+		es = es[n:]
+	}
+	return newOrder(blocks)
+}
+
+// update returns a copy of o without the removed entries and with the
+// added ones. Both hold the values and keys the entries have (removed:
+// before the update, added: after); t gives those of the entries o keeps,
+// which the update does not change.
+func (o *order) update(t ties, removed, added []entry) (*order, error) {
+	if len(o.blocks) == 0 {
+		if len(removed) > 0 {
+			return nil, fmt.Errorf("index order: document %d is not where its value says", removed[0].doc)
+		}
+		return buildOrder(added), nil
+	}
+	type edit struct {
+		drop map[int]bool    // offsets of removed entries
+		ins  map[int][]entry // entries to insert before an offset
+	}
+	edits := map[int]*edit{}
+	editOf := func(bi int) *edit {
+		e := edits[bi]
+		if e == nil {
+			e = &edit{drop: map[int]bool{}, ins: map[int][]entry{}}
+			edits[bi] = e
+		}
+		return e
+	}
+	before := func(x *entry) func(uint64, uint32) bool {
+		return func(pre uint64, d uint32) bool {
+			if pre != x.vk.pre {
+				return pre < x.vk.pre
+			}
+			if c := strings.Compare(t.exactOf(d), x.vk.exact); c != 0 {
+				return c < 0
+			}
+			return t.keyOf(d) < x.key
+		}
+	}
+	for i := range removed {
+		r := &removed[i]
+		p := o.search(before(r))
+		if p >= o.len() || o.doc(p) != r.doc {
+			return nil, fmt.Errorf("index order: document %d is not where its value says", r.doc)
+		}
+		bi, j := o.locate(p)
+		editOf(bi).drop[j] = true
+	}
+	slices.SortFunc(added, func(a, b entry) int { return compareEntries(&a, &b) })
+	for i := range added {
+		a := added[i]
+		p := o.search(before(&a))
+		bi, j := len(o.blocks)-1, len(o.blocks[len(o.blocks)-1].doc)
+		if p < o.len() {
+			bi, j = o.locate(p)
+		}
+		e := editOf(bi)
+		e.ins[j] = append(e.ins[j], a)
+	}
+	blocks := make([]*oblock, 0, len(o.blocks)+len(edits))
+	for bi, b := range o.blocks {
+		e := edits[bi]
+		if e == nil {
+			blocks = append(blocks, b)
+			continue
+		}
+		nb := &oblock{}
+		emit := func(es []entry) {
+			for _, x := range es {
+				nb.pre, nb.doc = append(nb.pre, x.vk.pre), append(nb.doc, x.doc)
+			}
+		}
+		for j := range b.doc {
+			emit(e.ins[j])
+			if !e.drop[j] {
+				nb.pre, nb.doc = append(nb.pre, b.pre[j]), append(nb.doc, b.doc[j])
+			}
+		}
+		emit(e.ins[len(b.doc)])
+		for len(nb.doc) > blockMax {
+			blocks = append(blocks, &oblock{pre: slices.Clip(nb.pre[:blockTarget]), doc: slices.Clip(nb.doc[:blockTarget])})
+			nb = &oblock{pre: nb.pre[blockTarget:], doc: nb.doc[blockTarget:]}
+		}
+		if len(nb.doc) > 0 {
+			blocks = append(blocks, nb)
+		}
+	}
+	return newOrder(blocks), nil
+}

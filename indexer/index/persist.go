@@ -1,0 +1,193 @@
+package index
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"io"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/ontoindex/ontoindex/objects"
+	"github.com/zeebo/xxh3"
+)
+
+// A snapshot file holds every structure of a snapshot, so that a restart
+// loads it instead of rebuilding it from the store:
+//
+//	magic "ONTOIDX" 0x01 | uvarint store version | string type fingerprint
+//	| uvarint maxDoc | alive | keys | primary-key order | properties
+//	| 8-byte xxh3 of everything before
+//
+// Integers are uvarints or little-endian words, strings and bitmaps are
+// length-prefixed. A file that does not end in its checksum, or whose
+// fingerprint is not the type's, is refused with ErrBadFile.
+
+// ErrBadFile reports a snapshot file that is truncated, corrupt, or of
+// another type or format.
+var ErrBadFile = errors.New("index file is corrupt or of another format")
+
+var fileMagic = []byte("ONTOIDX\x01")
+
+// Fingerprint identifies what a snapshot file of type t must have been
+// written for: the type's mapping.
+func Fingerprint(t *objects.Type) string { return t.MappingHash() }
+
+type encoder struct {
+	w   *bufio.Writer
+	h   *xxh3.Hasher
+	buf []byte
+	err error
+}
+
+func (e *encoder) flush() {
+	if e.err == nil && len(e.buf) > 0 {
+		_, _ = e.h.Write(e.buf)
+		_, e.err = e.w.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
+}
+
+func (e *encoder) maybeFlush() {
+	if len(e.buf) >= 1<<16 {
+		e.flush()
+	}
+}
+
+func (e *encoder) uvarint(v uint64) { e.buf = binary.AppendUvarint(e.buf, v); e.maybeFlush() }
+func (e *encoder) str(s string) {
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(s)))
+	e.buf = append(e.buf, s...)
+	e.maybeFlush()
+}
+func (e *encoder) u64s(vs []uint64) {
+	for _, v := range vs {
+		e.buf = binary.LittleEndian.AppendUint64(e.buf, v)
+		e.maybeFlush()
+	}
+}
+func (e *encoder) u32s(vs []uint32) {
+	for _, v := range vs {
+		e.buf = binary.LittleEndian.AppendUint32(e.buf, v)
+		e.maybeFlush()
+	}
+}
+func (e *encoder) bitmap(bm *roaring.Bitmap) {
+	b, err := bm.ToBytes()
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(b)))
+	e.buf = append(e.buf, b...)
+	e.maybeFlush()
+}
+func (e *encoder) flag(ok bool) {
+	if ok {
+		e.buf = append(e.buf, 1)
+	} else {
+		e.buf = append(e.buf, 0)
+	}
+}
+
+// WriteTo writes the snapshot file.
+func (s *Snapshot) WriteTo(w io.Writer) (int64, error) {
+	cw := &countWriter{w: w}
+	e := &encoder{w: bufio.NewWriterSize(cw, 1<<16), h: xxh3.New()}
+	e.buf = append(e.buf, fileMagic...)
+	e.uvarint(s.version)
+	e.str(Fingerprint(s.typ))
+	e.uvarint(uint64(s.maxDoc))
+	e.bitmap(s.alive)
+	for d := range s.maxDoc {
+		e.str(s.keys.get(d))
+	}
+	e.order(s.pk)
+	e.uvarint(uint64(len(s.props)))
+	for _, pi := range s.props {
+		e.prop(pi)
+	}
+	e.flush()
+	if e.err == nil {
+		e.err = binary.Write(e.w, binary.LittleEndian, e.h.Sum64())
+	}
+	if e.err == nil {
+		e.err = e.w.Flush()
+	}
+	return cw.n, e.err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (e *encoder) order(o *order) {
+	e.uvarint(uint64(len(o.blocks)))
+	for _, b := range o.blocks {
+		e.uvarint(uint64(len(b.doc)))
+		e.u64s(b.pre)
+		e.u32s(b.doc)
+	}
+}
+
+func (e *encoder) prop(pi *propIndex) {
+	e.bitmap(pi.nulls)
+	e.flag(pi.col != nil)
+	if pi.col != nil {
+		e.uvarint(uint64(len(pi.col.chunks)))
+		for _, ch := range pi.col.chunks {
+			e.u64s(ch.pre)
+			e.flag(ch.exact != nil)
+			for _, x := range ch.exact {
+				e.str(x)
+			}
+		}
+	}
+	e.flag(pi.lcol != nil)
+	if pi.lcol != nil {
+		e.uvarint(uint64(len(pi.lcol.chunks)))
+		for _, ch := range pi.lcol.chunks {
+			e.u32s(ch.off)
+			e.u64s(ch.pre)
+			e.flag(ch.exact != nil)
+			for _, x := range ch.exact {
+				e.str(x)
+			}
+		}
+	}
+	e.flag(pi.order != nil)
+	if pi.order != nil {
+		e.order(pi.order)
+	}
+	e.flag(pi.dict != nil)
+	if pi.dict != nil {
+		e.uvarint(uint64(len(pi.dict.m)))
+		for k, bm := range pi.dict.m {
+			e.str(k)
+			e.bitmap(bm)
+		}
+	}
+	e.flag(pi.text != nil)
+	if pi.text != nil {
+		e.uvarint(uint64(len(pi.text.blocks)))
+		for _, b := range pi.text.blocks {
+			e.uvarint(uint64(len(b.term)))
+			for i, term := range b.term {
+				e.str(term)
+				p := b.post[i]
+				e.flag(p.bm != nil)
+				if p.bm != nil {
+					e.bitmap(p.bm)
+				} else {
+					e.uvarint(uint64(len(p.docs)))
+					e.u32s(p.docs)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,262 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/ontoindex/ontoindex/objects"
+	"github.com/zeebo/xxh3"
+)
+
+type decoder struct {
+	r   *bufio.Reader
+	h   *xxh3.Hasher
+	err error
+	tmp []byte
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s", ErrBadFile, fmt.Sprintf(format, args...))
+	}
+}
+
+// ReadByte feeds the checksum with every byte read.
+func (d *decoder) ReadByte() (byte, error) {
+	b, err := d.r.ReadByte()
+	if err == nil {
+		d.tmp = append(d.tmp[:0], b)
+		_, _ = d.h.Write(d.tmp)
+	}
+	return b, err
+}
+
+func (d *decoder) full(n int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(d.r, b); err != nil {
+		d.fail("truncated")
+		return nil
+	}
+	_, _ = d.h.Write(b)
+	return b
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, err := binary.ReadUvarint(d)
+	if err != nil {
+		d.fail("truncated")
+	}
+	return v
+}
+
+// count reads a length and checks it against a bound.
+func (d *decoder) count(limit uint64, what string) int {
+	n := d.uvarint()
+	if n > limit {
+		d.fail("%s: %d is out of range", what, n)
+		return 0
+	}
+	return int(n)
+}
+
+const maxString = 1 << 30
+
+func (d *decoder) str() string { return string(d.full(d.count(maxString, "string length"))) }
+
+func (d *decoder) u64s(n int) []uint64 {
+	b := d.full(8 * n)
+	if b == nil {
+		return make([]uint64, n)
+	}
+	out := make([]uint64, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	return out
+}
+
+func (d *decoder) u32s(n int) []uint32 {
+	b := d.full(4 * n)
+	out := make([]uint32, n)
+	if b == nil {
+		return out
+	}
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out
+}
+
+func (d *decoder) bitmap() *roaring.Bitmap {
+	b := d.full(d.count(maxString, "bitmap length"))
+	bm := roaring.New()
+	if d.err == nil {
+		if _, err := bm.ReadFrom(bytes.NewReader(b)); err != nil {
+			d.fail("bitmap: %v", err)
+		}
+	}
+	return bm
+}
+
+func (d *decoder) flag() bool {
+	b := d.full(1)
+	if b == nil {
+		return false
+	}
+	if b[0] > 1 {
+		d.fail("flag %d", b[0])
+	}
+	return b[0] == 1
+}
+
+// Read reads a snapshot file written for type t.
+func Read(r io.Reader, t *objects.Type) (*Snapshot, error) {
+	d := &decoder{r: bufio.NewReaderSize(r, 1<<16), h: xxh3.New()}
+	if m := d.full(len(fileMagic)); d.err != nil || !bytes.Equal(m, fileMagic) {
+		return nil, fmt.Errorf("%w: not an index file", ErrBadFile)
+	}
+	s := &Snapshot{typ: t, keys: &keyColumn{}}
+	s.version = d.uvarint()
+	if fp := d.str(); d.err == nil && fp != Fingerprint(t) {
+		return nil, fmt.Errorf("%w: written for another mapping of %s", ErrBadFile, t.APIName)
+	}
+	s.maxDoc = uint32(d.count(1<<32-1, "document count"))
+	s.alive = d.bitmap()
+	for doc := range s.maxDoc {
+		if s.keys.set(doc, d.str()); d.err != nil {
+			return nil, d.err
+		}
+	}
+	s.pk = d.order()
+	if n := d.count(uint64(len(t.Properties)), "properties"); d.err == nil && n != len(t.Properties) {
+		d.fail("%d properties, type %s has %d", n, t.APIName, len(t.Properties))
+	}
+	for i, p := range t.Properties {
+		if d.err != nil {
+			break
+		}
+		s.props = append(s.props, d.prop(i, p))
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	sum := d.h.Sum64()
+	var tail [8]byte
+	if _, err := io.ReadFull(d.r, tail[:]); err != nil || binary.LittleEndian.Uint64(tail[:]) != sum {
+		return nil, fmt.Errorf("%w: checksum mismatch", ErrBadFile)
+	}
+	if _, err := d.r.ReadByte(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the checksum", ErrBadFile)
+	}
+	return s, nil
+}
+
+func (d *decoder) order() *order {
+	n := d.count(1<<31, "order blocks")
+	blocks := make([]*oblock, 0, n)
+	for range n {
+		m := d.count(blockMax, "order block")
+		if d.err != nil {
+			break
+		}
+		if m == 0 {
+			d.fail("empty order block")
+			break
+		}
+		blocks = append(blocks, &oblock{pre: d.u64s(m), doc: d.u32s(m)})
+	}
+	return newOrder(blocks)
+}
+
+func (d *decoder) prop(i int, p objects.Property) *propIndex {
+	pi := &propIndex{p: p, pos: i, et: p.Type.Primitive(), list: p.Type.Kind == objects.KindList}
+	pi.nulls = d.bitmap()
+	if d.flag() {
+		pi.col = &column{exact: hasExact(pi.et.Kind)}
+		n := d.count(1<<20, "column chunks")
+		for range n {
+			ch := &colChunk{pre: d.u64s(chunkDocs)}
+			if d.flag() {
+				ch.exact = make([]string, chunkDocs)
+				for j := range ch.exact {
+					ch.exact[j] = d.str()
+				}
+			}
+			pi.col.chunks = append(pi.col.chunks, ch)
+			if d.err != nil {
+				return pi
+			}
+		}
+	}
+	if d.flag() {
+		pi.lcol = &listColumn{exact: hasExact(pi.et.Kind)}
+		n := d.count(1<<20, "list chunks")
+		for range n {
+			ch := &listChunk{off: d.u32s(chunkDocs + 1)}
+			if d.err != nil {
+				return pi
+			}
+			m := int(ch.off[chunkDocs])
+			for o := 1; o <= chunkDocs; o++ {
+				if ch.off[o] < ch.off[o-1] {
+					d.fail("list offsets out of order")
+					return pi
+				}
+			}
+			ch.pre = d.u64s(m)
+			if d.flag() {
+				ch.exact = make([]string, m)
+				for j := range ch.exact {
+					ch.exact[j] = d.str()
+				}
+			}
+			pi.lcol.chunks = append(pi.lcol.chunks, ch)
+		}
+	}
+	if d.flag() {
+		pi.order = d.order()
+	}
+	if d.flag() {
+		pi.dict = &dict{m: map[string]*roaring.Bitmap{}}
+		n := d.count(1<<20, "dict values")
+		for range n {
+			k := d.str()
+			if len(k) < 8 {
+				d.fail("dict key")
+				return pi
+			}
+			pi.dict.m[k] = d.bitmap()
+		}
+	}
+	if d.flag() {
+		pi.text = &terms{}
+		n := d.count(1<<31, "term blocks")
+		for range n {
+			m := d.count(blockMax, "term block")
+			b := &tblock{term: make([]string, m), post: make([]posting, m)}
+			for j := range m {
+				b.term[j] = d.str()
+				if d.flag() {
+					b.post[j] = posting{bm: d.bitmap()}
+				} else {
+					b.post[j] = posting{docs: d.u32s(d.count(smallPosting, "posting"))}
+				}
+			}
+			if d.err != nil {
+				return pi
+			}
+			pi.text.blocks = append(pi.text.blocks, b)
+		}
+	}
+	return pi
+}

@@ -1,0 +1,336 @@
+package index
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/vellum"
+	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// compiler turns a filter into nodes over one snapshot.
+type compiler struct {
+	s      *Snapshot
+	limits query.Limits
+}
+
+func (c *compiler) compile(f *query.Filter) (node, error) {
+	s := c.s
+	if f.MatchesAll() {
+		return allNode{s}, nil
+	}
+	switch f.Op {
+	case query.OpNone:
+		return noneNode(), nil
+	case query.OpAnd, query.OpOr:
+		return c.combine(f)
+	case query.OpNot:
+		if len(f.Kids) != 1 {
+			return nil, fmt.Errorf("not needs one filter, has %d", len(f.Kids))
+		}
+		k, err := c.compile(f.Kids[0])
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case isAll(k):
+			return noneNode(), nil
+		case isNone(k):
+			return allNode{s}, nil
+		}
+		if nk, ok := k.(*notNode); ok {
+			return nk.kid, nil
+		}
+		return &notNode{s: s, kid: k}, nil
+	case query.OpKeys:
+		bm := roaring.New()
+		for _, key := range f.Keys {
+			if d, ok := s.Lookup(key); ok {
+				bm.Add(d)
+			}
+		}
+		return &setNode{bm: bm}, nil
+	}
+	pi := s.prop(f.Property)
+	if pi == nil {
+		return nil, fmt.Errorf("object type %s has no property %q", s.typ.APIName, f.Property)
+	}
+	switch f.Op {
+	case query.OpIsNull:
+		null, _ := f.Value.(bool)
+		if null {
+			return &setNode{bm: pi.nulls}, nil
+		}
+		return &notNode{s: s, kid: &setNode{bm: pi.nulls}}, nil
+	case query.OpEq, query.OpContains:
+		return c.eq(pi, f.Value)
+	case query.OpIn:
+		if len(f.Values) == 0 {
+			return allNode{s}, nil
+		}
+		var kids []node
+		for _, v := range f.Values {
+			k, err := c.eq(pi, v)
+			if err != nil {
+				return nil, err
+			}
+			kids = append(kids, k)
+		}
+		return or(s, kids), nil
+	case query.OpGt, query.OpGte, query.OpLt, query.OpLte:
+		return c.compare(pi, f.Op, f.Value)
+	case query.OpAllTerms, query.OpAnyTerm, query.OpPhrase:
+		return c.text(pi, f)
+	case query.OpStartsWith, query.OpPhrasePrefix:
+		// On keyword properties, a prefix of the whole value.
+		if pi.text != nil {
+			return c.text(pi, f)
+		}
+		return c.startsWith(pi, f.Text)
+	case query.OpWildcard, query.OpRegex:
+		return c.pattern(pi, f)
+	}
+	return nil, fmt.Errorf("unsupported filter %s", f.Op)
+}
+
+func (c *compiler) combine(f *query.Filter) (node, error) {
+	var kids []node
+	for _, kf := range f.Kids {
+		k, err := c.compile(kf)
+		if err != nil {
+			return nil, err
+		}
+		if f.Op == query.OpAnd {
+			switch {
+			case isNone(k):
+				return k, nil
+			case isAll(k):
+				continue
+			}
+			if a, ok := k.(*andNode); ok {
+				kids = append(kids, a.kids...)
+				continue
+			}
+		} else {
+			switch {
+			case isAll(k):
+				return k, nil
+			case isNone(k):
+				continue
+			}
+			if o, ok := k.(*orNode); ok {
+				kids = append(kids, o.kids...)
+				continue
+			}
+		}
+		kids = append(kids, k)
+	}
+	if f.Op == query.OpAnd {
+		switch len(kids) {
+		case 0:
+			return allNode{c.s}, nil
+		case 1:
+			return kids[0], nil
+		}
+		return newAnd(c.s, kids), nil
+	}
+	return or(c.s, kids), nil
+}
+
+func or(s *Snapshot, kids []node) node {
+	switch len(kids) {
+	case 0:
+		return noneNode()
+	case 1:
+		return kids[0]
+	}
+	return &orNode{s: s, kids: kids}
+}
+
+// searchable returns an error for a filter on a property without values.
+func (c *compiler) values(pi *propIndex) error {
+	if pi.col == nil && pi.lcol == nil || !pi.p.Searchable() {
+		return fmt.Errorf("property %s is not searchable", pi.p.APIName)
+	}
+	return nil
+}
+
+func (c *compiler) key(pi *propIndex, v any) (vkey, error) {
+	vk, err := keyOf(pi.et.Kind, v)
+	if err != nil {
+		return vk, fmt.Errorf("property %s: %w", pi.p.APIName, err)
+	}
+	return vk, nil
+}
+
+// eq matches the documents whose value (or an element) equals v.
+func (c *compiler) eq(pi *propIndex, v any) (node, error) {
+	if err := c.values(pi); err != nil {
+		return nil, err
+	}
+	vk, err := c.key(pi, v)
+	if err != nil {
+		return nil, err
+	}
+	if pi.dict != nil {
+		if bm := pi.dict.get(vk); bm != nil {
+			return &setNode{bm: bm}, nil
+		}
+		return noneNode(), nil
+	}
+	in := func(x vkey) bool { return compareVK(x, vk) == 0 }
+	if pi.order != nil {
+		t := c.s.ties(pi)
+		return &runsNode{pi: pi, runs: []run{{pi.order.lowerBound(t, vk, false), pi.order.lowerBound(t, vk, true)}}, in: in}, nil
+	}
+	return c.pred(pi, in, 0), nil
+}
+
+func (c *compiler) pred(pi *propIndex, in func(vkey) bool, cost float64) node {
+	n := &predNode{s: c.s, pi: pi, in: in, cost: cost}
+	n.estimate()
+	return n
+}
+
+// compare matches a range.
+func (c *compiler) compare(pi *propIndex, op query.Op, v any) (node, error) {
+	if err := c.values(pi); err != nil {
+		return nil, err
+	}
+	vk, err := c.key(pi, v)
+	if err != nil {
+		return nil, err
+	}
+	in := func(x vkey) bool {
+		cmp := compareVK(x, vk)
+		switch op {
+		case query.OpGt:
+			return cmp > 0
+		case query.OpGte:
+			return cmp >= 0
+		case query.OpLt:
+			return cmp < 0
+		}
+		return cmp <= 0
+	}
+	if pi.order == nil {
+		return c.pred(pi, in, 0), nil
+	}
+	t := c.s.ties(pi)
+	r := run{0, pi.order.len()}
+	switch op {
+	case query.OpGt:
+		r.lo = pi.order.lowerBound(t, vk, true)
+	case query.OpGte:
+		r.lo = pi.order.lowerBound(t, vk, false)
+	case query.OpLt:
+		r.hi = pi.order.lowerBound(t, vk, false)
+	case query.OpLte:
+		r.hi = pi.order.lowerBound(t, vk, true)
+	}
+	return &runsNode{pi: pi, runs: []run{r}, in: in}, nil
+}
+
+// textOf is the text form of a value that startsWith, wildcard and regex
+// match: the string itself, or the text of another keyword value.
+func textOf(pi *propIndex, vk vkey) string {
+	if pi.et.Kind == objects.KindString {
+		return vk.exact
+	}
+	return objects.TextOf(valueOf(pi.et, vk))
+}
+
+// startsWith matches keyword values with a prefix.
+func (c *compiler) startsWith(pi *propIndex, prefix string) (node, error) {
+	if err := c.values(pi); err != nil {
+		return nil, err
+	}
+	in := func(x vkey) bool { return strings.HasPrefix(textOf(pi, x), prefix) }
+	if pi.order == nil || pi.et.Kind != objects.KindString {
+		return c.pred(pi, in, 5), nil
+	}
+	// Strings with a prefix are one run of the order.
+	t := c.s.ties(pi)
+	lo := pi.order.lowerBound(t, vkey{pre: prefix8(prefix), exact: prefix}, false)
+	hi := pi.order.len()
+	if succ := successor(prefix); succ != "" {
+		hi = pi.order.lowerBound(t, vkey{pre: prefix8(succ), exact: succ}, false)
+	}
+	return &runsNode{pi: pi, runs: []run{{lo, hi}}, in: in, cost: 5}, nil
+}
+
+// pattern matches whole exact values against a wildcard or regex.
+func (c *compiler) pattern(pi *propIndex, f *query.Filter) (node, error) {
+	if err := c.values(pi); err != nil {
+		return nil, err
+	}
+	re, err := query.Pattern(f.Op, f.Text)
+	if err != nil {
+		return nil, fmt.Errorf("property %s: %w", pi.p.APIName, err)
+	}
+	in := func(x vkey) bool { return accepts(re, textOf(pi, x)) }
+	if pi.order == nil || pi.et.Kind != objects.KindString || pi.dict != nil {
+		return c.limitDict(pi, f, c.pred(pi, in, 20))
+	}
+	// Walk the distinct values in order, skipping every prefix the
+	// automaton rules out; each match is one run of the order.
+	t := c.s.ties(pi)
+	o := pi.order
+	var runs []run
+	var tooMany error
+	walkSorted(re, func(from string) (string, bool) {
+		p := o.lowerBound(t, vkey{pre: prefix8(from), exact: from}, false)
+		if p >= o.len() {
+			return "", false
+		}
+		return t.exactOf(o.doc(p)), true
+	}, func(s string) bool {
+		if c.limits.MaxTerms > 0 && len(runs) == c.limits.MaxTerms {
+			tooMany = c.tooMany(pi, f, "it matches more than %d distinct values; narrow the pattern", c.limits.MaxTerms)
+			return false
+		}
+		vk := vkey{pre: prefix8(s), exact: s}
+		runs = append(runs, run{o.lowerBound(t, vk, false), o.lowerBound(t, vk, true)})
+		return true
+	})
+	if tooMany != nil {
+		return nil, tooMany
+	}
+	return &runsNode{pi: pi, runs: runs, in: in, cost: 20}, nil
+}
+
+// accepts runs an automaton over s. (vellum.AutomatonContains stops at
+// state 1, which is a live state of vellum's regexp automata.)
+func accepts(a vellum.Automaton, s string) bool {
+	st := a.Start()
+	for i := 0; i < len(s); i++ {
+		if st = a.Accept(st, s[i]); !a.CanMatch(st) {
+			return false
+		}
+	}
+	return a.IsMatch(st)
+}
+
+// limitDict applies the expansion limit to a predicate over a dict.
+func (c *compiler) limitDict(pi *propIndex, f *query.Filter, n node) (node, error) {
+	if c.limits.MaxTerms <= 0 || pi.dict == nil {
+		return n, nil
+	}
+	p := n.(*predNode)
+	matched := 0
+	for k := range pi.dict.m {
+		if p.in(vkeyOfDict(k)) {
+			matched++
+		}
+	}
+	if matched > c.limits.MaxTerms {
+		return nil, c.tooMany(pi, f, "it matches more than %d distinct values; narrow the pattern", c.limits.MaxTerms)
+	}
+	return n, nil
+}
+
+func (c *compiler) tooMany(pi *propIndex, f *query.Filter, format string, args ...any) error {
+	return &query.TooExpensiveError{Property: pi.p.APIName, Op: f.Op, Limit: c.limits.MaxTerms, Reason: fmt.Sprintf(format, args...)}
+}

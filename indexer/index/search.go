@@ -1,0 +1,327 @@
+package index
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/ontoindex/ontoindex/indexer/query"
+)
+
+// Result is one page of a search.
+type Result struct {
+	Docs  []uint32 // the page, in order
+	Next  []byte   // cursor of the next page; nil on the last page
+	Total int64    // every match, on every page
+	Plan  Plan     // how the page was found
+}
+
+// Plan is how a search found its page.
+type Plan string
+
+// Plans.
+const (
+	// PlanWalk walks the order of the sort field (or of the primary key)
+	// from the cursor and tests each document, stopping after a page: the
+	// cost follows the page, not the matches.
+	PlanWalk Plan = "walk"
+	// PlanCollect materializes the matches and keeps the best page in a
+	// heap: the cost follows the matches, not the table.
+	PlanCollect Plan = "collect"
+)
+
+// Search returns one page of a search.
+func (s *Snapshot) Search(ctx context.Context, q *query.Search) (*Result, error) {
+	return s.search(ctx, q, "")
+}
+
+// search runs a search with the plan the planner picks, or with force
+// when it is set and applies (tests compare plans).
+func (s *Snapshot) search(ctx context.Context, q *query.Search, force Plan) (*Result, error) {
+	if q.PageSize < 1 {
+		return nil, fmt.Errorf("page size %d: must be positive", q.PageSize)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x := &exec{ctx: ctx, s: s, n: float64(s.alive.GetCardinality())}
+	root, err := (&compiler{s: s, limits: q.Limits}).compile(q.Filter)
+	if err != nil {
+		return nil, err
+	}
+	so, err := newSorter(s, q.Sort)
+	if err != nil {
+		return nil, err
+	}
+	var after *position
+	if q.After != nil {
+		if after, err = decodeCursor(q.After, len(so.fields)); err != nil {
+			return nil, err
+		}
+	}
+	k := q.PageSize + 1
+	var docs []uint32
+	var total int64
+	pl := s.choose(x, root, so, k, force)
+	switch pl.plan {
+	case PlanWalk:
+		if docs, err = s.walk(x, pl, so, after, k); err != nil {
+			return nil, err
+		}
+		if total, err = x.countNode(root); err != nil {
+			return nil, err
+		}
+	default:
+		bm, err := root.bitmap(x)
+		if err != nil {
+			return nil, err
+		}
+		total = int64(bm.GetCardinality())
+		if docs, err = x.topK(bm, so, after, k); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Total: total, Plan: pl.plan}
+	if len(docs) == k {
+		docs = docs[:q.PageSize]
+		p := so.positionOf(docs[len(docs)-1])
+		res.Next = p.encode()
+	}
+	res.Docs = docs
+	return res, nil
+}
+
+// Count returns the number of objects a filter matches.
+func (s *Snapshot) Count(ctx context.Context, f *query.Filter, limits query.Limits) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	x := &exec{ctx: ctx, s: s, n: float64(s.alive.GetCardinality())}
+	root, err := (&compiler{s: s, limits: limits}).compile(f)
+	if err != nil {
+		return 0, err
+	}
+	return x.countNode(root)
+}
+
+// walkPlan is a chosen plan; for walks, the order walked, the part of
+// it the filter allows, and what is left to test.
+type walkPlan struct {
+	plan     Plan
+	pi       *propIndex // nil: the primary-key order
+	desc     bool
+	lo, hi   int
+	residual node
+	nulls    bool // documents with a null sort value may match
+}
+
+// choose picks between walking the sort order and collecting, from the
+// estimated matches and costs.
+func (s *Snapshot) choose(x *exec, root node, so *sorter, k int, force Plan) walkPlan {
+	collect := walkPlan{plan: PlanCollect}
+	if len(so.fields) > 1 || force == PlanCollect {
+		return collect
+	}
+	w := walkPlan{plan: PlanWalk, residual: root, nulls: true}
+	o := s.pk
+	if len(so.fields) == 1 {
+		f := so.fields[0]
+		w.pi, w.desc, o = f.pi, f.desc, f.pi.order
+	}
+	w.lo, w.hi = 0, o.len()
+	// Ranges on the walked property bound the walk instead of being tested.
+	if w.pi != nil {
+		kids := []node{root}
+		if a, ok := root.(*andNode); ok {
+			kids = a.kids
+		}
+		var rest []node
+		for _, kid := range kids {
+			if r, ok := kid.(*runsNode); ok && r.pi == w.pi && len(r.runs) == 1 {
+				w.lo, w.hi = max(w.lo, r.runs[0].lo), min(w.hi, r.runs[0].hi)
+				w.nulls = false
+				continue
+			}
+			rest = append(rest, kid)
+		}
+		switch len(rest) {
+		case 0:
+			w.residual = allNode{s}
+		case 1:
+			w.residual = rest[0]
+		default:
+			if len(rest) != len(kids) {
+				w.residual = newAnd(s, rest)
+			}
+		}
+	}
+	if isAll(root) || force == PlanWalk {
+		return w
+	}
+	span := float64(max(w.hi-w.lo, 0))
+	sel := 1.0
+	if !isAll(w.residual) {
+		sel = math.Max(w.residual.est()/math.Max(x.n, 1), 1/math.Max(x.n, 1))
+	}
+	walked := math.Min(span, float64(k)/sel)
+	walkCost := walked * (w.residual.tcost() + costScan)
+	if walked >= span && w.nulls {
+		walkCost += w.residual.mcost() // the null phase collects
+	}
+	collectCost := root.mcost() + root.est()*costHeap
+	if walkCost+countCost(root) < collectCost {
+		return w
+	}
+	return collect
+}
+
+// countCost is what counting a node costs beyond what walking it shares.
+func countCost(n node) float64 {
+	switch k := n.(type) {
+	case allNode, *setNode, *runsNode:
+		return 0
+	case *notNode:
+		return countCost(k.kid)
+	}
+	return n.mcost()
+}
+
+// walk collects up to k documents along the plan's order.
+func (s *Snapshot) walk(x *exec, w walkPlan, so *sorter, after *position, k int) ([]uint32, error) {
+	var docs []uint32
+	var err error
+	take := func(_ int, d uint32) bool {
+		if err = x.tick(); err != nil {
+			return false
+		}
+		if w.residual.test(d) {
+			docs = append(docs, d)
+		}
+		return len(docs) < k
+	}
+	if w.pi == nil {
+		from := w.lo
+		if after != nil {
+			from = s.pk.afterEntry(keyTies{s.keys}, vkey{pre: keyPre(after.key), exact: after.key}, after.key)
+		}
+		s.pk.forEach(from, w.hi, take)
+		return docs, err
+	}
+	o, t := w.pi.order, s.ties(w.pi)
+	inNulls := after != nil && after.null[0]
+	if !inNulls {
+		switch {
+		case !w.desc:
+			from := w.lo
+			if after != nil {
+				from = max(from, o.afterEntry(t, after.vals[0], after.key))
+			}
+			o.forEach(from, w.hi, take)
+		default:
+			walkDesc(o, t, w.lo, w.hi, after, take)
+		}
+		if err != nil || len(docs) == k || !w.nulls {
+			return docs, err
+		}
+	}
+	// Documents whose sort value is null come last, by primary key.
+	rest, err := w.residual.bitmap(x)
+	if err != nil {
+		return nil, err
+	}
+	rest = roaring.And(rest, w.pi.nulls)
+	more, err := x.topK(rest, so, after, k-len(docs))
+	return append(docs, more...), err
+}
+
+// walkDesc walks [lo, hi) of an order by descending value, each run of
+// equal values by ascending key, starting after the cursor.
+func walkDesc(o *order, t ties, lo, hi int, after *position, fn func(int, uint32) bool) {
+	p := hi
+	if after != nil {
+		v := after.vals[0]
+		gs, ge := o.lowerBound(t, v, false), o.lowerBound(t, v, true)
+		from := max(o.afterEntry(t, v, after.key), lo)
+		stopped := false
+		o.forEach(from, min(ge, hi), func(q int, d uint32) bool {
+			if !fn(q, d) {
+				stopped = true
+				return false
+			}
+			return true
+		})
+		if stopped {
+			return
+		}
+		p = min(p, gs)
+	}
+	for p > lo {
+		// The run of equal values that ends at p-1.
+		gs := p - 1
+		if gs > lo && sameValue(o, t, gs-1, gs) {
+			d := o.doc(gs)
+			gs = max(o.lowerBound(t, vkey{pre: o.preAt(gs), exact: t.exactOf(d)}, false), lo)
+		}
+		stopped := false
+		o.forEach(gs, p, func(q int, d uint32) bool {
+			if !fn(q, d) {
+				stopped = true
+				return false
+			}
+			return true
+		})
+		if stopped {
+			return
+		}
+		p = gs
+	}
+}
+
+func sameValue(o *order, t ties, a, b int) bool {
+	return o.preAt(a) == o.preAt(b) && t.exactOf(o.doc(a)) == t.exactOf(o.doc(b))
+}
+
+// topK returns the first k documents of bm after the cursor, in order.
+func (x *exec) topK(bm *roaring.Bitmap, so *sorter, after *position, k int) ([]uint32, error) {
+	h := &docHeap{so: so}
+	it := bm.Iterator()
+	for it.HasNext() {
+		d := it.Next()
+		if err := x.tick(); err != nil {
+			return nil, err
+		}
+		if after != nil && so.compareTo(d, after) <= 0 {
+			continue
+		}
+		if len(h.docs) < k {
+			heap.Push(h, d)
+			continue
+		}
+		if so.compare(d, h.docs[0]) < 0 {
+			h.docs[0] = d
+			heap.Fix(h, 0)
+		}
+	}
+	out := h.docs
+	slices.SortFunc(out, so.compare)
+	return out, nil
+}
+
+// docHeap keeps the worst document of the best k on top.
+type docHeap struct {
+	so   *sorter
+	docs []uint32
+}
+
+func (h *docHeap) Len() int           { return len(h.docs) }
+func (h *docHeap) Less(i, j int) bool { return h.so.compare(h.docs[i], h.docs[j]) > 0 }
+func (h *docHeap) Swap(i, j int)      { h.docs[i], h.docs[j] = h.docs[j], h.docs[i] }
+func (h *docHeap) Push(x any)         { h.docs = append(h.docs, x.(uint32)) }
+func (h *docHeap) Pop() any {
+	d := h.docs[len(h.docs)-1]
+	h.docs = h.docs[:len(h.docs)-1]
+	return d
+}

@@ -1,0 +1,260 @@
+package index
+
+import (
+	"errors"
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// randValue returns a filter value for a property, often one the objects
+// hold.
+func randValue(r *rand.Rand, p objects.Property, want state, i int) any {
+	if r.IntN(3) > 0 {
+		for range 10 {
+			o := want[uint32(r.IntN(len(want)+1))]
+			if o == nil {
+				continue
+			}
+			if els := elements(o.Values[i]); len(els) > 0 {
+				return els[r.IntN(len(els))]
+			}
+		}
+	}
+	switch p.Type.Primitive().Kind {
+	case objects.KindString:
+		return testCities[r.IntN(len(testCities))]
+	case objects.KindLong:
+		return int64(r.IntN(60) - 5)
+	case objects.KindDouble:
+		return float64(r.IntN(2000)-1000) / 4
+	case objects.KindDecimal:
+		return objects.Decimal{Unscaled: big.NewInt(int64(r.IntN(1e6) - 5e5)), Scale: 2}
+	case objects.KindDate:
+		return objects.Date(19000 + r.IntN(100))
+	case objects.KindTimestampTZ:
+		return time.Unix(1.7e9+int64(r.IntN(1000)), 0).UTC()
+	case objects.KindBoolean:
+		return r.IntN(2) == 0
+	}
+	return nil
+}
+
+func randFilter(r *rand.Rand, t *objects.Type, want state, keys map[uint32][]byte, depth int) *query.Filter {
+	if depth > 0 && r.IntN(3) == 0 {
+		n := r.IntN(4)
+		kids := make([]*query.Filter, n)
+		for i := range kids {
+			kids[i] = randFilter(r, t, want, keys, depth-1)
+		}
+		switch r.IntN(3) {
+		case 0:
+			return query.And(kids...)
+		case 1:
+			return query.Or(kids...)
+		}
+		return query.Not(randFilter(r, t, want, keys, depth-1))
+	}
+	if r.IntN(30) == 0 {
+		var ks [][]byte
+		for range r.IntN(5) {
+			if k, ok := keys[uint32(r.IntN(len(keys)+2))]; ok {
+				ks = append(ks, k)
+			}
+		}
+		return query.Keys(ks...)
+	}
+	var p objects.Property
+	var i int
+	for {
+		i = r.IntN(len(t.Properties))
+		if p = t.Properties[i]; p.Searchable() || r.IntN(4) == 0 {
+			break
+		}
+	}
+	if !p.Searchable() || r.IntN(8) == 0 {
+		return query.IsNull(p.APIName, r.IntN(2) == 0)
+	}
+	word := func() string { return testWords[r.IntN(len(testWords))] }
+	if p.Search == objects.SearchText && r.IntN(2) == 0 {
+		text := word()
+		for range r.IntN(3) {
+			text += " " + word()
+		}
+		ops := []query.Op{query.OpAllTerms, query.OpAnyTerm, query.OpPhrase, query.OpPhrasePrefix, query.OpStartsWith}
+		f := query.Text(ops[r.IntN(len(ops))], p.APIName, text)
+		if f.Op == query.OpPhrasePrefix || f.Op == query.OpStartsWith {
+			f.Text = f.Text[:len(f.Text)-r.IntN(3)]
+		}
+		if (f.Op == query.OpAllTerms || f.Op == query.OpAnyTerm) && r.IntN(2) == 0 {
+			f.Fuzzy = true
+			f.Text = text[:len(text)-1] + "x"
+		}
+		return f
+	}
+	if p.Type.Primitive().Kind == objects.KindString && r.IntN(3) == 0 {
+		switch r.IntN(3) {
+		case 0:
+			return query.Text(query.OpWildcard, p.APIName, []string{"*m*", "?erlin", "A*", "c0001*", "*", "*\\*"}[r.IntN(6)])
+		case 1:
+			return query.Text(query.OpRegex, p.APIName, []string{"[A-C].*", "c00[0-4].", ".*o", "(Oslo|Cairo)"}[r.IntN(4)])
+		}
+		if p.Search == objects.SearchKeyword {
+			return query.Text(query.OpStartsWith, p.APIName, []string{"A", "c001", "", "Z", "a"}[r.IntN(5)])
+		}
+	}
+	v := randValue(r, p, want, i)
+	switch r.IntN(6) {
+	case 0:
+		vs := make([]any, r.IntN(4))
+		for j := range vs {
+			vs[j] = randValue(r, p, want, i)
+		}
+		return query.In(p.APIName, vs...)
+	case 1, 2:
+		if p.Type.Primitive().Kind != objects.KindBoolean {
+			ops := []query.Op{query.OpGt, query.OpGte, query.OpLt, query.OpLte}
+			return query.Compare(ops[r.IntN(4)], p.APIName, v)
+		}
+	}
+	if p.Type.Kind == objects.KindList && r.IntN(2) == 0 {
+		return query.Compare(query.OpContains, p.APIName, v)
+	}
+	return query.Eq(p.APIName, v)
+}
+
+func randSort(r *rand.Rand, t *objects.Type) []query.Sort {
+	var out []query.Sort
+	used := map[string]bool{}
+	for range r.IntN(3) {
+		p := t.Properties[r.IntN(len(t.Properties))]
+		if !p.Sortable() || used[p.APIName] {
+			continue
+		}
+		used[p.APIName] = true
+		out = append(out, query.Sort{Property: p.APIName, Desc: r.IntN(2) == 0})
+	}
+	return out
+}
+
+// pageAll follows a search to its last page with one plan.
+func pageAll(tb testing.TB, s *Snapshot, q query.Search, plan Plan) ([]uint32, int64, error) {
+	var all []uint32
+	var total int64 = -1
+	for range 10_000 {
+		res, err := s.search(tb.Context(), &q, plan)
+		if err != nil {
+			return nil, 0, err
+		}
+		if total >= 0 && res.Total != total {
+			tb.Fatalf("total changed between pages: %d then %d", total, res.Total)
+		}
+		total = res.Total
+		if len(res.Docs) > q.PageSize || (res.Next != nil && len(res.Docs) != q.PageSize) {
+			tb.Fatalf("page of %d documents (page size %d, next %v)", len(res.Docs), q.PageSize, res.Next != nil)
+		}
+		all = append(all, res.Docs...)
+		if res.Next == nil {
+			return all, total, nil
+		}
+		q.After = res.Next
+	}
+	tb.Fatal("too many pages")
+	return nil, 0, nil
+}
+
+// TestSnapshot_Search checks random searches, through every plan, against
+// the oracle, on a snapshot that random updates have changed.
+func TestSnapshot_Search(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	typ := testType(t)
+	want := state{}
+	for i := range 2500 {
+		want[uint32(i)] = randObject(r, int64(i))
+	}
+	s := mustBuild(t, typ, want)
+	// Rewrite a third of the objects and delete some, so that the
+	// structures searched are updated ones.
+	var changes []Change
+	for d := range want {
+		switch r.IntN(6) {
+		case 0:
+			changes = append(changes, Change{Doc: d})
+			delete(want, d)
+		case 1, 2:
+			o := randObject(r, want[d].Values[0].(int64))
+			changes = append(changes, Change{Doc: d, Key: mustKey(t, typ, o), Object: o})
+			want[d] = o
+		}
+	}
+	s, err := s.Apply(changes, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[uint32][]byte{}
+	for d, o := range want {
+		keys[d] = mustKey(t, typ, o)
+	}
+	or := &oracle{t: typ}
+	for i := range 400 {
+		f := randFilter(r, typ, want, keys, 3)
+		q := query.Search{Filter: f, Sort: randSort(r, typ), PageSize: []int{1, 7, 100, 5000}[r.IntN(4)]}
+		exp := or.sorted(want, keys, f, q.Sort)
+		for _, plan := range []Plan{"", PlanWalk, PlanCollect} {
+			got, total, err := pageAll(t, s, q, plan)
+			if err != nil {
+				t.Fatalf("%d: %v sort %v plan %q: %v", i, f, q.Sort, plan, err)
+			}
+			if total != int64(len(exp)) || !slices.Equal(got, exp) {
+				t.Fatalf("%d: %v sort %v plan %q: total %d, want %d\ngot  %v\nwant %v", i, f, q.Sort, plan, total, len(exp), head(got), head(exp))
+			}
+		}
+		n, err := s.Count(t.Context(), f, query.Limits{})
+		if err != nil || n != int64(len(exp)) {
+			t.Fatalf("%d: count %v = %d, %v; want %d", i, f, n, err, len(exp))
+		}
+	}
+}
+
+func TestSnapshot_SearchLimits(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	typ := testType(t)
+	want := state{}
+	for i := range 500 {
+		o := randObject(r, int64(i))
+		o.Values[1] = []string{"alpha beta", "alpine gamma alphx", "also delta"}[i%3]
+		want[uint32(i)] = o
+	}
+	s := mustBuild(t, typ, want)
+	for _, f := range []*query.Filter{
+		query.Text(query.OpWildcard, "code", "*"),
+		query.Text(query.OpRegex, "city", ".*"),
+		query.Text(query.OpStartsWith, "name", "al"),
+		query.Text(query.OpPhrasePrefix, "name", "alpha b"),
+		{Op: query.OpAllTerms, Property: "name", Text: "alpha", Fuzzy: true},
+	} {
+		_, err := s.Search(t.Context(), &query.Search{Filter: f, PageSize: 10, Limits: query.Limits{MaxTerms: 1}})
+		if f.Op == query.OpPhrasePrefix {
+			if err != nil {
+				t.Errorf("%v: %v (one term only)", f, err)
+			}
+			continue
+		}
+		var te *query.TooExpensiveError
+		if !errors.As(err, &te) || te.Property != f.Property {
+			t.Errorf("%v: got %v, want a TooExpensiveError", f, err)
+		}
+	}
+	if _, err := s.Search(t.Context(), &query.Search{PageSize: 10, After: []byte("garbage")}); !errors.Is(err, query.ErrBadCursor) {
+		t.Errorf("bad cursor: %v", err)
+	}
+	res := mustSearch(t, s, &query.Search{PageSize: 10, Sort: []query.Sort{{Property: "city"}}})
+	if _, err := s.Search(t.Context(), &query.Search{PageSize: 10, After: res.Next}); !errors.Is(err, query.ErrBadCursor) {
+		t.Errorf("cursor of another sort: %v", err)
+	}
+}

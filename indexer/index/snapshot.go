@@ -1,0 +1,187 @@
+package index
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// Snapshot is one immutable state of the index of one generation: what
+// the store held at one version. Readers use it without locks; a build
+// derives the next snapshot from it, sharing every part it does not
+// change.
+type Snapshot struct {
+	typ     *objects.Type
+	version uint64
+	maxDoc  uint32          // document numbers are below maxDoc
+	alive   *roaring.Bitmap // the documents that hold an object
+	keys    *keyColumn      // document -> encoded primary key
+	pk      *order          // documents by primary key
+	props   []*propIndex    // by property position
+}
+
+// propIndex is what the index holds for one property.
+type propIndex struct {
+	p     objects.Property
+	pos   int
+	et    objects.DataType // the element type of arrays, else the type
+	list  bool
+	nulls *roaring.Bitmap // documents whose value is null
+	col   *column         // scalar values (searchable or fixed-width ones)
+	lcol  *listColumn     // array elements (searchable arrays)
+	order *order          // sortable properties
+	dict  *dict           // searchable properties with few values
+	text  *terms          // text properties
+}
+
+// keyColumn is the encoded primary key of each document.
+type keyColumn struct {
+	chunks [][]string
+}
+
+func (k *keyColumn) get(d uint32) string {
+	i := int(d >> chunkShift)
+	if i >= len(k.chunks) {
+		return ""
+	}
+	return k.chunks[i][d&chunkMask]
+}
+
+// set writes a key in place, for builders.
+func (k *keyColumn) set(d uint32, key string) {
+	i := int(d >> chunkShift)
+	for len(k.chunks) <= i {
+		k.chunks = append(k.chunks, make([]string, chunkDocs))
+	}
+	k.chunks[i][d&chunkMask] = key
+}
+
+func (k *keyColumn) with(set map[uint32]string) *keyColumn {
+	out := &keyColumn{chunks: slices.Clone(k.chunks)}
+	copied := map[int]bool{}
+	for d, key := range set {
+		i := int(d >> chunkShift)
+		for len(out.chunks) <= i {
+			out.chunks = append(out.chunks, make([]string, chunkDocs))
+			copied[len(out.chunks)-1] = true
+		}
+		if !copied[i] {
+			out.chunks[i] = slices.Clone(out.chunks[i])
+			copied[i] = true
+		}
+		out.chunks[i][d&chunkMask] = key
+	}
+	return out
+}
+
+// structures decides which structures a property gets.
+func structures(p objects.Property) (values, sorted, text bool) {
+	et := p.Type.Primitive()
+	list := p.Type.Kind == objects.KindList
+	searchable := p.Searchable()
+	// Values of role none are kept when they are small (not strings).
+	small := et.Kind != objects.KindString && et.Kind != objects.KindUUID
+	values = searchable || (!list && small)
+	return values, searchable && !list, p.Search == objects.SearchText
+}
+
+// Type is the object type the snapshot indexes.
+func (s *Snapshot) Type() *objects.Type { return s.typ }
+
+// Version is the store version the snapshot reflects.
+func (s *Snapshot) Version() uint64 { return s.version }
+
+// Objects is the number of objects.
+func (s *Snapshot) Objects() int64 { return int64(s.alive.GetCardinality()) }
+
+// Key returns the encoded primary key of a document.
+func (s *Snapshot) Key(d uint32) []byte { return []byte(s.keys.get(d)) }
+
+// Lookup returns the document of an encoded primary key.
+func (s *Snapshot) Lookup(key []byte) (uint32, bool) {
+	k := string(key)
+	p := s.pk.search(func(_ uint64, d uint32) bool { return s.keys.get(d) < k })
+	if p < s.pk.len() {
+		if d := s.pk.doc(p); s.keys.get(d) == k {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+// Docs calls fn for every document in primary-key order until it returns
+// false.
+func (s *Snapshot) Docs(fn func(d uint32) bool) {
+	s.pk.forEach(0, s.pk.len(), func(_ int, d uint32) bool { return fn(d) })
+}
+
+// propTies breaks ties in the order of one property.
+type propTies struct {
+	col  *column
+	keys *keyColumn
+}
+
+func (t propTies) exactOf(d uint32) string {
+	if !t.col.exact {
+		return ""
+	}
+	return t.col.get(d).exact
+}
+func (t propTies) keyOf(d uint32) string { return t.keys.get(d) }
+
+// keyTies breaks ties in the primary-key order: the exact part is the key.
+type keyTies struct{ keys *keyColumn }
+
+func (t keyTies) exactOf(d uint32) string { return t.keys.get(d) }
+func (t keyTies) keyOf(d uint32) string   { return t.keys.get(d) }
+
+func keyEntry(key string, d uint32) entry {
+	return entry{vk: vkey{pre: keyPre(key), exact: key}, key: key, doc: d}
+}
+
+func (s *Snapshot) ties(pi *propIndex) ties { return propTies{col: pi.col, keys: s.keys} }
+
+// prop returns the index of a property by apiName.
+func (s *Snapshot) prop(name string) *propIndex {
+	i := s.typ.PropertyIndex(name)
+	if i < 0 {
+		return nil
+	}
+	return s.props[i]
+}
+
+// compareKeys orders two documents by primary key.
+func (s *Snapshot) compareKeys(a, b uint32) int {
+	return strings.Compare(s.keys.get(a), s.keys.get(b))
+}
+
+// Allocator hands out free document numbers for new objects: the lowest
+// numbers no object holds, then numbers above every used one.
+type Allocator struct {
+	free []uint32
+	next uint32
+}
+
+// NewAllocator returns an allocator over the free numbers of s.
+func (s *Snapshot) NewAllocator() *Allocator {
+	a := &Allocator{next: s.maxDoc}
+	if n := uint64(s.maxDoc); n > s.alive.GetCardinality() {
+		used := s.alive.Clone()
+		used.Flip(0, n)
+		a.free = used.ToArray()
+	}
+	return a
+}
+
+// Next returns a free document number.
+func (a *Allocator) Next() uint32 {
+	if len(a.free) > 0 {
+		d := a.free[0]
+		a.free = a.free[1:]
+		return d
+	}
+	a.next++
+	return a.next - 1
+}

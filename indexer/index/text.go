@@ -1,0 +1,307 @@
+package index
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/vellum"
+)
+
+// terms is the inverted index of one text property: its terms in byte
+// order, each with the documents that hold it. Like orders, it is a list
+// of blocks that updates copy only where they change. Term lookups and
+// prefixes are binary searches; fuzzy terms, wildcards and regular
+// expressions walk the sorted terms with a vellum automaton, skipping every
+// term under a prefix the automaton cannot match.
+type terms struct {
+	blocks []*tblock
+}
+
+type tblock struct {
+	term []string
+	post []posting
+}
+
+// A posting is the documents of one term: a sorted slice while small (most
+// terms of a large vocabulary hold a few documents), a bitmap beyond.
+type posting struct {
+	docs []uint32
+	bm   *roaring.Bitmap
+}
+
+const smallPosting = 32
+
+func makePosting(docs []uint32) posting {
+	if len(docs) <= smallPosting {
+		return posting{docs: slices.Clip(docs)}
+	}
+	bm := roaring.BitmapOf(docs...)
+	bm.RunOptimize()
+	return posting{bm: bm}
+}
+
+func (p posting) card() int {
+	if p.bm != nil {
+		return int(p.bm.GetCardinality())
+	}
+	return len(p.docs)
+}
+
+// bitmap returns the documents as a bitmap (shared when it is one).
+func (p posting) bitmap() *roaring.Bitmap {
+	if p.bm != nil {
+		return p.bm
+	}
+	return roaring.BitmapOf(p.docs...)
+}
+
+func (p posting) appendTo(docs []uint32) []uint32 {
+	if p.bm != nil {
+		return append(docs, p.bm.ToArray()...)
+	}
+	return append(docs, p.docs...)
+}
+
+// with returns the posting after removing and adding documents.
+func (p posting) with(remove, add []uint32) posting {
+	if p.bm == nil && len(p.docs)+len(add) <= smallPosting {
+		docs := slices.DeleteFunc(slices.Clone(p.docs), func(d uint32) bool { return slices.Contains(remove, d) })
+		docs = append(docs, add...)
+		slices.Sort(docs)
+		return posting{docs: slices.Compact(docs)}
+	}
+	bm := p.bitmap().Clone()
+	for _, d := range remove {
+		bm.Remove(d)
+	}
+	bm.AddMany(add)
+	if n := bm.GetCardinality(); n <= smallPosting/2 {
+		return posting{docs: bm.ToArray()}
+	}
+	return posting{bm: bm}
+}
+
+func (t *terms) len() int {
+	n := 0
+	for _, b := range t.blocks {
+		n += len(b.term)
+	}
+	return n
+}
+
+// seek returns the block and offset of the first term >= s.
+func (t *terms) seek(s string) (int, int) {
+	bi := sort.Search(len(t.blocks), func(i int) bool {
+		b := t.blocks[i]
+		return b.term[len(b.term)-1] >= s
+	})
+	if bi == len(t.blocks) {
+		return bi, 0
+	}
+	b := t.blocks[bi]
+	return bi, sort.SearchStrings(b.term, s)
+}
+
+// get returns the posting of a term.
+func (t *terms) get(s string) (posting, bool) {
+	bi, j := t.seek(s)
+	if bi < len(t.blocks) && t.blocks[bi].term[j] == s {
+		return t.blocks[bi].post[j], true
+	}
+	return posting{}, false
+}
+
+// each calls fn for the terms >= from in order until fn returns false.
+func (t *terms) each(from string, fn func(term string, p posting) bool) {
+	bi, j := t.seek(from)
+	for ; bi < len(t.blocks); bi, j = bi+1, 0 {
+		b := t.blocks[bi]
+		for ; j < len(b.term); j++ {
+			if !fn(b.term[j], b.post[j]) {
+				return
+			}
+		}
+	}
+}
+
+// prefix calls fn for the terms with the prefix, in order, until fn
+// returns false.
+func (t *terms) prefix(pfx string, fn func(term string, p posting) bool) {
+	t.each(pfx, func(term string, p posting) bool {
+		return strings.HasPrefix(term, pfx) && fn(term, p)
+	})
+}
+
+// successor is the smallest string greater than every string with the
+// prefix s, or "" when there is none (s is all 0xff).
+func successor(s string) string {
+	b := []byte(s)
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] < 0xff {
+			b[i]++
+			return string(b[:i+1])
+		}
+	}
+	return ""
+}
+
+// walkSorted runs automaton a over sorted strings, reusing the states of
+// the prefix a string shares with the previous one and skipping the
+// strings under a prefix that cannot match. next(from) returns the first
+// string >= from ("", false at the end); fn gets each match and returns
+// false to stop.
+func walkSorted(a vellum.Automaton, next func(from string) (string, bool), fn func(s string) bool) {
+	states := []int{a.Start()} // states[i]: after the first i bytes of prev
+	prev := ""
+	from := ""
+	for {
+		s, ok := next(from)
+		if !ok {
+			return
+		}
+		// Resume from the longest prefix shared with prev.
+		n := 0
+		for n < len(s) && n < len(prev) && n+1 < len(states) && s[n] == prev[n] {
+			n++
+		}
+		states = states[:n+1]
+		dead := -1
+		for i := n; i < len(s); i++ {
+			st := a.Accept(states[i], s[i])
+			states = append(states, st)
+			if !a.CanMatch(st) {
+				dead = i
+				break
+			}
+		}
+		prev = s
+		if dead >= 0 {
+			from = successor(s[:dead+1])
+			if from == "" {
+				return
+			}
+			continue
+		}
+		if a.IsMatch(states[len(s)]) && !fn(s) {
+			return
+		}
+		from = s + "\x00"
+	}
+}
+
+// walk calls fn for the terms automaton a matches.
+func (t *terms) walk(a vellum.Automaton, fn func(term string, p posting) bool) {
+	walkSorted(a, func(from string) (string, bool) {
+		bi, j := t.seek(from)
+		if bi == len(t.blocks) {
+			return "", false
+		}
+		return t.blocks[bi].term[j], true
+	}, func(s string) bool {
+		p, _ := t.get(s)
+		return fn(s, p)
+	})
+}
+
+// buildTerms sorts the postings of a build into blocks.
+func buildTerms(m map[string][]uint32) *terms {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	t := &terms{}
+	for len(keys) > 0 {
+		n := min(len(keys), blockTarget)
+		b := &tblock{term: keys[:n:n], post: make([]posting, n)}
+		for i, k := range b.term {
+			docs := m[k]
+			if !slices.IsSorted(docs) {
+				slices.Sort(docs)
+			}
+			b.post[i] = makePosting(docs)
+		}
+		t.blocks = append(t.blocks, b)
+		keys = keys[n:]
+	}
+	return t
+}
+
+// termEdit is what an update does to one term.
+type termEdit struct {
+	remove, add []uint32
+}
+
+// with returns a copy of t after the edits, sharing untouched blocks.
+// Terms left without documents are dropped.
+func (t *terms) with(edits map[string]*termEdit) *terms {
+	names := make([]string, 0, len(edits))
+	for k := range edits {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	byBlock := map[int][]string{}
+	for _, s := range names {
+		bi, _ := t.seek(s)
+		if bi == len(t.blocks) && bi > 0 {
+			bi-- // beyond the last term: append to the last block
+		}
+		byBlock[bi] = append(byBlock[bi], s)
+	}
+	out := &terms{}
+	flush := func(term []string, post []posting) {
+		for len(term) > blockMax {
+			out.blocks = append(out.blocks, &tblock{term: term[:blockTarget:blockTarget], post: post[:blockTarget:blockTarget]})
+			term, post = term[blockTarget:], post[blockTarget:]
+		}
+		if len(term) > 0 {
+			out.blocks = append(out.blocks, &tblock{term: term, post: post})
+		}
+	}
+	n := max(len(t.blocks), 1)
+	for bi := 0; bi < n; bi++ {
+		names := byBlock[bi]
+		if names == nil {
+			if bi >= len(t.blocks) {
+				continue
+			}
+			out.blocks = append(out.blocks, t.blocks[bi])
+			continue
+		}
+		var old *tblock
+		if bi < len(t.blocks) {
+			old = t.blocks[bi]
+		} else {
+			old = &tblock{}
+		}
+		var term []string
+		var post []posting
+		i := 0
+		apply := func(s string, p posting) {
+			e := edits[s]
+			p = p.with(e.remove, e.add)
+			if p.card() > 0 {
+				term, post = append(term, s), append(post, p)
+			}
+		}
+		for j, s := range old.term {
+			for i < len(names) && names[i] < s {
+				apply(names[i], posting{})
+				i++
+			}
+			if i < len(names) && names[i] == s {
+				apply(s, old.post[j])
+				i++
+				continue
+			}
+			term, post = append(term, s), append(post, old.post[j])
+		}
+		for ; i < len(names); i++ {
+			apply(names[i], posting{})
+		}
+		flush(term, post)
+	}
+	return out
+}

@@ -1,0 +1,32 @@
+package query
+
+// Sort is one sort field: a sortable property (searchable, not an array),
+// ascending unless Desc. Nulls come last in both directions.
+type Sort struct {
+	Property string
+	Desc     bool
+}
+
+// Limits bound what one query may cost.
+type Limits struct {
+	// MaxTerms bounds the index terms or distinct values a prefix, fuzzy
+	// term, wildcard or regular expression may expand to; beyond it the
+	// query fails with a *TooExpensiveError. Zero means no bound.
+	MaxTerms int
+	// MaxGroups bounds the groups of an aggregation; beyond it the query
+	// fails with a *TooManyGroupsError. Zero means no bound.
+	MaxGroups int
+}
+
+// Search asks for one page of the objects Filter matches, in Sort order
+// (primary-key order when Sort is empty).
+type Search struct {
+	Filter   *Filter
+	Sort     []Sort
+	PageSize int
+	// After is the Next cursor of the previous page of the same search;
+	// the page starts strictly after it. Cursors hold sort values, not
+	// offsets, so they stay valid across builds.
+	After  []byte
+	Limits Limits
+}
