@@ -138,8 +138,91 @@ func (n *andNode) mcost() float64 {
 }
 
 func (n *andNode) bitmap(x *exec) (*roaring.Bitmap, error) {
+	if !x.sparse && n.useDense() {
+		w, err := n.dense(x)
+		if err != nil {
+			return nil, err
+		}
+		return roaring.FromDense(w, false), nil
+	}
 	bm, _, err := n.eval(x, false)
 	return bm, err
+}
+
+// useDense reports whether the intersection is cheaper as dense bitsets:
+// when its sets are large (a dense AND costs a word per 64 documents,
+// whatever the sets hold) or ranges must be intersected.
+func (n *andNode) useDense() bool {
+	words := math.Max(float64(n.s.maxDoc)/64, 1)
+	sets, others := n.plan()
+	if len(sets) == 0 {
+		return false
+	}
+	denseCost, sparseCost := 0.0, 0.0
+	for _, k := range sets {
+		denseCost += words
+		sparseCost += k.est() / 4
+	}
+	for _, k := range others {
+		if _, ok := k.(*runsNode); ok {
+			denseCost += words + k.est()*costSet
+			sparseCost += k.est() * costSet * 2
+		}
+	}
+	return denseCost < sparseCost
+}
+
+// dense computes the intersection as a dense bitset: sets by words, ranges
+// by setting their documents' bits, other kids by testing the documents
+// left (or intersecting their bitmaps, when that is cheaper).
+func (n *andNode) dense(x *exec) (dense, error) {
+	sets, others := n.plan()
+	var w dense
+	for _, k := range sets {
+		bm, neg, _ := setOf(k)
+		switch {
+		case w == nil && !neg:
+			w = x.denseOf(bm)
+		case w == nil:
+			w = x.denseOf(n.s.alive)
+			w.andNot(x.denseOf(bm))
+		case neg:
+			w.andNot(x.denseOf(bm))
+		default:
+			w.and(x.denseOf(bm))
+		}
+	}
+	for _, k := range others {
+		if r, ok := k.(*runsNode); ok {
+			if w == nil {
+				w = x.denseRuns(r.pi.order, r.runs)
+			} else {
+				w.and(x.denseRuns(r.pi.order, r.runs))
+			}
+			continue
+		}
+		if w == nil {
+			bm, err := k.bitmap(x)
+			if err != nil {
+				return nil, err
+			}
+			w = x.denseOf(bm)
+			continue
+		}
+		if c := float64(w.count()); c*k.tcost() <= k.mcost()+c/8 {
+			w.keep(k.test)
+			continue
+		}
+		bm, err := k.bitmap(x)
+		if err != nil {
+			return nil, err
+		}
+		w.and(x.denseOf(bm))
+	}
+	if w == nil {
+		w = x.denseOf(n.s.alive)
+	}
+	return w, x.ctx.Err()
 }
 
 // eval materializes the intersection, or only counts it when countOnly
@@ -176,6 +259,17 @@ func (n *andNode) eval(x *exec, countOnly bool) (*roaring.Bitmap, int64, error) 
 		}
 		card := float64(base.GetCardinality())
 		last := countOnly && i == len(others)-1
+		if r, ok := k.(*runsNode); ok && !x.sparse && r.est()*costSet+card*costScan < card*k.tcost() {
+			// A range: intersect through a dense bitset of the smaller side.
+			if last {
+				if r.est() <= card {
+					return nil, countRunsIn(r.pi.order, r.runs, dense(base.ToDense())), nil
+				}
+				return nil, countIn(base, x.denseRuns(r.pi.order, r.runs)), nil
+			}
+			base = filterIn(base, x.denseRuns(r.pi.order, r.runs))
+			continue
+		}
 		if card*k.tcost() <= k.mcost()+card/8 {
 			if last {
 				c, err := x.count(base, k.test)
@@ -231,6 +325,10 @@ func (x *exec) countNode(n node) (int64, error) {
 		c, err := x.countNode(k.kid)
 		return int64(x.s.alive.GetCardinality()) - c, err
 	case *andNode:
+		if !x.sparse && k.useDense() {
+			w, err := k.dense(x)
+			return w.count(), err
+		}
 		_, c, err := k.eval(x, true)
 		return c, err
 	}

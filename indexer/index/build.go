@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -16,16 +17,16 @@ import (
 // Finish. A Builder is not safe for concurrent use.
 type Builder struct {
 	s       *Snapshot
-	pk      []entry
+	pk      []pair
 	props   []*propBuilder
 	scratch []vkey
 }
 
 type propBuilder struct {
-	entries []entry
+	entries []pair
 	dict    *dictBuilder
 	list    *listBuilder
-	terms   map[string][]uint32
+	terms   *termsBuilder
 }
 
 // NewBuilder starts an empty snapshot of type t.
@@ -47,7 +48,7 @@ func NewBuilder(t *objects.Type) *Builder {
 			pb.dict = newDictBuilder()
 		}
 		if text {
-			pb.terms = map[string][]uint32{}
+			pb.terms = &termsBuilder{ids: map[string]uint32{}}
 		}
 		s.props = append(s.props, pi)
 		b.props = append(b.props, pb)
@@ -68,7 +69,7 @@ func (b *Builder) Add(d uint32, key []byte, o *objects.Object) error {
 	s.alive.Add(d)
 	s.maxDoc = max(s.maxDoc, d+1)
 	s.keys.set(d, k)
-	b.pk = append(b.pk, keyEntry(k, d))
+	b.pk = append(b.pk, pair{pre: keyPre(k), doc: d})
 	for i, pi := range s.props {
 		if err := b.addValue(pi, b.props[i], d, k, o.Values[i]); err != nil {
 			return fmt.Errorf("property %s: %w", pi.p.APIName, err)
@@ -91,14 +92,14 @@ func (b *Builder) addValue(pi *propIndex, pb *propBuilder, d uint32, key string,
 			return err
 		}
 		if pi.col != nil {
-			pi.col.set(d, vk)
+			vk = pi.col.set(d, vk)
 		}
 		if pb.dict != nil {
 			pb.dict.add(d, vk)
-			pb.entries = append(pb.entries, entry{vk: vk, key: key, doc: d})
+			pb.entries = append(pb.entries, pair{pre: vk.pre, doc: d})
 		}
 		if pb.terms != nil {
-			addTerms(pb.terms, d, []string{v.(string)})
+			pb.terms.add(d, v.(string))
 		}
 		return nil
 	}
@@ -115,7 +116,7 @@ func (b *Builder) addValue(pi *propIndex, pb *propBuilder, d uint32, key string,
 		pb.dict.add(d, vk)
 	}
 	if pb.terms != nil {
-		addTerms(pb.terms, d, stringsOf(v))
+		pb.terms.add(d, stringsOf(v)...)
 	}
 	return nil
 }
@@ -168,10 +169,52 @@ func termSet(texts []string) []string {
 	return slices.Compact(out)
 }
 
-func addTerms(m map[string][]uint32, d uint32, texts []string) {
+// termsBuilder collects the (term, document) pairs of a text property:
+// each distinct term once, and a pair as one word.
+type termsBuilder struct {
+	ids   map[string]uint32
+	names []string
+	pairs []uint64 // term id << 32 | document
+}
+
+func (tb *termsBuilder) add(d uint32, texts ...string) {
 	for _, t := range termSet(texts) {
-		m[t] = append(m[t], d)
+		id, ok := tb.ids[t]
+		if !ok {
+			id = uint32(len(tb.names))
+			tb.ids[t] = id
+			tb.names = append(tb.names, t)
+		}
+		tb.pairs = append(tb.pairs, uint64(id)<<32|uint64(d))
 	}
+}
+
+func (tb *termsBuilder) finish() *terms {
+	slices.Sort(tb.pairs)
+	// starts[id] is where the pairs of term id begin.
+	starts := make([]int, len(tb.names)+1)
+	for _, p := range tb.pairs {
+		starts[(p>>32)+1]++
+	}
+	for i := 1; i < len(starts); i++ {
+		starts[i] += starts[i-1]
+	}
+	byName := make([]uint32, len(tb.names))
+	for i := range byName {
+		byName[i] = uint32(i)
+	}
+	slices.SortFunc(byName, func(a, b uint32) int { return strings.Compare(tb.names[a], tb.names[b]) })
+	var bb blockBuilder
+	docs := make([]uint32, 0, 64)
+	for _, id := range byName {
+		docs = docs[:0]
+		for _, p := range tb.pairs[starts[id]:starts[id+1]] {
+			docs = append(docs, uint32(p))
+		}
+		bb.add(tb.names[id], makePosting(slices.Clone(docs)))
+	}
+	tb.ids, tb.names, tb.pairs = nil, nil, nil
+	return &terms{blocks: bb.blocks()}
 }
 
 // Finish returns the snapshot at the given store version. The builder
@@ -179,13 +222,14 @@ func addTerms(m map[string][]uint32, d uint32, texts []string) {
 func (b *Builder) Finish(version uint64) *Snapshot {
 	s := b.s
 	s.version = version
-	jobs := []func(){func() { s.pk = buildOrder(b.pk) }}
+	s.keys.freeze()
+	jobs := []func(){func() { s.pk = buildOrder(b.pk, keyTies{s.keys}) }}
 	for i, pi := range s.props {
 		pb := b.props[i]
 		_, sorted, _ := structures(pi.p)
 		jobs = append(jobs, func() {
 			if sorted {
-				pi.order = buildOrder(pb.entries)
+				pi.order = buildOrder(pb.entries, s.ties(pi))
 			}
 			if pb.dict != nil {
 				pi.dict = pb.dict.finish()
@@ -194,7 +238,10 @@ func (b *Builder) Finish(version uint64) *Snapshot {
 				pi.lcol = pb.list.finish()
 			}
 			if pb.terms != nil {
-				pi.text = buildTerms(pb.terms)
+				pi.text = pb.terms.finish()
+			}
+			if pi.col != nil {
+				pi.col.freeze()
 			}
 			pi.nulls.RunOptimize()
 		})

@@ -9,7 +9,7 @@ import (
 // documents. Snapshots share chunks: an update copies only the chunks it
 // touches, so an incremental build costs its changes, not the table.
 const (
-	chunkShift = 12
+	chunkShift = 10
 	chunkDocs  = 1 << chunkShift
 	chunkMask  = chunkDocs - 1
 )
@@ -22,9 +22,23 @@ type column struct {
 	chunks []*colChunk
 }
 
+// colChunk holds the values of chunkDocs documents: pres, and the exact
+// parts packed (nil while none has one). While a builder fills it, exact
+// parts collect in build until freeze packs them.
 type colChunk struct {
 	pre   []uint64
-	exact []string // nil while no value of the chunk has an exact part
+	exact *strs
+	build []string
+}
+
+func (ch *colChunk) exactAt(o uint32) string {
+	switch {
+	case ch.exact != nil:
+		return ch.exact.get(int(o))
+	case ch.build != nil:
+		return ch.build[o]
+	}
+	return ""
 }
 
 func (c *column) get(d uint32) vkey {
@@ -34,34 +48,36 @@ func (c *column) get(d uint32) vkey {
 	}
 	ch := c.chunks[i]
 	o := d & chunkMask
-	if ch.exact == nil {
-		return vkey{pre: ch.pre[o]}
-	}
-	return vkey{pre: ch.pre[o], exact: ch.exact[o]}
+	return vkey{pre: ch.pre[o], exact: ch.exactAt(o)}
 }
 
-func (c *column) newChunk() *colChunk {
-	return &colChunk{pre: make([]uint64, chunkDocs)}
-}
-
-// set writes one value in place; only builders and update copies call it,
-// on chunks no reader sees.
-func (c *column) set(d uint32, vk vkey) {
+// set writes one value in place and returns it as stored (its exact part
+// copied); only builders call it, on chunks no reader sees, and freeze
+// packs them afterwards.
+func (c *column) set(d uint32, vk vkey) vkey {
 	i := int(d >> chunkShift)
 	for len(c.chunks) <= i {
-		c.chunks = append(c.chunks, c.newChunk())
+		c.chunks = append(c.chunks, &colChunk{pre: make([]uint64, chunkDocs)})
 	}
 	ch := c.chunks[i]
 	ch.pre[d&chunkMask] = vk.pre
-	// Values may alias Arrow buffers that a reader reuses: the index keeps
-	// copies.
-	vk.exact = strings.Clone(vk.exact)
-	if ch.exact == nil && vk.exact != "" {
-		// Allocated on the first exact part: most timestamps have none.
-		ch.exact = make([]string, chunkDocs)
+	if ch.build == nil && vk.exact != "" {
+		ch.build = make([]string, chunkDocs)
 	}
-	if ch.exact != nil {
-		ch.exact[d&chunkMask] = vk.exact
+	if ch.build != nil {
+		// Values may alias Arrow buffers that a reader reuses: keep a copy.
+		vk.exact = strings.Clone(vk.exact)
+		ch.build[d&chunkMask] = vk.exact
+	}
+	return vk
+}
+
+// freeze packs the exact parts of every chunk a builder filled.
+func (c *column) freeze() {
+	for _, ch := range c.chunks {
+		if ch.build != nil {
+			ch.exact, ch.build = packStrs(ch.build), nil
+		}
 	}
 }
 
@@ -69,23 +85,35 @@ func (c *column) set(d uint32, vk vkey) {
 // does not touch.
 func (c *column) with(set map[uint32]vkey) *column {
 	out := &column{exact: c.exact, chunks: slices.Clone(c.chunks)}
-	copied := map[int]bool{}
+	copied := map[int]*colChunk{}
 	for d, vk := range set {
 		i := int(d >> chunkShift)
 		for len(out.chunks) <= i {
-			out.chunks = append(out.chunks, out.newChunk())
-			copied[len(out.chunks)-1] = true
+			out.chunks = append(out.chunks, &colChunk{pre: make([]uint64, chunkDocs)})
 		}
-		if !copied[i] {
+		ch := copied[i]
+		if ch == nil {
 			old := out.chunks[i]
-			ch := &colChunk{pre: slices.Clone(old.pre)}
+			ch = &colChunk{pre: slices.Clone(old.pre)}
 			if old.exact != nil {
-				ch.exact = slices.Clone(old.exact)
+				ch.build = old.exact.unpack()
 			}
+			copied[i] = ch
 			out.chunks[i] = ch
-			copied[i] = true
 		}
-		out.set(d, vk)
+		o := d & chunkMask
+		ch.pre[o] = vk.pre
+		if ch.build == nil && vk.exact != "" {
+			ch.build = make([]string, chunkDocs)
+		}
+		if ch.build != nil {
+			ch.build[o] = vk.exact
+		}
+	}
+	for _, ch := range copied {
+		if ch.build != nil {
+			ch.exact, ch.build = packStrs(ch.build), nil
+		}
 	}
 	return out
 }
@@ -98,11 +126,11 @@ type listColumn struct {
 }
 
 // listChunk holds the elements of chunkDocs documents: those of document
-// o are pre[off[o]:off[o+1]] (and exact likewise).
+// o are pre[off[o]:off[o+1]], and their exact parts likewise.
 type listChunk struct {
 	off   []uint32
 	pre   []uint64
-	exact []string
+	exact *strs // nil unless the column keeps exact parts
 }
 
 func (c *listColumn) get(d uint32, buf []vkey) []vkey {
@@ -111,16 +139,38 @@ func (c *listColumn) get(d uint32, buf []vkey) []vkey {
 	if i >= len(c.chunks) {
 		return buf
 	}
-	ch := c.chunks[i]
-	o := d & chunkMask
+	return c.chunks[i].elements(d&chunkMask, buf)
+}
+
+func (ch *listChunk) elements(o uint32, buf []vkey) []vkey {
+	buf = buf[:0]
 	for j := ch.off[o]; j < ch.off[o+1]; j++ {
 		vk := vkey{pre: ch.pre[j]}
 		if ch.exact != nil {
-			vk.exact = ch.exact[j]
+			vk.exact = ch.exact.get(int(j))
 		}
 		buf = append(buf, vk)
 	}
 	return buf
+}
+
+// packList packs the elements of chunkDocs documents (els(o) for each).
+func packList(exact bool, els func(o uint32) []vkey) *listChunk {
+	ch := &listChunk{off: make([]uint32, chunkDocs+1)}
+	var ex []string
+	for o := uint32(0); o < chunkDocs; o++ {
+		for _, vk := range els(o) {
+			ch.pre = append(ch.pre, vk.pre)
+			if exact {
+				ex = append(ex, vk.exact) // packStrs copies
+			}
+		}
+		ch.off[o+1] = uint32(len(ch.pre))
+	}
+	if exact {
+		ch.exact = packStrs(ex)
+	}
+	return ch
 }
 
 // with returns a copy of c with the elements of set (nil or empty: none),
@@ -141,36 +191,15 @@ func (c *listColumn) with(set map[uint32][]vkey) *listColumn {
 			out.chunks = append(out.chunks, &listChunk{off: make([]uint32, chunkDocs+1)})
 		}
 		old := out.chunks[i]
-		ch := &listChunk{off: make([]uint32, chunkDocs+1)}
-		for o := uint32(0); o < chunkDocs; o++ {
-			els, ok := docs[o]
-			if !ok {
-				buf = c.getChunk(old, o, buf)
-				els = buf
+		out.chunks[i] = packList(c.exact, func(o uint32) []vkey {
+			if els, ok := docs[o]; ok {
+				return els
 			}
-			for _, vk := range els {
-				ch.pre = append(ch.pre, vk.pre)
-				if c.exact {
-					ch.exact = append(ch.exact, strings.Clone(vk.exact))
-				}
-			}
-			ch.off[o+1] = uint32(len(ch.pre))
-		}
-		out.chunks[i] = ch
+			buf = old.elements(o, buf)
+			return buf
+		})
 	}
 	return out
-}
-
-func (c *listColumn) getChunk(ch *listChunk, o uint32, buf []vkey) []vkey {
-	buf = buf[:0]
-	for j := ch.off[o]; j < ch.off[o+1]; j++ {
-		vk := vkey{pre: ch.pre[j]}
-		if ch.exact != nil {
-			vk.exact = ch.exact[j]
-		}
-		buf = append(buf, vk)
-	}
-	return buf
 }
 
 // listBuilder collects the elements of documents added in any order.
@@ -185,6 +214,7 @@ func (b *listBuilder) add(d uint32, els []vkey) {
 	}
 	out := make([]vkey, len(els))
 	for i, vk := range els {
+		// Values may alias Arrow buffers that a reader reuses: keep a copy.
 		out[i] = vkey{pre: vk.pre, exact: strings.Clone(vk.exact)}
 	}
 	b.els[d] = out
@@ -193,19 +223,12 @@ func (b *listBuilder) add(d uint32, els []vkey) {
 func (b *listBuilder) finish() *listColumn {
 	c := &listColumn{exact: b.exact}
 	for start := 0; start < len(b.els); start += chunkDocs {
-		ch := &listChunk{off: make([]uint32, chunkDocs+1)}
-		for o := 0; o < chunkDocs; o++ {
-			if start+o < len(b.els) {
-				for _, vk := range b.els[start+o] {
-					ch.pre = append(ch.pre, vk.pre)
-					if b.exact {
-						ch.exact = append(ch.exact, vk.exact)
-					}
-				}
+		c.chunks = append(c.chunks, packList(b.exact, func(o uint32) []vkey {
+			if start+int(o) < len(b.els) {
+				return b.els[start+int(o)]
 			}
-			ch.off[o+1] = uint32(len(ch.pre))
-		}
-		c.chunks = append(c.chunks, ch)
+			return nil
+		}))
 	}
 	b.els = nil
 	return c

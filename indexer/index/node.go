@@ -36,10 +36,11 @@ type node interface {
 
 // exec is one query's evaluation context.
 type exec struct {
-	ctx   context.Context
-	s     *Snapshot
-	n     float64 // alive documents
-	steps int
+	ctx    context.Context
+	s      *Snapshot
+	n      float64 // alive documents
+	steps  int
+	sparse bool // never use dense bitsets (tests compare both ways)
 }
 
 // tick checks for cancellation every so often in long loops.
@@ -48,14 +49,6 @@ func (x *exec) tick() error {
 		return x.ctx.Err()
 	}
 	return nil
-}
-
-// dense collects documents into a bitmap through a dense bitset, which
-// takes documents in any order at a few nanoseconds each.
-func (x *exec) dense(fill func(set func(d uint32))) *roaring.Bitmap {
-	words := make([]uint64, (x.s.maxDoc+63)/64)
-	fill(func(d uint32) { words[d>>6] |= 1 << (d & 63) })
-	return roaring.FromDense(words, false)
 }
 
 // filter keeps the documents of bm that pass test.
@@ -83,32 +76,60 @@ func (x *exec) filter(bm *roaring.Bitmap, test func(uint32) bool) (*roaring.Bitm
 // allNode matches every object.
 type allNode struct{ s *Snapshot }
 
-func (n allNode) est() float64                           { return float64(n.s.alive.GetCardinality()) }
-func (n allNode) bitmap(*exec) (*roaring.Bitmap, error)  { return n.s.alive, nil }
-func (allNode) test(uint32) bool                         { return true }
-func (allNode) mcost() float64                           { return 0 }
-func (allNode) tcost() float64                           { return 0 }
-func isAll(n node) bool                                  { _, ok := n.(allNode); return ok }
-func isNone(n node) bool                                 { s, ok := n.(*setNode); return ok && s.bm.IsEmpty() }
-func noneNode() node                                     { return &setNode{bm: roaring.New()} }
-func (n *setNode) bitmap(*exec) (*roaring.Bitmap, error) { return n.bm, nil }
-func (n *setNode) test(d uint32) bool                    { return n.bm.Contains(d) }
-func (n *setNode) est() float64                          { return float64(n.bm.GetCardinality()) }
-func (*setNode) mcost() float64                          { return 0 }
-func (*setNode) tcost() float64                          { return costContains }
-func (n *phraseNode) est() float64                       { return n.cand.est() / 2 }
-func (n *phraseNode) test(d uint32) bool                 { return n.cand.test(d) && n.verify(d) }
-func (n *phraseNode) tcost() float64                     { return n.cand.tcost() + costVerify }
-func (n *phraseNode) mcost() float64                     { return n.cand.mcost() + n.cand.est()*costVerify }
+func (n allNode) est() float64                          { return float64(n.s.alive.GetCardinality()) }
+func (n allNode) bitmap(*exec) (*roaring.Bitmap, error) { return n.s.alive, nil }
+func (allNode) test(uint32) bool                        { return true }
+func (allNode) mcost() float64                          { return 0 }
+func (allNode) tcost() float64                          { return 0 }
 
-// setNode is a precomputed set: a dict value, nulls, a posting, keys.
-type setNode struct{ bm *roaring.Bitmap }
+func isAll(n node) bool { _, ok := n.(allNode); return ok }
+
+// setNode is a precomputed set: a dict value, nulls, a posting, keys. A
+// walk sets w instead, a dense form of its residual filter, to test by
+// bits.
+type setNode struct {
+	bm *roaring.Bitmap
+	w  dense
+}
+
+func noneNode() node { return &setNode{bm: roaring.New()} }
+
+func isNone(n node) bool { s, ok := n.(*setNode); return ok && s.bm != nil && s.bm.IsEmpty() }
+
+func (n *setNode) bitmap(*exec) (*roaring.Bitmap, error) {
+	if n.bm == nil {
+		return roaring.FromDense(n.w, false), nil
+	}
+	return n.bm, nil
+}
+
+func (n *setNode) test(d uint32) bool {
+	if n.w != nil {
+		return n.w.has(d)
+	}
+	return n.bm.Contains(d)
+}
+
+func (n *setNode) est() float64 {
+	if n.bm == nil {
+		return float64(n.w.count())
+	}
+	return float64(n.bm.GetCardinality())
+}
+
+func (*setNode) mcost() float64 { return 0 }
+func (*setNode) tcost() float64 { return costContains }
 
 // phraseNode is the documents of cand whose text verify accepts.
 type phraseNode struct {
 	cand   node
 	verify func(d uint32) bool
 }
+
+func (n *phraseNode) est() float64       { return n.cand.est() / 2 }
+func (n *phraseNode) test(d uint32) bool { return n.cand.test(d) && n.verify(d) }
+func (n *phraseNode) tcost() float64     { return n.cand.tcost() + costVerify }
+func (n *phraseNode) mcost() float64     { return n.cand.mcost() + n.cand.est()*costVerify }
 
 func (n *phraseNode) bitmap(x *exec) (*roaring.Bitmap, error) {
 	bm, err := n.cand.bitmap(x)
@@ -139,11 +160,7 @@ func (n *runsNode) est() float64 {
 }
 
 func (n *runsNode) bitmap(x *exec) (*roaring.Bitmap, error) {
-	return x.dense(func(set func(uint32)) {
-		for _, r := range n.runs {
-			n.pi.order.forEach(r.lo, r.hi, func(_ int, d uint32) bool { set(d); return true })
-		}
-	}), nil
+	return roaring.FromDense(x.denseRuns(n.pi.order, n.runs), false), nil
 }
 
 func (n *runsNode) test(d uint32) bool {

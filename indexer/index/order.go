@@ -14,7 +14,7 @@ import (
 // and walks rarely touch the columns. Updates copy only the blocks they
 // change (and the small block list).
 const (
-	blockTarget = 2048 // entries per block after a split or a build
+	blockTarget = 1024 // entries per block after a split or a build
 	blockMax    = 2 * blockTarget
 )
 
@@ -142,21 +142,55 @@ func (o *order) preAt(p int) uint64 {
 	return o.blocks[bi].pre[j]
 }
 
-// buildOrder sorts entries and cuts them into blocks.
-func buildOrder(es []entry) *order {
-	slices.SortFunc(es, func(a, b entry) int { return compareEntries(&a, &b) })
+// pair is an entry of an order being built: its pre and document; ties
+// resolves equal pres.
+type pair struct {
+	pre uint64
+	doc uint32
+}
+
+// buildOrder sorts pairs and cuts them into blocks.
+func buildOrder(ps []pair, t ties) *order {
+	slices.SortFunc(ps, func(a, b pair) int {
+		switch {
+		case a.pre < b.pre:
+			return -1
+		case a.pre > b.pre:
+			return 1
+		}
+		if c := strings.Compare(t.exactOf(a.doc), t.exactOf(b.doc)); c != 0 {
+			return c
+		}
+		return strings.Compare(t.keyOf(a.doc), t.keyOf(b.doc))
+	})
 	var blocks []*oblock
-	for len(es) > 0 {
-		n := min(len(es), blockTarget)
+	for len(ps) > 0 {
+		n := min(len(ps), blockTarget)
 		b := &oblock{pre: make([]uint64, n), doc: make([]uint32, n)}
 		for i := range n {
-			b.pre[i], b.doc[i] = es[i].vk.pre, es[i].doc
+			b.pre[i], b.doc[i] = ps[i].pre, ps[i].doc
 		}
 		blocks = append(blocks, b)
-		es = es[n:]
+		ps = ps[n:]
 	}
 	return newOrder(blocks)
 }
+
+// orderOf is the order of entries that carry their values and keys.
+func orderOf(es []entry) *order {
+	slices.SortFunc(es, func(a, b entry) int { return compareEntries(&a, &b) })
+	ps := make([]pair, len(es))
+	for i, e := range es {
+		ps[i] = pair{pre: e.vk.pre, doc: e.doc}
+	}
+	return buildOrder(ps, noTies{})
+}
+
+// noTies is for pairs already in order.
+type noTies struct{}
+
+func (noTies) exactOf(uint32) string { return "" }
+func (noTies) keyOf(uint32) string   { return "" }
 
 // update returns a copy of o without the removed entries and with the
 // added ones. Both hold the values and keys the entries have (removed:
@@ -167,17 +201,23 @@ func (o *order) update(t ties, removed, added []entry) (*order, error) {
 		if len(removed) > 0 {
 			return nil, fmt.Errorf("index order: document %d is not where its value says", removed[0].doc)
 		}
-		return buildOrder(added), nil
+		return orderOf(added), nil
+	}
+	// Per block: the offsets of removed entries, and the entries to insert
+	// with the offset they go before, both in order.
+	type insert struct {
+		at int
+		e  entry
 	}
 	type edit struct {
-		drop map[int]bool    // offsets of removed entries
-		ins  map[int][]entry // entries to insert before an offset
+		drop []int
+		ins  []insert
 	}
 	edits := map[int]*edit{}
 	editOf := func(bi int) *edit {
 		e := edits[bi]
 		if e == nil {
-			e = &edit{drop: map[int]bool{}, ins: map[int][]entry{}}
+			e = &edit{}
 			edits[bi] = e
 		}
 		return e
@@ -200,18 +240,19 @@ func (o *order) update(t ties, removed, added []entry) (*order, error) {
 			return nil, fmt.Errorf("index order: document %d is not where its value says", r.doc)
 		}
 		bi, j := o.locate(p)
-		editOf(bi).drop[j] = true
+		e := editOf(bi)
+		e.drop = append(e.drop, j)
 	}
 	slices.SortFunc(added, func(a, b entry) int { return compareEntries(&a, &b) })
-	for i := range added {
-		a := added[i]
+	last := o.blocks[len(o.blocks)-1]
+	for _, a := range added {
 		p := o.search(before(&a))
-		bi, j := len(o.blocks)-1, len(o.blocks[len(o.blocks)-1].doc)
+		bi, j := len(o.blocks)-1, len(last.doc)
 		if p < o.len() {
 			bi, j = o.locate(p)
 		}
 		e := editOf(bi)
-		e.ins[j] = append(e.ins[j], a)
+		e.ins = append(e.ins, insert{at: j, e: a})
 	}
 	blocks := make([]*oblock, 0, len(o.blocks)+len(edits))
 	for bi, b := range o.blocks {
@@ -220,19 +261,32 @@ func (o *order) update(t ties, removed, added []entry) (*order, error) {
 			blocks = append(blocks, b)
 			continue
 		}
-		nb := &oblock{}
-		emit := func(es []entry) {
-			for _, x := range es {
-				nb.pre, nb.doc = append(nb.pre, x.vk.pre), append(nb.doc, x.doc)
+		slices.Sort(e.drop)
+		// Added entries are sorted, so their offsets are too.
+		n := len(b.doc) - len(e.drop) + len(e.ins)
+		nb := &oblock{pre: make([]uint64, 0, n), doc: make([]uint32, 0, n)}
+		from, di, ii := 0, 0, 0
+		for from <= len(b.doc) {
+			// The next offset where something happens.
+			next := len(b.doc)
+			if di < len(e.drop) {
+				next = min(next, e.drop[di])
+			}
+			if ii < len(e.ins) {
+				next = min(next, e.ins[ii].at)
+			}
+			nb.pre, nb.doc = append(nb.pre, b.pre[from:next]...), append(nb.doc, b.doc[from:next]...)
+			for ; ii < len(e.ins) && e.ins[ii].at == next; ii++ {
+				nb.pre, nb.doc = append(nb.pre, e.ins[ii].e.vk.pre), append(nb.doc, e.ins[ii].e.doc)
+			}
+			from = next
+			if di < len(e.drop) && e.drop[di] == next {
+				di++
+				from++
+			} else if next == len(b.doc) {
+				break
 			}
 		}
-		for j := range b.doc {
-			emit(e.ins[j])
-			if !e.drop[j] {
-				nb.pre, nb.doc = append(nb.pre, b.pre[j]), append(nb.doc, b.doc[j])
-			}
-		}
-		emit(e.ins[len(b.doc)])
 		for len(nb.doc) > blockMax {
 			blocks = append(blocks, &oblock{pre: slices.Clip(nb.pre[:blockTarget]), doc: slices.Clip(nb.doc[:blockTarget])})
 			nb = &oblock{pre: nb.pre[blockTarget:], doc: nb.doc[blockTarget:]}

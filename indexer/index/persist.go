@@ -71,6 +71,18 @@ func (e *encoder) u32s(vs []uint32) {
 		e.maybeFlush()
 	}
 }
+
+// strs writes packed strings: their count, offsets and bytes.
+func (e *encoder) strs(a *strs) {
+	e.uvarint(uint64(a.len()))
+	e.u32s(a.off[1:])
+	e.flush()
+	if e.err == nil {
+		_, _ = e.h.Write(a.data)
+		_, e.err = e.w.Write(a.data)
+	}
+}
+
 func (e *encoder) bitmap(bm *roaring.Bitmap) {
 	b, err := bm.ToBytes()
 	if err != nil && e.err == nil {
@@ -97,8 +109,9 @@ func (s *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	e.str(Fingerprint(s.typ))
 	e.uvarint(uint64(s.maxDoc))
 	e.bitmap(s.alive)
-	for d := range s.maxDoc {
-		e.str(s.keys.get(d))
+	e.uvarint(uint64(len(s.keys.chunks)))
+	for _, ch := range s.keys.chunks {
+		e.strs(ch.packed)
 	}
 	e.order(s.pk)
 	e.uvarint(uint64(len(s.props)))
@@ -143,8 +156,8 @@ func (e *encoder) prop(pi *propIndex) {
 		for _, ch := range pi.col.chunks {
 			e.u64s(ch.pre)
 			e.flag(ch.exact != nil)
-			for _, x := range ch.exact {
-				e.str(x)
+			if ch.exact != nil {
+				e.strs(ch.exact)
 			}
 		}
 	}
@@ -155,8 +168,8 @@ func (e *encoder) prop(pi *propIndex) {
 			e.u32s(ch.off)
 			e.u64s(ch.pre)
 			e.flag(ch.exact != nil)
-			for _, x := range ch.exact {
-				e.str(x)
+			if ch.exact != nil {
+				e.strs(ch.exact)
 			}
 		}
 	}
@@ -176,17 +189,13 @@ func (e *encoder) prop(pi *propIndex) {
 	if pi.text != nil {
 		e.uvarint(uint64(len(pi.text.blocks)))
 		for _, b := range pi.text.blocks {
-			e.uvarint(uint64(len(b.term)))
-			for i, term := range b.term {
-				e.str(term)
-				p := b.post[i]
-				e.flag(p.bm != nil)
-				if p.bm != nil {
-					e.bitmap(p.bm)
-				} else {
-					e.uvarint(uint64(len(p.docs)))
-					e.u32s(p.docs)
-				}
+			e.strs(b.term)
+			e.u32s(b.poff[1:])
+			e.u32s(b.docs)
+			e.uvarint(uint64(len(b.big)))
+			for j, bm := range b.big {
+				e.uvarint(uint64(j))
+				e.bitmap(bm)
 			}
 		}
 	}

@@ -97,6 +97,38 @@ func (d *decoder) u32s(n int) []uint32 {
 	return out
 }
 
+// strs reads packed strings written by encoder.strs; n is their count.
+func (d *decoder) strs(n int) *strs {
+	a := d.strsUpTo(uint64(n))
+	if d.err == nil && a.len() != n {
+		d.fail("%d strings, want %d", a.len(), n)
+	}
+	if d.err != nil {
+		return packStrs(make([]string, n))
+	}
+	return a
+}
+
+// strsUpTo reads packed strings, at most limit of them.
+func (d *decoder) strsUpTo(limit uint64) *strs {
+	n := d.count(limit, "strings")
+	if d.err != nil {
+		return packStrs(make([]string, n))
+	}
+	a := &strs{off: append([]uint32{0}, d.u32s(n)...)}
+	for i := 1; i <= n; i++ {
+		if a.off[i] < a.off[i-1] {
+			d.fail("string offsets out of order")
+			return packStrs(make([]string, n))
+		}
+	}
+	a.data = d.full(int(a.off[n]))
+	if a.data == nil {
+		return packStrs(make([]string, n))
+	}
+	return a
+}
+
 func (d *decoder) bitmap() *roaring.Bitmap {
 	b := d.full(d.count(maxString, "bitmap length"))
 	bm := roaring.New()
@@ -132,10 +164,9 @@ func Read(r io.Reader, t *objects.Type) (*Snapshot, error) {
 	}
 	s.maxDoc = uint32(d.count(1<<32-1, "document count"))
 	s.alive = d.bitmap()
-	for doc := range s.maxDoc {
-		if s.keys.set(doc, d.str()); d.err != nil {
-			return nil, d.err
-		}
+	nk := d.count(uint64(s.maxDoc)/chunkDocs+1, "key chunks")
+	for range nk {
+		s.keys.chunks = append(s.keys.chunks, &keyChunk{packed: d.strs(chunkDocs)})
 	}
 	s.pk = d.order()
 	if n := d.count(uint64(len(t.Properties)), "properties"); d.err == nil && n != len(t.Properties) {
@@ -187,10 +218,7 @@ func (d *decoder) prop(i int, p objects.Property) *propIndex {
 		for range n {
 			ch := &colChunk{pre: d.u64s(chunkDocs)}
 			if d.flag() {
-				ch.exact = make([]string, chunkDocs)
-				for j := range ch.exact {
-					ch.exact[j] = d.str()
-				}
+				ch.exact = d.strs(chunkDocs)
 			}
 			pi.col.chunks = append(pi.col.chunks, ch)
 			if d.err != nil {
@@ -215,10 +243,7 @@ func (d *decoder) prop(i int, p objects.Property) *propIndex {
 			}
 			ch.pre = d.u64s(m)
 			if d.flag() {
-				ch.exact = make([]string, m)
-				for j := range ch.exact {
-					ch.exact[j] = d.str()
-				}
+				ch.exact = d.strs(m)
 			}
 			pi.lcol.chunks = append(pi.lcol.chunks, ch)
 		}
@@ -242,17 +267,26 @@ func (d *decoder) prop(i int, p objects.Property) *propIndex {
 		pi.text = &terms{}
 		n := d.count(1<<31, "term blocks")
 		for range n {
-			m := d.count(blockMax, "term block")
-			b := &tblock{term: make([]string, m), post: make([]posting, m)}
-			for j := range m {
-				b.term[j] = d.str()
-				if d.flag() {
-					b.post[j] = posting{bm: d.bitmap()}
-				} else {
-					b.post[j] = posting{docs: d.u32s(d.count(smallPosting, "posting"))}
+			b := &tblock{}
+			b.term = d.strsUpTo(blockMax)
+			m := b.term.len()
+			b.poff = append([]uint32{0}, d.u32s(m)...)
+			for j := 1; j <= m; j++ {
+				if b.poff[j] < b.poff[j-1] {
+					d.fail("posting offsets out of order")
+					return pi
 				}
 			}
-			if d.err != nil {
+			b.docs = d.u32s(int(b.poff[m]))
+			if nb := d.count(uint64(m), "large postings"); nb > 0 {
+				b.big = make(map[int32]*roaring.Bitmap, nb)
+				for range nb {
+					j := d.count(uint64(m-1), "posting")
+					b.big[int32(j)] = d.bitmap()
+				}
+			}
+			if d.err != nil || m == 0 {
+				d.fail("term block")
 				return pi
 			}
 			pi.text.blocks = append(pi.text.blocks, b)

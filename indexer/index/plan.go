@@ -128,6 +128,7 @@ func (c *compiler) combine(f *query.Filter) (node, error) {
 		kids = append(kids, k)
 	}
 	if f.Op == query.OpAnd {
+		kids = mergeRanges(kids)
 		switch len(kids) {
 		case 0:
 			return allNode{c.s}, nil
@@ -137,6 +138,34 @@ func (c *compiler) combine(f *query.Filter) (node, error) {
 		return newAnd(c.s, kids), nil
 	}
 	return or(c.s, kids), nil
+}
+
+// mergeRanges intersects the ranges an AND puts on one property (gte lo
+// and lt hi) into one run, so the AND materializes or tests one range,
+// and a walk of that property is bounded by it.
+func mergeRanges(kids []node) []node {
+	byProp := map[*propIndex]*runsNode{}
+	out := kids[:0:0]
+	for _, k := range kids {
+		r, ok := k.(*runsNode)
+		if !ok || len(r.runs) != 1 {
+			out = append(out, k)
+			continue
+		}
+		prev := byProp[r.pi]
+		if prev == nil {
+			cp := *r
+			byProp[r.pi] = &cp
+			out = append(out, &cp)
+			continue
+		}
+		in1, in2 := prev.in, r.in
+		lo, hi := max(prev.runs[0].lo, r.runs[0].lo), min(prev.runs[0].hi, r.runs[0].hi)
+		prev.runs = []run{{lo, max(lo, hi)}}
+		prev.in = func(vk vkey) bool { return in1(vk) && in2(vk) }
+		prev.cost += r.cost
+	}
+	return out
 }
 
 func or(s *Snapshot, kids []node) node {

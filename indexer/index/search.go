@@ -35,19 +35,24 @@ const (
 
 // Search returns one page of a search.
 func (s *Snapshot) Search(ctx context.Context, q *query.Search) (*Result, error) {
-	return s.search(ctx, q, "")
+	return s.search(ctx, q, searchOptions{})
 }
 
-// search runs a search with the plan the planner picks, or with force
-// when it is set and applies (tests compare plans).
-func (s *Snapshot) search(ctx context.Context, q *query.Search, force Plan) (*Result, error) {
+// searchOptions force choices the planner makes, for tests that compare
+// every way to an answer.
+type searchOptions struct {
+	plan   Plan // when set and applicable
+	sparse bool // no dense bitsets
+}
+
+func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOptions) (*Result, error) {
 	if q.PageSize < 1 {
 		return nil, fmt.Errorf("page size %d: must be positive", q.PageSize)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := &exec{ctx: ctx, s: s, n: float64(s.alive.GetCardinality())}
+	x := &exec{ctx: ctx, s: s, n: float64(s.alive.GetCardinality()), sparse: opt.sparse}
 	root, err := (&compiler{s: s, limits: q.Limits}).compile(q.Filter)
 	if err != nil {
 		return nil, err
@@ -65,16 +70,39 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, force Plan) (*Re
 	k := q.PageSize + 1
 	var docs []uint32
 	var total int64
-	pl := s.choose(x, root, so, k, force)
+	pl := s.choose(x, root, so, k, opt.plan)
 	switch pl.plan {
 	case PlanWalk:
+		// A residual that is cheap as a dense bitset is tested by bits,
+		// and counted along the walked range.
+		rw, ok, err := x.denseNode(pl.residual)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			pl.residual = &setNode{bm: nil, w: rw}
+		}
 		if docs, err = s.walk(x, pl, so, after, k); err != nil {
 			return nil, err
 		}
-		if total, err = x.countNode(root); err != nil {
-			return nil, err
+		switch {
+		case ok && pl.bounded:
+			total = countRunsIn(pl.pi.order, []run{{pl.lo, pl.hi}}, rw)
+		case ok:
+			total = rw.count()
+		default:
+			if total, err = x.countNode(root); err != nil {
+				return nil, err
+			}
 		}
 	default:
+		if w, ok, err := x.denseNode(root); err != nil {
+			return nil, err
+		} else if ok {
+			total = w.count()
+			docs = x.topKDense(w, so, after, k)
+			break
+		}
 		bm, err := root.bitmap(x)
 		if err != nil {
 			return nil, err
@@ -116,6 +144,7 @@ type walkPlan struct {
 	lo, hi   int
 	residual node
 	nulls    bool // documents with a null sort value may match
+	bounded  bool // [lo, hi) is the range the filter puts on pi
 }
 
 // choose picks between walking the sort order and collecting, from the
@@ -142,7 +171,7 @@ func (s *Snapshot) choose(x *exec, root node, so *sorter, k int, force Plan) wal
 		for _, kid := range kids {
 			if r, ok := kid.(*runsNode); ok && r.pi == w.pi && len(r.runs) == 1 {
 				w.lo, w.hi = max(w.lo, r.runs[0].lo), min(w.hi, r.runs[0].hi)
-				w.nulls = false
+				w.nulls, w.bounded = false, true
 				continue
 			}
 			rest = append(rest, kid)
@@ -258,62 +287,118 @@ func walkDesc(o *order, t ties, lo, hi int, after *position, fn func(int, uint32
 		}
 		p = min(p, gs)
 	}
+	if p <= lo {
+		return
+	}
+	c := o.cursor(p - 1)
 	for p > lo {
-		// The run of equal values that ends at p-1.
-		gs := p - 1
-		if gs > lo && sameValue(o, t, gs-1, gs) {
-			d := o.doc(gs)
-			gs = max(o.lowerBound(t, vkey{pre: o.preAt(gs), exact: t.exactOf(d)}, false), lo)
-		}
-		stopped := false
-		o.forEach(gs, p, func(q int, d uint32) bool {
-			if !fn(q, d) {
-				stopped = true
-				return false
+		// The run of equal values that ends at p-1 (c): step back over a
+		// few equal entries, then search for the run's start.
+		pre, ex := c.pre(), t.exactOf(c.doc())
+		gs, g := p-1, c
+		for steps := 0; gs > lo; steps++ {
+			prev := g.prev()
+			if prev.pre() != pre || t.exactOf(prev.doc()) != ex {
+				break
 			}
-			return true
-		})
-		if stopped {
-			return
+			if steps == 16 {
+				gs = max(o.lowerBound(t, vkey{pre: pre, exact: ex}, false), lo)
+				g = o.cursor(gs)
+				break
+			}
+			gs, g = gs-1, prev
+		}
+		if gs == p-1 {
+			if !fn(gs, c.doc()) {
+				return
+			}
+		} else {
+			stopped := false
+			o.forEach(gs, p, func(q int, d uint32) bool {
+				if !fn(q, d) {
+					stopped = true
+					return false
+				}
+				return true
+			})
+			if stopped {
+				return
+			}
 		}
 		p = gs
+		if p > lo {
+			c = g.prev()
+		}
 	}
 }
 
-func sameValue(o *order, t ties, a, b int) bool {
-	return o.preAt(a) == o.preAt(b) && t.exactOf(o.doc(a)) == t.exactOf(o.doc(b))
+// ocursor is a position in an order that moves by one in O(1).
+type ocursor struct {
+	o     *order
+	bi, j int
+}
+
+func (o *order) cursor(p int) ocursor {
+	bi, j := o.locate(p)
+	return ocursor{o: o, bi: bi, j: j}
+}
+
+func (c ocursor) pre() uint64 { return c.o.blocks[c.bi].pre[c.j] }
+func (c ocursor) doc() uint32 { return c.o.blocks[c.bi].doc[c.j] }
+
+// prev is the position before c; c must not be the first.
+func (c ocursor) prev() ocursor {
+	if c.j > 0 {
+		return ocursor{o: c.o, bi: c.bi, j: c.j - 1}
+	}
+	return ocursor{o: c.o, bi: c.bi - 1, j: len(c.o.blocks[c.bi-1].doc) - 1}
 }
 
 // topK returns the first k documents of bm after the cursor, in order.
 func (x *exec) topK(bm *roaring.Bitmap, so *sorter, after *position, k int) ([]uint32, error) {
-	h := &docHeap{so: so}
+	h := &docHeap{so: so, after: after, k: k}
 	it := bm.Iterator()
 	for it.HasNext() {
-		d := it.Next()
 		if err := x.tick(); err != nil {
 			return nil, err
 		}
-		if after != nil && so.compareTo(d, after) <= 0 {
-			continue
-		}
-		if len(h.docs) < k {
-			heap.Push(h, d)
-			continue
-		}
-		if so.compare(d, h.docs[0]) < 0 {
-			h.docs[0] = d
-			heap.Fix(h, 0)
-		}
+		h.offer(it.Next())
 	}
-	out := h.docs
-	slices.SortFunc(out, so.compare)
-	return out, nil
+	return h.sorted(), nil
 }
 
-// docHeap keeps the worst document of the best k on top.
+// topKDense is topK over a dense bitset.
+func (x *exec) topKDense(w dense, so *sorter, after *position, k int) []uint32 {
+	h := &docHeap{so: so, after: after, k: k}
+	w.each(func(d uint32) bool { h.offer(d); return true })
+	return h.sorted()
+}
+
+func (h *docHeap) offer(d uint32) {
+	if h.after != nil && h.so.compareTo(d, h.after) <= 0 {
+		return
+	}
+	if len(h.docs) < h.k {
+		heap.Push(h, d)
+		return
+	}
+	if h.so.compare(d, h.docs[0]) < 0 {
+		h.docs[0] = d
+		heap.Fix(h, 0)
+	}
+}
+
+func (h *docHeap) sorted() []uint32 {
+	slices.SortFunc(h.docs, h.so.compare)
+	return h.docs
+}
+
+// docHeap keeps the worst document of the best k after a cursor on top.
 type docHeap struct {
-	so   *sorter
-	docs []uint32
+	so    *sorter
+	after *position
+	k     int
+	docs  []uint32
 }
 
 func (h *docHeap) Len() int           { return len(h.docs) }

@@ -143,11 +143,11 @@ func randSort(r *rand.Rand, t *objects.Type) []query.Sort {
 }
 
 // pageAll follows a search to its last page with one plan.
-func pageAll(tb testing.TB, s *Snapshot, q query.Search, plan Plan) ([]uint32, int64, error) {
+func pageAll(tb testing.TB, s *Snapshot, q query.Search, opt searchOptions) ([]uint32, int64, error) {
 	var all []uint32
 	var total int64 = -1
 	for range 10_000 {
-		res, err := s.search(tb.Context(), &q, plan)
+		res, err := s.search(tb.Context(), &q, opt)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -205,13 +205,13 @@ func TestSnapshot_Search(t *testing.T) {
 		f := randFilter(r, typ, want, keys, 3)
 		q := query.Search{Filter: f, Sort: randSort(r, typ), PageSize: []int{1, 7, 100, 5000}[r.IntN(4)]}
 		exp := or.sorted(want, keys, f, q.Sort)
-		for _, plan := range []Plan{"", PlanWalk, PlanCollect} {
-			got, total, err := pageAll(t, s, q, plan)
+		for _, opt := range []searchOptions{{}, {plan: PlanWalk}, {plan: PlanCollect}, {plan: PlanWalk, sparse: true}, {plan: PlanCollect, sparse: true}} {
+			got, total, err := pageAll(t, s, q, opt)
 			if err != nil {
-				t.Fatalf("%d: %v sort %v plan %q: %v", i, f, q.Sort, plan, err)
+				t.Fatalf("%d: %v sort %v %+v: %v", i, f, q.Sort, opt, err)
 			}
 			if total != int64(len(exp)) || !slices.Equal(got, exp) {
-				t.Fatalf("%d: %v sort %v plan %q: total %d, want %d\ngot  %v\nwant %v", i, f, q.Sort, plan, total, len(exp), head(got), head(exp))
+				t.Fatalf("%d: %v sort %v %+v: total %d, want %d\ngot  %v\nwant %v", i, f, q.Sort, opt, total, len(exp), head(got), head(exp))
 			}
 		}
 		n, err := s.Count(t.Context(), f, query.Limits{})

@@ -36,9 +36,15 @@ type propIndex struct {
 	text  *terms          // text properties
 }
 
-// keyColumn is the encoded primary key of each document.
+// keyColumn is the encoded primary key of each document, packed per
+// chunk (build holds them while a builder fills a chunk).
 type keyColumn struct {
-	chunks [][]string
+	chunks []*keyChunk
+}
+
+type keyChunk struct {
+	packed *strs
+	build  []string
 }
 
 func (k *keyColumn) get(d uint32) string {
@@ -46,32 +52,48 @@ func (k *keyColumn) get(d uint32) string {
 	if i >= len(k.chunks) {
 		return ""
 	}
-	return k.chunks[i][d&chunkMask]
+	if ch := k.chunks[i]; ch.packed != nil {
+		return ch.packed.get(int(d & chunkMask))
+	} else {
+		return ch.build[d&chunkMask]
+	}
 }
 
-// set writes a key in place, for builders.
+// set writes a key in place, for builders; freeze packs them.
 func (k *keyColumn) set(d uint32, key string) {
 	i := int(d >> chunkShift)
 	for len(k.chunks) <= i {
-		k.chunks = append(k.chunks, make([]string, chunkDocs))
+		k.chunks = append(k.chunks, &keyChunk{build: make([]string, chunkDocs)})
 	}
-	k.chunks[i][d&chunkMask] = key
+	k.chunks[i].build[d&chunkMask] = key
+}
+
+func (k *keyColumn) freeze() {
+	for _, ch := range k.chunks {
+		if ch.build != nil {
+			ch.packed, ch.build = packStrs(ch.build), nil
+		}
+	}
 }
 
 func (k *keyColumn) with(set map[uint32]string) *keyColumn {
 	out := &keyColumn{chunks: slices.Clone(k.chunks)}
-	copied := map[int]bool{}
+	copied := map[int]*keyChunk{}
 	for d, key := range set {
 		i := int(d >> chunkShift)
 		for len(out.chunks) <= i {
-			out.chunks = append(out.chunks, make([]string, chunkDocs))
-			copied[len(out.chunks)-1] = true
+			out.chunks = append(out.chunks, &keyChunk{packed: packStrs(make([]string, chunkDocs))})
 		}
-		if !copied[i] {
-			out.chunks[i] = slices.Clone(out.chunks[i])
-			copied[i] = true
+		ch := copied[i]
+		if ch == nil {
+			ch = &keyChunk{build: out.chunks[i].packed.unpack()}
+			copied[i] = ch
+			out.chunks[i] = ch
 		}
-		out.chunks[i][d&chunkMask] = key
+		ch.build[d&chunkMask] = key
+	}
+	for _, ch := range copied {
+		ch.packed, ch.build = packStrs(ch.build), nil
 	}
 	return out
 }

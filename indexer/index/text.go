@@ -19,9 +19,64 @@ type terms struct {
 	blocks []*tblock
 }
 
+// tblock is a block of terms, packed: the terms, the small postings
+// concatenated (those of term j are docs[poff[j]:poff[j+1]]), and the
+// bitmaps of the large ones.
 type tblock struct {
+	term *strs
+	poff []uint32
+	docs []uint32
+	big  map[int32]*roaring.Bitmap
+}
+
+func (b *tblock) len() int { return b.term.len() }
+
+// post returns the posting of term j; it shares the block's memory.
+func (b *tblock) post(j int) posting {
+	if bm := b.big[int32(j)]; bm != nil {
+		return posting{bm: bm}
+	}
+	return posting{docs: b.docs[b.poff[j]:b.poff[j+1]:b.poff[j+1]]}
+}
+
+// blockBuilder packs terms, added in order, into blocks.
+type blockBuilder struct {
+	out  []*tblock
 	term []string
-	post []posting
+	poff []uint32
+	docs []uint32
+	big  map[int32]*roaring.Bitmap
+}
+
+func (bb *blockBuilder) add(term string, p posting) {
+	if len(bb.term) == blockTarget {
+		bb.flush()
+	}
+	if bb.poff == nil {
+		bb.poff = []uint32{0}
+	}
+	if p.bm != nil {
+		if bb.big == nil {
+			bb.big = map[int32]*roaring.Bitmap{}
+		}
+		bb.big[int32(len(bb.term))] = p.bm
+	} else {
+		bb.docs = append(bb.docs, p.docs...)
+	}
+	bb.term = append(bb.term, term)
+	bb.poff = append(bb.poff, uint32(len(bb.docs)))
+}
+
+func (bb *blockBuilder) flush() {
+	if len(bb.term) > 0 {
+		bb.out = append(bb.out, &tblock{term: packStrs(bb.term), poff: bb.poff, docs: slices.Clip(bb.docs), big: bb.big})
+	}
+	bb.term, bb.poff, bb.docs, bb.big = nil, nil, nil, nil
+}
+
+func (bb *blockBuilder) blocks() []*tblock {
+	bb.flush()
+	return bb.out
 }
 
 // A posting is the documents of one term: a sorted slice while small (most
@@ -86,7 +141,7 @@ func (p posting) with(remove, add []uint32) posting {
 func (t *terms) len() int {
 	n := 0
 	for _, b := range t.blocks {
-		n += len(b.term)
+		n += b.len()
 	}
 	return n
 }
@@ -95,20 +150,20 @@ func (t *terms) len() int {
 func (t *terms) seek(s string) (int, int) {
 	bi := sort.Search(len(t.blocks), func(i int) bool {
 		b := t.blocks[i]
-		return b.term[len(b.term)-1] >= s
+		return b.term.get(b.len()-1) >= s
 	})
 	if bi == len(t.blocks) {
 		return bi, 0
 	}
 	b := t.blocks[bi]
-	return bi, sort.SearchStrings(b.term, s)
+	return bi, sort.Search(b.len(), func(j int) bool { return b.term.get(j) >= s })
 }
 
 // get returns the posting of a term.
 func (t *terms) get(s string) (posting, bool) {
 	bi, j := t.seek(s)
-	if bi < len(t.blocks) && t.blocks[bi].term[j] == s {
-		return t.blocks[bi].post[j], true
+	if bi < len(t.blocks) && t.blocks[bi].term.get(j) == s {
+		return t.blocks[bi].post(j), true
 	}
 	return posting{}, false
 }
@@ -118,8 +173,8 @@ func (t *terms) each(from string, fn func(term string, p posting) bool) {
 	bi, j := t.seek(from)
 	for ; bi < len(t.blocks); bi, j = bi+1, 0 {
 		b := t.blocks[bi]
-		for ; j < len(b.term); j++ {
-			if !fn(b.term[j], b.post[j]) {
+		for ; j < b.len(); j++ {
+			if !fn(b.term.get(j), b.post(j)) {
 				return
 			}
 		}
@@ -198,35 +253,11 @@ func (t *terms) walk(a vellum.Automaton, fn func(term string, p posting) bool) {
 		if bi == len(t.blocks) {
 			return "", false
 		}
-		return t.blocks[bi].term[j], true
+		return t.blocks[bi].term.get(j), true
 	}, func(s string) bool {
 		p, _ := t.get(s)
 		return fn(s, p)
 	})
-}
-
-// buildTerms sorts the postings of a build into blocks.
-func buildTerms(m map[string][]uint32) *terms {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	t := &terms{}
-	for len(keys) > 0 {
-		n := min(len(keys), blockTarget)
-		b := &tblock{term: keys[:n:n], post: make([]posting, n)}
-		for i, k := range b.term {
-			docs := m[k]
-			if !slices.IsSorted(docs) {
-				slices.Sort(docs)
-			}
-			b.post[i] = makePosting(docs)
-		}
-		t.blocks = append(t.blocks, b)
-		keys = keys[n:]
-	}
-	return t
 }
 
 // termEdit is what an update does to one term.
@@ -251,57 +282,42 @@ func (t *terms) with(edits map[string]*termEdit) *terms {
 		byBlock[bi] = append(byBlock[bi], s)
 	}
 	out := &terms{}
-	flush := func(term []string, post []posting) {
-		for len(term) > blockMax {
-			out.blocks = append(out.blocks, &tblock{term: term[:blockTarget:blockTarget], post: post[:blockTarget:blockTarget]})
-			term, post = term[blockTarget:], post[blockTarget:]
-		}
-		if len(term) > 0 {
-			out.blocks = append(out.blocks, &tblock{term: term, post: post})
-		}
-	}
-	n := max(len(t.blocks), 1)
-	for bi := 0; bi < n; bi++ {
+	for bi := 0; bi < max(len(t.blocks), 1); bi++ {
 		names := byBlock[bi]
 		if names == nil {
-			if bi >= len(t.blocks) {
-				continue
+			if bi < len(t.blocks) {
+				out.blocks = append(out.blocks, t.blocks[bi])
 			}
-			out.blocks = append(out.blocks, t.blocks[bi])
 			continue
 		}
-		var old *tblock
-		if bi < len(t.blocks) {
-			old = t.blocks[bi]
-		} else {
-			old = &tblock{}
-		}
-		var term []string
-		var post []posting
-		i := 0
+		var bb blockBuilder
 		apply := func(s string, p posting) {
 			e := edits[s]
-			p = p.with(e.remove, e.add)
-			if p.card() > 0 {
-				term, post = append(term, s), append(post, p)
+			if p = p.with(e.remove, e.add); p.card() > 0 {
+				bb.add(strings.Clone(s), p)
 			}
 		}
-		for j, s := range old.term {
-			for i < len(names) && names[i] < s {
-				apply(names[i], posting{})
-				i++
+		i := 0
+		if bi < len(t.blocks) {
+			old := t.blocks[bi]
+			for j := range old.len() {
+				s := old.term.get(j)
+				for i < len(names) && names[i] < s {
+					apply(names[i], posting{})
+					i++
+				}
+				if i < len(names) && names[i] == s {
+					apply(s, old.post(j))
+					i++
+					continue
+				}
+				bb.add(s, old.post(j))
 			}
-			if i < len(names) && names[i] == s {
-				apply(s, old.post[j])
-				i++
-				continue
-			}
-			term, post = append(term, s), append(post, old.post[j])
 		}
 		for ; i < len(names); i++ {
 			apply(names[i], posting{})
 		}
-		flush(term, post)
+		out.blocks = append(out.blocks, bb.blocks()...)
 	}
 	return out
 }

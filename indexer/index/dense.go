@@ -1,0 +1,188 @@
+package index
+
+import (
+	"math/bits"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// dense is a bitset over document numbers. Runs of an order list their
+// documents in value order, not document order; a dense bitset takes them
+// at a few nanoseconds each, and is then intersected with sets by testing
+// bits in document order.
+type dense []uint64
+
+func newDense(maxDoc uint32) dense { return make(dense, (maxDoc+63)/64) }
+
+func (w dense) has(d uint32) bool {
+	i := d >> 6
+	return int(i) < len(w) && w[i]&(1<<(d&63)) != 0
+}
+
+func (w dense) count() int64 {
+	n := 0
+	for _, x := range w {
+		n += bits.OnesCount64(x)
+	}
+	return int64(n)
+}
+
+// eachBlock calls fn with the documents of positions [lo, hi), a block
+// at a time, in order, until it returns false.
+func (o *order) eachBlock(lo, hi int, fn func(docs []uint32) bool) {
+	if lo >= hi {
+		return
+	}
+	bi, j := o.locate(lo)
+	for p := lo; p < hi && bi < len(o.blocks); bi, j = bi+1, 0 {
+		docs := o.blocks[bi].doc[j:]
+		if n := hi - p; len(docs) > n {
+			docs = docs[:n]
+		}
+		if !fn(docs) {
+			return
+		}
+		p += len(docs)
+	}
+}
+
+// denseRuns is the documents of runs of an order as a dense bitset.
+func (x *exec) denseRuns(o *order, runs []run) dense {
+	w := newDense(x.s.maxDoc)
+	for _, r := range runs {
+		o.eachBlock(r.lo, r.hi, func(docs []uint32) bool {
+			for _, d := range docs {
+				w[d>>6] |= 1 << (d & 63)
+			}
+			return true
+		})
+	}
+	return w
+}
+
+// countRunsIn counts the documents of runs whose bit is set in w.
+func countRunsIn(o *order, runs []run, w dense) int64 {
+	var n int64
+	for _, r := range runs {
+		o.eachBlock(r.lo, r.hi, func(docs []uint32) bool {
+			for _, d := range docs {
+				if w.has(d) {
+					n++
+				}
+			}
+			return true
+		})
+	}
+	return n
+}
+
+// countIn counts the documents of bm whose bit is set in w.
+func countIn(bm *roaring.Bitmap, w dense) int64 {
+	var n int64
+	it := bm.ManyIterator()
+	buf := make([]uint32, 256)
+	for k := it.NextMany(buf); k > 0; k = it.NextMany(buf) {
+		for _, d := range buf[:k] {
+			if w.has(d) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// filterIn keeps the documents of bm whose bit is set in w.
+func filterIn(bm *roaring.Bitmap, w dense) *roaring.Bitmap {
+	out := roaring.New()
+	it := bm.ManyIterator()
+	buf := make([]uint32, 256)
+	keep := make([]uint32, 0, 256)
+	for k := it.NextMany(buf); k > 0; k = it.NextMany(buf) {
+		keep = keep[:0]
+		for _, d := range buf[:k] {
+			if w.has(d) {
+				keep = append(keep, d)
+			}
+		}
+		out.AddMany(keep)
+	}
+	return out
+}
+
+// denseOf is a bitmap as a dense bitset.
+func (x *exec) denseOf(bm *roaring.Bitmap) dense {
+	w := newDense(x.s.maxDoc)
+	bm.WriteDenseTo(w)
+	return w
+}
+
+func (w dense) and(v dense) {
+	for i := range w {
+		if i < len(v) {
+			w[i] &= v[i]
+		} else {
+			w[i] = 0
+		}
+	}
+}
+
+func (w dense) andNot(v dense) {
+	for i := range min(len(w), len(v)) {
+		w[i] &^= v[i]
+	}
+}
+
+// each calls fn for every set bit in order until it returns false.
+func (w dense) each(fn func(d uint32) bool) {
+	for i, x := range w {
+		for x != 0 {
+			t := bits.TrailingZeros64(x)
+			if !fn(uint32(i<<6 | t)) {
+				return
+			}
+			x &= x - 1
+		}
+	}
+}
+
+// keep clears the bits whose document fails test.
+func (w dense) keep(test func(uint32) bool) {
+	for i, x := range w {
+		for y := x; y != 0; y &= y - 1 {
+			if d := uint32(i<<6 | bits.TrailingZeros64(y)); !test(d) {
+				x &^= 1 << (d & 63)
+			}
+		}
+		w[i] = x
+	}
+}
+
+// denseNode returns the matches of n as a dense bitset when that is
+// cheap to compute and worth it: n is large (testing a bit beats a bitmap
+// lookup, counting is a popcount) and made of sets and ranges.
+func (x *exec) denseNode(n node) (dense, bool, error) {
+	words := float64(x.s.maxDoc) / 64
+	if x.sparse {
+		return nil, false, nil
+	}
+	switch k := n.(type) {
+	case *andNode:
+		if !k.useDense() {
+			return nil, false, nil
+		}
+		w, err := k.dense(x)
+		return w, err == nil, err
+	case *setNode:
+		if k.bm == nil || k.est() < words {
+			return nil, false, nil
+		}
+		return x.denseOf(k.bm), true, nil
+	case *notNode:
+		if s, ok := k.kid.(*setNode); ok && s.bm != nil {
+			w := x.denseOf(x.s.alive)
+			w.andNot(x.denseOf(s.bm))
+			return w, true, nil
+		}
+	}
+	return nil, false, nil
+}
