@@ -437,4 +437,3 @@ func truncate(s string) string {
 	}
 	return s
 }
-

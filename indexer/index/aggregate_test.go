@@ -412,7 +412,6 @@ keys:
 	return 0
 }
 
-
 // compareKeys is the documented order of the values of one grouping.
 func compareKeys(g query.Group, ka, kb query.GroupKey) int {
 	switch {
