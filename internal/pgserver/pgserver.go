@@ -140,7 +140,7 @@ func (s *Server) initdb(ctx context.Context, runAs *osUser) error {
 }
 
 func (s *Server) start(ctx context.Context, runAs *osUser, port int, settings map[string]string) error {
-	logf, err := os.OpenFile(s.LogFile(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.Create(s.LogFile()) // one attempt per log, for the messages below
 	if err != nil {
 		return fmt.Errorf("server log: %w", err)
 	}

@@ -170,7 +170,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}
 			qr.Postgres = &st
 		}
-		rep.Queries = append(rep.Queries, qr)
+		if qr.Ontoindex != nil || qr.Postgres != nil {
+			rep.Queries = append(rep.Queries, qr)
+		}
 	}
 
 	rep.Ontoindex.PeakRSSMiB = procStatusMiB(srv.pid(), "VmHWM")
