@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/objects"
@@ -41,6 +42,12 @@ func (ix *Indexer) openGeneration(ctx context.Context, name string, n int, t *ob
 // loadIndex loads the index file of a generation and brings it to the
 // store's version, or rebuilds the index from the store.
 func (ix *Indexer) loadIndex(ctx context.Context, name string, n int, t *objects.Type) (*index.Snapshot, int, error) {
+	// A write a crash interrupted leaves its temporary file.
+	if tmps, _ := filepath.Glob(ix.indexFile(name, n) + ".tmp-*"); len(tmps) > 0 {
+		for _, p := range tmps {
+			_ = os.Remove(p)
+		}
+	}
 	s, err := ix.readIndexFile(name, n, t)
 	if err == nil {
 		var dirty int

@@ -21,7 +21,21 @@ import (
 )
 
 func init() {
-	register(Command{Name: "bench", Summary: "measure full and incremental build speed and memory against baselines", Run: runBench})
+	register(Command{Name: "bench", Summary: "benchmarks: build (the default) measures builds, search compares search with PostgreSQL", Run: runBench})
+}
+
+// runBench dispatches to `bench build` (also plain `bench`, as before
+// there were two) and `bench search`.
+func runBench(ctx context.Context, env *Env, args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "build":
+			return runBenchBuild(ctx, env, "bench build", args[1:])
+		case "search":
+			return runBenchSearch(ctx, env, args[1:])
+		}
+	}
+	return runBenchBuild(ctx, env, "bench", args)
 }
 
 // benchReport is what `indexer bench` measures. Ratios compare the engine
@@ -50,8 +64,10 @@ type benchReport struct {
 	IncrementalVsFull float64 `json:"incrementalVsFullTimeRatio"`
 }
 
-func runBench(ctx context.Context, env *Env, args []string) int {
-	fs := newFlags(env, "bench", "[--rows N] [--files N] [--dir D] [--json]")
+func runBenchBuild(ctx context.Context, env *Env, name string, args []string) int {
+	fs := newFlags(env, name, "[--rows N] [--files N] [--dir D] [--json]\n\n"+
+		"Measures full and incremental build speed and memory against baselines. `indexer bench search -h`\n"+
+		"describes the search benchmark.")
 	rows := fs.Int("rows", 1_000_000, "rows in the benchmark table")
 	files := fs.Int("files", 40, "data files the table is written as")
 	dir := fs.String("dir", "", "work directory (default: a temporary directory, removed afterwards)")

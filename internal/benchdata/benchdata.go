@@ -1,5 +1,6 @@
-// Package benchdata writes the Iceberg table the benchmarks build: items
-// with a long key, two strings, a double, a timestamp and a boolean.
+// Package benchdata writes the Iceberg tables of the benchmarks: items
+// (a long key, two strings, a double, a timestamp and a boolean) for the
+// build benchmark, and customers (customers.go) for the search benchmark.
 package benchdata
 
 import (

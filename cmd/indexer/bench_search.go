@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ontoindex/ontoindex/internal/searchbench"
+)
+
+// runBenchSearch is `indexer bench search`: ontoindex against PostgreSQL on
+// the same rows (internal/searchbench).
+func runBenchSearch(ctx context.Context, env *Env, args []string) int {
+	fs := newFlags(env, "bench search", "[--rows N] [--clients C] [--duration D] [--files N] [--dir D] [--json] [--seed N]\n\n"+
+		"Writes a customers table with iceberg-go and the same rows into a throwaway PostgreSQL (when\n"+
+		"installed), serves the table with a real `indexer serve`, checks that both systems answer\n"+
+		"alike, and measures each query from C concurrent clients on one system right after the\n"+
+		"other: q/s, p50, p99, their ratio, time to searchable and memory, with the targets of the\n"+
+		"search engine issue. Progress goes to stderr, the report to stdout. Exit 1 when the systems\n"+
+		"disagree.")
+	o := searchbench.Options{}
+	fs.IntVar(&o.Rows, "rows", 1_000_000, "customer rows")
+	fs.IntVar(&o.Clients, "clients", 50, "concurrent clients, on each system")
+	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "measured time per query and system")
+	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each measured part (default: a fifth of --duration, at most 2s)")
+	fs.IntVar(&o.Files, "files", 40, "data files of the Iceberg table")
+	fs.StringVar(&o.Dir, "dir", "", "work directory for the warehouse and the index (default: a temporary directory, removed afterwards)")
+	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the rows and of the query parameters")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	// Expert flags, for measuring another build of ontoindex or another
+	// PostgreSQL installation.
+	fs.StringVar(&o.ServeBin, "serve-bin", "", "expert: `path` of the indexer binary that serves (default: this one), e.g. a previous release")
+	fs.StringVar(&o.PostgresBinDir, "pg-bin", "", "expert: `dir`ectory of PostgreSQL's initdb and postgres (default: newest /usr/lib/postgresql/*/bin, else $PATH)")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	warmupSet := false
+	fs.Visit(func(f *flag.Flag) { warmupSet = warmupSet || f.Name == "warmup" })
+	if !warmupSet {
+		o.Warmup = min(o.Duration/5, 2*time.Second)
+	}
+	if o.Rows < 1000 || o.Clients < 1 || o.Duration <= 0 || o.Files < 1 || o.Files > o.Rows {
+		fmt.Fprintln(env.Stderr, "indexer bench search: need --rows >= 1000, --clients >= 1, --duration > 0 and 1 <= --files <= --rows")
+		return exitUsage
+	}
+	if o.ServeBin == "" {
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "indexer bench search: %v\n", err)
+			return exitFailed
+		}
+		o.ServeBin = self
+	}
+	o.Progress = env.Stderr
+	o.Logger = logger(env)
+
+	rep, err := searchbench.Run(ctx, o)
+	var mismatch *searchbench.MismatchError
+	switch {
+	case errors.As(err, &mismatch):
+		fmt.Fprintf(env.Stderr, "indexer bench search: RESULTS DIFFER: ontoindex and PostgreSQL disagree on %d requests:\n", len(mismatch.Mismatches))
+		for _, m := range mismatch.Mismatches {
+			fmt.Fprintf(env.Stderr, "  %s\n", m)
+		}
+		return exitFailed
+	case ctx.Err() != nil:
+		fmt.Fprintln(env.Stderr, "indexer bench search: interrupted")
+		return exitAborted
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "indexer bench search: %v\n", err)
+		return exitFailed
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return exitFailed
+		}
+		return exitOK
+	}
+	if err := rep.WriteText(env.Stdout); err != nil {
+		return exitFailed
+	}
+	return exitOK
+}

@@ -1,0 +1,151 @@
+package benchdata
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/catalog/hadoop"
+	"github.com/apache/iceberg-go/table"
+)
+
+// The customers dataset of the search benchmark: id long key, name text
+// (first and last name), city keyword of 8 values, balance double uniform in
+// [0, MaxBalance), visits int uniform in [0, MaxVisits), active boolean (half
+// of the rows). Every row is a pure function of (seed, id), so the same rows
+// can be written to Iceberg and to another database without keeping them.
+
+// CustomersIdent is the customers table, in catalog "warehouse".
+const CustomersIdent = "bench.customers"
+
+// Value ranges of the generated customers.
+const (
+	MaxBalance = 1e6
+	MaxVisits  = 1000
+)
+
+// Cities are the values of city.
+var Cities = []string{"Lisbon", "Berlin", "Paris", "Madrid", "Rome", "Vienna", "Oslo", "Dublin"}
+
+// FirstNames and LastNames make the names: one of each, uniformly, so a
+// pair of one first and one last name matches 1/(16*20) = 0.31% of the rows
+// and a single name 5-6%.
+var (
+	FirstNames = []string{"Ana", "Bruno", "Carla", "David", "Elena", "Farid", "Greta", "Hugo",
+		"Ines", "Jonas", "Kiri", "Lena", "Mateo", "Nadia", "Oskar", "Priya"}
+	LastNames = []string{"Silva", "Okafor", "Novak", "Tanaka", "Schmidt", "Haddad", "Larsen", "Moreau",
+		"Rossi", "Kowalski", "Nguyen", "Fernandes", "Ibrahim", "Johansson", "Petrov", "Garcia",
+		"Mensah", "Kaur", "Dubois", "Yilmaz"}
+)
+
+// Customer is one row of the customers table.
+type Customer struct {
+	ID      int64
+	Name    string
+	City    string
+	Balance float64
+	Visits  int32
+	Active  bool
+}
+
+// NewCustomer returns the customer with key id for seed.
+func NewCustomer(seed uint64, id int64) Customer {
+	r := splitmix{seed ^ uint64(id)*0x9e3779b97f4a7c15}
+	return Customer{
+		ID:      id,
+		Name:    FirstNames[r.next()%uint64(len(FirstNames))] + " " + LastNames[r.next()%uint64(len(LastNames))],
+		City:    Cities[r.next()%uint64(len(Cities))],
+		Balance: float64(r.next()>>11) / (1 << 53) * MaxBalance,
+		Visits:  int32(r.next() % MaxVisits),
+		Active:  r.next()&1 == 1,
+	}
+}
+
+// splitmix is the SplitMix64 generator: cheap, allocation-free and good
+// enough for test data, so each row can have its own stream.
+type splitmix struct{ s uint64 }
+
+func (r *splitmix) next() uint64 {
+	r.s += 0x9e3779b97f4a7c15
+	z := r.s
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// CustomerSchema is the Iceberg schema of the customers table; id is its
+// identifier field.
+func CustomerSchema() *iceberg.Schema {
+	return iceberg.NewSchemaWithIdentifiers(1, []int{1},
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String, Required: true},
+		iceberg.NestedField{ID: 3, Name: "city", Type: iceberg.PrimitiveTypes.String, Required: true},
+		iceberg.NestedField{ID: 4, Name: "balance", Type: iceberg.PrimitiveTypes.Float64, Required: true},
+		iceberg.NestedField{ID: 5, Name: "visits", Type: iceberg.PrimitiveTypes.Int32, Required: true},
+		iceberg.NestedField{ID: 6, Name: "active", Type: iceberg.PrimitiveTypes.Bool, Required: true})
+}
+
+// WriteCustomers writes table bench.customers with customers 0..rows-1 in
+// files data files, in one snapshot, into the hadoop warehouse under dir.
+func WriteCustomers(ctx context.Context, dir string, seed uint64, rows, files int) (*table.Table, error) {
+	if rows < 1 || files < 1 || files > rows {
+		return nil, fmt.Errorf("write customers: need rows >= 1 and 1 <= files <= rows, got %d rows in %d files", rows, files)
+	}
+	wh := Warehouse(dir)
+	cat, err := hadoop.NewCatalog("warehouse", wh, iceberg.Properties{})
+	if err != nil {
+		return nil, fmt.Errorf("open hadoop catalog %s: %w", wh, err)
+	}
+	if err := cat.CreateNamespace(ctx, catalog.ToIdentifier("bench"), nil); err != nil {
+		return nil, fmt.Errorf("create namespace bench: %w", err)
+	}
+	tbl, err := cat.CreateTable(ctx, catalog.ToIdentifier("bench", "customers"), CustomerSchema())
+	if err != nil {
+		return nil, fmt.Errorf("create table %s: %w", CustomersIdent, err)
+	}
+	per := (rows + files - 1) / files
+	tx := tbl.NewTransaction()
+	for from := 0; from < rows; from += per {
+		rdr, err := CustomerRecords(tbl.Schema(), seed, int64(from), min(per, rows-from))
+		if err != nil {
+			return nil, err
+		}
+		err = tx.Append(ctx, rdr, nil)
+		rdr.Release()
+		if err != nil {
+			return nil, fmt.Errorf("append customers %d..%d: %w", from, from+per, err)
+		}
+	}
+	tbl, err = tx.Commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("commit customers: %w", err)
+	}
+	return tbl, nil
+}
+
+// CustomerRecords returns customers from..from+n-1 as one record batch of
+// schema sc (CustomerSchema or a table created from it).
+func CustomerRecords(sc *iceberg.Schema, seed uint64, from int64, n int) (array.RecordReader, error) {
+	asc, err := table.SchemaToArrowSchema(sc, nil, false, false)
+	if err != nil {
+		return nil, fmt.Errorf("customer arrow schema: %w", err)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, asc)
+	defer b.Release()
+	for id := from; id < from+int64(n); id++ {
+		c := NewCustomer(seed, id)
+		b.Field(0).(*array.Int64Builder).Append(c.ID)
+		b.Field(1).(*array.StringBuilder).Append(c.Name)
+		b.Field(2).(*array.StringBuilder).Append(c.City)
+		b.Field(3).(*array.Float64Builder).Append(c.Balance)
+		b.Field(4).(*array.Int32Builder).Append(c.Visits)
+		b.Field(5).(*array.BooleanBuilder).Append(c.Active)
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	return array.NewRecordReader(asc, []arrow.RecordBatch{rec})
+}

@@ -1,0 +1,91 @@
+package searchbench
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestPercentileMs(t *testing.T) {
+	ms := func(xs ...int) []time.Duration {
+		var out []time.Duration
+		for _, x := range xs {
+			out = append(out, time.Duration(x)*time.Millisecond)
+		}
+		return out
+	}
+	hundred := make([]int, 100)
+	for i := range hundred {
+		hundred[i] = 100 - i
+	}
+	tests := []struct {
+		name string
+		lat  []time.Duration
+		p    int
+		want float64
+	}{
+		{"none", nil, 50, 0},
+		{"one", ms(7), 99, 7},
+		{"median of odd", ms(3, 1, 2), 50, 2},
+		{"median of even is the lower", ms(4, 1, 3, 2), 50, 2},
+		{"p99 of 100", ms(hundred...), 99, 99},
+		{"p50 of 100", ms(hundred...), 50, 50},
+		{"p99 of 3 is the max", ms(1, 2, 3), 99, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := percentileMs(tt.lat, tt.p); got != tt.want {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLoad_sameStreams checks that two runs draw the same parameters,
+// which is what makes the two systems comparable.
+func TestLoad_sameStreams(t *testing.T) {
+	draws := func() []uint64 {
+		var got []uint64 // one client: no other goroutine appends
+		c := func(ctx context.Context, r *rand.Rand) error {
+			got = append(got, r.Uint64())
+			return nil
+		}
+		if _, err := loop(context.Background(), 1, 20*time.Millisecond, 9, 3, c); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	a, b := draws(), draws()
+	n := min(len(a), len(b))
+	if n == 0 || !slices.Equal(a[:n], b[:n]) {
+		t.Fatalf("parameter streams differ: %v vs %v", a[:min(n, 5)], b[:min(n, 5)])
+	}
+}
+
+func TestLoad_errors(t *testing.T) {
+	c := func(ctx context.Context, r *rand.Rand) error {
+		if r.IntN(2) == 0 {
+			return errors.New("boom")
+		}
+		return nil
+	}
+	st, err := load(context.Background(), 2, 10*time.Millisecond, 50*time.Millisecond, 1, 1, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Errors == 0 || st.FirstError != "boom" || st.Requests == 0 || st.QPS <= 0 {
+		t.Fatalf("%+v", st)
+	}
+}
+
+func TestLoad_canceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c := func(ctx context.Context, r *rand.Rand) error { return ctx.Err() }
+	if _, err := load(ctx, 2, 0, time.Second, 1, 1, c); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+}

@@ -1,0 +1,74 @@
+package searchbench
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Memory of processes, from Linux's /proc. Values are MiB; 0 means
+// unknown (another OS, or a process gone).
+
+// procStatusMiB reads field (VmHWM: peak resident set, VmRSS: resident
+// set now) of /proc/<pid>/status.
+func procStatusMiB(pid int, field string) float64 {
+	return kbField(fmt.Sprintf("/proc/%d/status", pid), field+":")
+}
+
+// treePSSMiB sums the proportional set size of pid and its children. For
+// PostgreSQL (a postmaster and one backend per connection, sharing their
+// buffers) the sum of RSS would count the shared buffers once per process;
+// PSS splits shared pages among the processes that map them.
+func treePSSMiB(pid int) float64 {
+	total := kbField(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:")
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return total
+	}
+	for _, e := range ents {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil || parentPID(child) != pid {
+			continue
+		}
+		total += kbField(fmt.Sprintf("/proc/%d/smaps_rollup", child), "Pss:")
+	}
+	return total
+}
+
+func parentPID(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
+
+// kbField reads a "<name> <n> kB" line of a /proc file, in MiB.
+func kbField(path, name string) float64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			if err != nil {
+				return 0
+			}
+			return kb / 1024
+		}
+	}
+	return 0
+}

@@ -1,0 +1,220 @@
+package searchbench
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/ontoindex/ontoindex/internal/benchdata"
+)
+
+const pageSize = 100
+
+// params are the parameters of one request; each query uses some.
+type params struct {
+	id     int64
+	city   string
+	lo, hi float64
+	terms  string // two lowercase terms: "ana silva"
+	prefix string // 2 or 3 lowercase letters
+	visits int32
+}
+
+// result is what two systems must agree on: ids in order, or counts by
+// group ("" when there are no groups).
+type result struct {
+	ids    []int64
+	counts map[string]int64
+}
+
+// A query is one row of the report: how each system is asked the same
+// thing. onto or pg is nil for a row measured on one system only.
+type query struct {
+	id   string // short and stable, for JSON and for targets
+	name string
+	// target is the least ratio of q/s (ontoindex / PostgreSQL) the issue
+	// asks for; 0 for rows that are information only.
+	target float64
+	gen    func(r *rand.Rand) params
+	// sameAs names the row whose PostgreSQL answer a PostgreSQL-only row
+	// must equal.
+	sameAs string
+	onto   func(ctx context.Context, c *ontoClient, p params) (result, error)
+	pg     func(ctx context.Context, db *pgSide, p params) (result, error)
+}
+
+// Parameter generators. Values are whole numbers so that the JSON and the
+// SQL of a request name exactly the same double.
+
+func genID(rows int) func(r *rand.Rand) params {
+	return func(r *rand.Rand) params { return params{id: r.Int64N(int64(rows))} }
+}
+
+func genSorted(r *rand.Rand) params {
+	lo := float64(r.IntN(benchdata.MaxBalance - 50_000))
+	return params{city: pick(r, benchdata.Cities), lo: lo, hi: lo + 50_000}
+}
+
+func genTerms(r *rand.Rand) params {
+	return params{terms: strings.ToLower(pick(r, benchdata.FirstNames) + " " + pick(r, benchdata.LastNames))}
+}
+
+func genCountRange(r *rand.Rand) params { // 10% of the balances
+	lo := float64(r.IntN(benchdata.MaxBalance * 9 / 10))
+	return params{lo: lo, hi: lo + benchdata.MaxBalance/10}
+}
+
+func genPrefix(r *rand.Rand) params {
+	var word string
+	if i := r.IntN(len(benchdata.FirstNames) + len(benchdata.LastNames)); i < len(benchdata.FirstNames) {
+		word = benchdata.FirstNames[i]
+	} else {
+		word = benchdata.LastNames[i-len(benchdata.FirstNames)]
+	}
+	return params{prefix: strings.ToLower(word[:2+r.IntN(2)])}
+}
+
+func genUnion(r *rand.Rand) params { // visits > Y matches up to 10%
+	return params{city: pick(r, benchdata.Cities), visits: int32(benchdata.MaxVisits*9/10 + r.IntN(benchdata.MaxVisits/10))}
+}
+
+func genNone(*rand.Rand) params { return params{} }
+
+func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
+
+// queries are the rows of the report, in order. deep holds the deep page
+// found by prepareDeep.
+func queries(rows int, deep *deepPage) []query {
+	return []query{
+		{
+			id: "get", name: "get by primary key", target: 0.8, gen: genID(rows),
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				o, err := c.get(ctx, p.id)
+				if err != nil {
+					return result{}, err
+				}
+				id, err := o.PrimaryKey.Int64()
+				return result{ids: []int64{id}}, err
+			},
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers WHERE id = $1`, p.id))
+			},
+		},
+		{
+			id: "sorted", name: "sorted: city = X, balance in [lo, lo+50k), not active; balance desc", target: 1, gen: genSorted,
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				return pageResult(c.search(ctx, searchRequest{
+					Where:   and(eq("city", p.city), gte("balance", p.lo), lt("balance", p.hi), eq("active", false)),
+					OrderBy: order("balance", "desc"), PageSize: pageSize}))
+			},
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers
+					WHERE city = $1 AND balance >= $2 AND balance < $3 AND NOT active
+					ORDER BY balance DESC, id LIMIT 100`, p.city, p.lo, p.hi))
+			},
+		},
+		{
+			id: "text", name: "text: two terms on name; sort id", target: 1, gen: genTerms,
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				return pageResult(c.search(ctx, searchRequest{
+					Where: text("containsAllTerms", "name", p.terms), OrderBy: order("id", "asc"), PageSize: pageSize}))
+			},
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers
+					WHERE to_tsvector('simple', name) @@ to_tsquery('simple', $1)
+					ORDER BY id LIMIT 100`, strings.ReplaceAll(p.terms, " ", " & ")))
+			},
+		},
+		{
+			id: "count", name: "count: balance in a 10% range", target: 1, gen: genCountRange,
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				return countsResult(c.aggregate(ctx, aggregateRequest{
+					Aggregation: []map[string]string{{"type": "count"}}, GroupBy: []map[string]string{},
+					Where: and(gte("balance", p.lo), lt("balance", p.hi))}, ""))
+			},
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				return countsResult(db.pgCounts(ctx, `SELECT '', count(*) FROM customers WHERE balance >= $1 AND balance < $2`, p.lo, p.hi))
+			},
+		},
+		{
+			id: "group", name: "aggregate: count by city where active", target: 1, gen: genNone,
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				return countsResult(c.aggregate(ctx, aggregateRequest{
+					Aggregation: []map[string]string{{"type": "count"}}, GroupBy: []map[string]string{{"type": "exact", "field": "city"}},
+					Where: eq("active", true)}, "city"))
+			},
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				return countsResult(db.pgCounts(ctx, `SELECT city, count(*) FROM customers WHERE active GROUP BY city`))
+			},
+		},
+		{
+			id: "prefix", name: "prefix: 2-3 letters on name; sort id", target: 1, gen: genPrefix,
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				return pageResult(c.search(ctx, searchRequest{
+					Where:   text("containsAllTermsInOrderPrefixLastTerm", "name", p.prefix),
+					OrderBy: order("id", "asc"), PageSize: pageSize}))
+			},
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers
+					WHERE to_tsvector('simple', name) @@ to_tsquery('simple', $1)
+					ORDER BY id LIMIT 100`, p.prefix+":*"))
+			},
+		},
+		{
+			id: "deep1", name: "deep paging: active, sort balance; page 1", target: 1, gen: genNone,
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				return pageResult(c.search(ctx, deepRequest("")))
+			},
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers WHERE active ORDER BY balance, id LIMIT 100`))
+			},
+		},
+		{
+			id: "deepN", name: deep.label("deep paging: page %d (token / keyset)"), target: 1, gen: genNone,
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				return pageResult(c.search(ctx, deepRequest(deep.token)))
+			},
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				// balance >= $1 lets the btree on balance start at the
+				// position; the row comparison breaks ties by id.
+				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers
+					WHERE active AND balance >= $1 AND (balance, id) > ($1, $2)
+					ORDER BY balance, id LIMIT 100`, deep.afterBalance, deep.afterID))
+			},
+		},
+		{
+			id: "deepOffset", name: deep.label("deep paging: page %d (PG OFFSET, info)"), gen: genNone, sameAs: "deepN",
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers WHERE active
+					ORDER BY balance, id OFFSET $1 LIMIT 100`, deep.offset()))
+			},
+		},
+		{
+			id: "union", name: "loadObjects: union city = X, visits > Y; sort id", target: 1, gen: genUnion,
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				base := map[string]any{"type": "base", "objectType": objectType}
+				set := map[string]any{"type": "union", "objectSets": []any{
+					map[string]any{"type": "filter", "objectSet": base, "where": eq("city", p.city)},
+					map[string]any{"type": "filter", "objectSet": base, "where": gt("visits", p.visits)},
+				}}
+				return pageResult(c.loadObjects(ctx, loadRequest{ObjectSet: set, OrderBy: order("id", "asc"), PageSize: pageSize}))
+			},
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers
+					WHERE city = $1 OR visits > $2 ORDER BY id LIMIT 100`, p.city, p.visits))
+			},
+		},
+	}
+}
+
+func idsResult(ids []int64, err error) (result, error) { return result{ids: ids}, err }
+
+func countsResult(c map[string]int64, err error) (result, error) { return result{counts: c}, err }
+
+func pageResult(p pageResponse, err error) (result, error) {
+	if err != nil {
+		return result{}, err
+	}
+	ids, err := ids(p)
+	return result{ids: ids}, err
+}

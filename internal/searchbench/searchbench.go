@@ -1,0 +1,201 @@
+// Package searchbench measures search with ontoindex against PostgreSQL on
+// the same rows, as `indexer bench search` runs it: it writes a customers
+// table with iceberg-go and the same rows into a throwaway PostgreSQL,
+// starts a real `indexer serve` process on it, checks that both systems
+// answer every query alike, and then drives each query from concurrent
+// clients against one system right after the other.
+package searchbench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/ontoindex/ontoindex/internal/benchdata"
+	"github.com/ontoindex/ontoindex/internal/pgserver"
+)
+
+// Options configure Run.
+type Options struct {
+	Rows     int
+	Files    int // data files of the Iceberg table
+	Clients  int
+	Duration time.Duration // measured, per query and system
+	Warmup   time.Duration // before each measured part
+	Seed     uint64
+	// Dir is the work directory (warehouse, index, config); empty: a
+	// temporary directory, removed afterwards. PostgreSQL's cluster lives
+	// in the system temporary directory either way (pgserver).
+	Dir string
+	// ServeBin is the `indexer` binary that serves; ServeEnv its
+	// environment (nil: this process's).
+	ServeBin string
+	ServeEnv []string
+	// PostgresBinDir holds initdb and postgres (empty: pgserver.FindBinDir).
+	PostgresBinDir string
+	// Progress receives what the run is doing (nil: nothing).
+	Progress io.Writer
+	Logger   *slog.Logger
+}
+
+// MismatchError reports queries the two systems answered differently.
+type MismatchError struct{ Mismatches []string }
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("ontoindex and PostgreSQL disagree on %d requests; first: %s", len(e.Mismatches), e.Mismatches[0])
+}
+
+// Run runs the benchmark. It returns a *MismatchError, before measuring
+// anything, when the systems disagree.
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if o.Rows < 1000 || o.Files < 1 || o.Files > o.Rows || o.Clients < 1 || o.Duration <= 0 || o.Warmup < 0 || o.ServeBin == "" {
+		return nil, fmt.Errorf("searchbench: bad options: rows %d (>= 1000), files %d (1..rows), clients %d (>= 1), duration %s (> 0), warmup %s, serve binary %q",
+			o.Rows, o.Files, o.Clients, o.Duration, o.Warmup, o.ServeBin)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	progress := &lockedWriter{w: o.Progress}
+	say := func(format string, args ...any) {
+		fmt.Fprintf(progress, time.Now().Format("15:04:05 ")+format+"\n", args...)
+	}
+	work := o.Dir
+	if work == "" {
+		tmp, err := os.MkdirTemp("", "indexer-bench-search-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		work = tmp
+	} else if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	rep := &Report{Rows: o.Rows, Files: o.Files, Clients: o.Clients, CPUs: runtime.NumCPU(), Seed: o.Seed,
+		DurationSeconds: o.Duration.Seconds(), WarmupSeconds: o.Warmup.Seconds()}
+	rep.Ontoindex.Binary = o.ServeBin
+	rep.Ontoindex.Version = serverVersion(ctx, o.ServeBin, o.ServeEnv)
+
+	// ontoindex: the Iceberg table, then the server from process start
+	// until every object type is served.
+	say("writing %d customers into an Iceberg table (%d files)", o.Rows, o.Files)
+	start := time.Now()
+	if _, err := benchdata.WriteCustomers(ctx, work, o.Seed, o.Rows, o.Files); err != nil {
+		return nil, err
+	}
+	rep.Ontoindex.WriteTableSeconds = time.Since(start).Seconds()
+	cfgPath, err := writeServerConfig(work)
+	if err != nil {
+		return nil, err
+	}
+	say("starting %s serve --build", o.ServeBin)
+	start = time.Now()
+	srv, err := startOntoindex(ctx, o.ServeBin, o.ServeEnv, cfgPath, progress)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.stop()
+	rep.Ontoindex.SearchableSeconds = time.Since(start).Seconds()
+	if rep.Ontoindex.Objects, err = srv.objects(ctx); err != nil {
+		return nil, err
+	}
+	if rep.Ontoindex.Objects != int64(o.Rows) {
+		return nil, fmt.Errorf("ontoindex serves %d objects, want %d", rep.Ontoindex.Objects, o.Rows)
+	}
+	say("ontoindex searchable after %.1f s", rep.Ontoindex.SearchableSeconds)
+	onto := newOntoClient(srv.base, o.Clients)
+	defer onto.close()
+
+	// PostgreSQL: the same rows, timed from CREATE TABLE to ANALYZE.
+	pg, err := startPostgres(ctx, o.PostgresBinDir, o.Clients, o.Logger)
+	switch {
+	case errors.Is(err, pgserver.ErrNotFound):
+		rep.PostgresAbsent = err.Error()
+		say("PostgreSQL is not available (%v): ontoindex figures alone", err)
+	case err != nil:
+		return nil, fmt.Errorf("postgres: %w", err)
+	default:
+		defer func() {
+			if err := pg.close(); err != nil {
+				o.Logger.Warn("stop postgres", "err", err)
+			}
+		}()
+		say("PostgreSQL %s: loading the same rows", pg.srv.Version())
+		took, err := pg.load(ctx, o.Seed, o.Rows)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: %w", err)
+		}
+		rep.Postgres = &PostgresFigures{Version: pg.srv.Version(), Indexes: pgIndexes, SearchableSeconds: took.Seconds()}
+		say("PostgreSQL searchable after %.1f s", took.Seconds())
+	}
+
+	deep, err := prepareDeep(ctx, onto, pg)
+	if err != nil {
+		return nil, err
+	}
+	rep.DeepPage = deep.page
+	qs := queries(o.Rows, deep)
+	say("checking that both systems answer alike")
+	if err := verify(ctx, qs, onto, pg, o.Seed); err != nil {
+		return nil, err
+	}
+
+	for i, q := range qs {
+		qr := QueryReport{ID: q.id, Name: q.name, Target: q.target}
+		if q.onto != nil {
+			say("measuring on ontoindex: %s", q.name)
+			st, err := load(ctx, o.Clients, o.Warmup, o.Duration, o.Seed, uint64(i), func(ctx context.Context, r *rand.Rand) error {
+				_, err := q.onto(ctx, onto, q.gen(r))
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			qr.Ontoindex = &st
+		}
+		if q.pg != nil && pg != nil {
+			say("measuring on PostgreSQL: %s", q.name)
+			st, err := load(ctx, o.Clients, o.Warmup, o.Duration, o.Seed, uint64(i), func(ctx context.Context, r *rand.Rand) error {
+				_, err := q.pg(ctx, pg, q.gen(r))
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			qr.Postgres = &st
+		}
+		if qr.Ontoindex != nil || qr.Postgres != nil {
+			rep.Queries = append(rep.Queries, qr)
+		}
+	}
+
+	rep.Ontoindex.PeakRSSMiB = procStatusMiB(srv.pid(), "VmHWM")
+	rep.Ontoindex.ServingRSSMiB = procStatusMiB(srv.pid(), "VmRSS")
+	if pg != nil {
+		rep.Postgres.ServingPSSMiB = pg.pss()
+	}
+	rep.addTargets()
+	rep.Notes = notes(rep)
+	return rep, nil
+}
+
+// lockedWriter serializes the progress lines of the run and of the server.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	if l.w == nil {
+		return len(p), nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

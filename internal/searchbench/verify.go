@@ -1,0 +1,83 @@
+package searchbench
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+)
+
+// verifyRounds is how many parameter sets each query is checked with.
+const verifyRounds = 3
+
+// verify asks both systems every query a few times and compares the
+// answers: the same ids in the same order, or the same counts. Without
+// PostgreSQL it checks that ontoindex answers without error.
+func verify(ctx context.Context, qs []query, onto *ontoClient, pg *pgSide, seed uint64) error {
+	var bad []string
+	for i, q := range qs {
+		r := rand.New(rand.NewPCG(seed, 1<<40|uint64(i)))
+		for range verifyRounds {
+			p := q.gen(r)
+			var a, b result
+			var err error
+			if q.onto != nil {
+				if a, err = q.onto(ctx, onto, p); err != nil {
+					return fmt.Errorf("%s on ontoindex (%+v): %w", q.name, p, err)
+				}
+			}
+			if q.pg == nil || pg == nil {
+				continue
+			}
+			if b, err = q.pg(ctx, pg, p); err != nil {
+				return fmt.Errorf("%s on postgres (%+v): %w", q.name, p, err)
+			}
+			if q.sameAs != "" {
+				// A PostgreSQL-only row must agree with another way of
+				// asking PostgreSQL, which agrees with ontoindex.
+				if a, err = queryByID(qs, q.sameAs).pg(ctx, pg, p); err != nil {
+					return fmt.Errorf("%s on postgres (%+v): %w", q.sameAs, p, err)
+				}
+			}
+			if d := diff(a, b); d != "" {
+				bad = append(bad, fmt.Sprintf("%s (%+v): %s", q.name, p, d))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return &MismatchError{Mismatches: bad}
+	}
+	return nil
+}
+
+func queryByID(qs []query, id string) query {
+	for _, q := range qs {
+		if q.id == id {
+			return q
+		}
+	}
+	panic("searchbench: no query " + id)
+}
+
+// diff describes how a (ontoindex) and b (PostgreSQL) differ; "" when
+// they agree.
+func diff(a, b result) string {
+	if a.counts != nil || b.counts != nil {
+		if !maps.Equal(a.counts, b.counts) {
+			return fmt.Sprintf("counts differ: ontoindex %v, PostgreSQL %v", a.counts, b.counts)
+		}
+		return ""
+	}
+	if slices.Equal(a.ids, b.ids) {
+		return ""
+	}
+	i := 0
+	for i < len(a.ids) && i < len(b.ids) && a.ids[i] == b.ids[i] {
+		i++
+	}
+	return fmt.Sprintf("ids differ from position %d: ontoindex %d ids %v, PostgreSQL %d ids %v",
+		i, len(a.ids), head(a.ids[i:]), len(b.ids), head(b.ids[i:]))
+}
+
+func head(ids []int64) []int64 { return ids[:min(len(ids), 5)] }
