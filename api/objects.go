@@ -120,7 +120,7 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 	if o == nil {
 		return nil, apiErr("ObjectNotFound", map[string]any{"objectType": t.APIName, "primaryKey": map[string]any{"value": pk}})
 	}
-	return render(t, key, o, sel, excl), nil
+	return oneObject{r: newRenderer(t, sel, excl), key: key, o: o}, nil
 }
 
 // searchRequest is SearchObjectsRequestV2.

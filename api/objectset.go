@@ -223,12 +223,6 @@ type loadObjectSetRequest struct {
 	IncludeComputeUsage    json.RawMessage   `json:"includeComputeUsage"`
 }
 
-// loadObjectsPage is LoadObjectSetResponseV2.
-type loadObjectsPage struct {
-	*objectPage
-	PropertySecurities []any `json:"propertySecurities"`
-}
-
 // loadObjectSet is POST /objectSets/loadObjects.
 func (s *Server) loadObjectSet(r *http.Request) (any, error) {
 	if err := s.checkOntology(r); err != nil {
@@ -253,7 +247,7 @@ func (s *Server) loadObjectSet(r *http.Request) (any, error) {
 	if d.view == nil {
 		// The set is empty and has no type: there is nothing to check select
 		// and orderBy against.
-		return loadObjectsPage{objectPage: &objectPage{Data: []map[string]any{}, TotalCount: "0"}, PropertySecurities: []any{}}, nil
+		return &objectPage{securities: true}, nil
 	}
 	t := d.view.Type()
 	order, sel, err := orderAndSelect(t, req.OrderBy, req.Select, req.SelectV2)
@@ -266,5 +260,6 @@ func (s *Server) loadObjectSet(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loadObjectsPage{objectPage: page, PropertySecurities: []any{}}, nil
+	page.securities = true
+	return page, nil
 }

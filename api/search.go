@@ -178,23 +178,6 @@ func objectRID(t *objects.Type, key []byte) string {
 	return objectRIDPrefix + t.APIName + "." + objects.DocID(key)
 }
 
-// render is an object on the wire: the selected non-null properties,
-// __apiName, __primaryKey, __title, and __rid unless excluded.
-func render(t *objects.Type, key []byte, o *objects.Object, sel selection, excludeRID bool) map[string]any {
-	m := t.JSON(o)
-	if sel != nil {
-		for _, p := range t.Properties {
-			if !sel[p.APIName] {
-				delete(m, p.APIName)
-			}
-		}
-	}
-	if !excludeRID {
-		m["__rid"] = objectRID(t, key)
-	}
-	return m
-}
-
 // searchSpec is one page request over one view.
 type searchSpec struct {
 	where      *query.Filter
@@ -204,14 +187,6 @@ type searchSpec struct {
 	fp         [8]byte
 	sel        selection
 	excludeRID bool
-}
-
-// objectPage is ListObjectsResponseV2, SearchObjectsResponseV2 and
-// LoadObjectSetResponseV2.
-type objectPage struct {
-	Data          []map[string]any `json:"data"`
-	NextPageToken string           `json:"nextPageToken,omitempty"`
-	TotalCount    string           `json:"totalCount"`
 }
 
 // runSearch returns one page from the engine: ordered by the sort fields
@@ -240,12 +215,9 @@ func (s *Server) runSearch(ctx context.Context, v *indexer.View, spec searchSpec
 		}
 		return nil, fmt.Errorf("search %s: %w", t.APIName, err)
 	}
-	page := &objectPage{Data: make([]map[string]any, 0, len(res.Objects)), TotalCount: fmt.Sprint(res.Total)}
+	page := &objectPage{r: newRenderer(t, spec.sel, spec.excludeRID), keys: res.Keys, objs: res.Objects, total: res.Total}
 	if res.Next != nil {
-		page.NextPageToken = pageToken{kind: tokSearch, fp: spec.fp, values: []string{string(res.Next)}}.encode()
-	}
-	for i, o := range res.Objects {
-		page.Data = append(page.Data, render(t, res.Keys[i], o, spec.sel, spec.excludeRID))
+		page.next = pageToken{kind: tokSearch, fp: spec.fp, values: []string{string(res.Next)}}.encode()
 	}
 	return page, nil
 }

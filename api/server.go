@@ -126,6 +126,18 @@ func (s *Server) handle(fn func(r *http.Request) (any, error)) http.HandlerFunc 
 			s.writeError(w, r, err)
 			return
 		}
+		if ja, ok := v.(jsonAppender); ok {
+			bp := bufPool.Get().(*[]byte)
+			b := append(ja.appendJSON((*bp)[:0]), '\n')
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write(b)
+			if cap(b) <= 1<<20 { // keep small buffers only
+				*bp = b
+				bufPool.Put(bp)
+			}
+			return
+		}
 		s.writeJSON(w, http.StatusOK, v)
 	}
 }

@@ -101,6 +101,12 @@ func (v *View) decode(val []byte) (*objects.Object, error) {
 
 // Get returns the object with the encoded key, or nil when there is none.
 func (v *View) Get(key []byte) (*objects.Object, error) {
+	if v.snap.Readable() {
+		if d, ok := v.snap.Lookup(key); ok {
+			return v.snap.Object(d), nil
+		}
+		return nil, nil
+	}
 	val := v.b.objects.Get(key)
 	if val == nil {
 		return nil, nil
@@ -168,6 +174,14 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 	p := &Page{Next: res.Next, Total: res.Total, Plan: res.Plan, Keys: make([][]byte, len(res.Docs))}
 	for i, d := range res.Docs {
 		p.Keys[i] = v.snap.Key(d)
+	}
+	// The index holds the values of most types: no store lookups then.
+	if v.snap.Readable() {
+		p.Objects = make([]*objects.Object, len(res.Docs))
+		for i, d := range res.Docs {
+			p.Objects[i] = v.snap.Object(d)
+		}
+		return p, nil
 	}
 	if p.Objects, err = v.GetMany(p.Keys); err != nil {
 		return nil, err

@@ -78,17 +78,12 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 		return code
 	}
 	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "indexer bench: %v\n", err)
 			return exitFailed
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(env.Stderr, "indexer bench: %v\n", err)
-			return exitFailed
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	if *rows < 10 || *files < 1 || *files > *rows {
 		fmt.Fprintln(env.Stderr, "indexer bench: need --rows >= 10 and 1 <= --files <= --rows")
@@ -284,4 +279,20 @@ func peakRSS() float64 {
 		}
 	}
 	return 0
+}
+
+// startCPUProfile profiles the process into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }

@@ -46,8 +46,17 @@ func runServe(ctx context.Context, env *Env, args []string) int {
 	build := fs.Bool("build", false, "build every object type once before listening (the daemon builds anyway; this makes the server start with fresh data)")
 	grace := fs.Duration("stop-grace", defaultStopGrace, "on shutdown, how long running builds may go on before they are abandoned (safely)")
 	daemon := fs.Bool("daemon", true, "run the daemon; with --daemon=false the index is served as it is (nothing builds, rebuild and reload answer 409)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for tuning)")
 	if code, ok := parse(fs, args); !ok {
 		return code
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "indexer serve: %v\n", err)
+			return exitFailed
+		}
+		defer stop()
 	}
 	if *grace < 0 {
 		fmt.Fprintln(env.Stderr, "indexer serve: --stop-grace must not be negative")

@@ -1,0 +1,28 @@
+package index
+
+import "github.com/ontoindex/ontoindex/objects"
+
+// Readable reports whether Object can rebuild the objects of the
+// snapshot from its columns: when every property is a scalar the index
+// keeps values of. Arrays (whose null elements the index drops) and
+// strings of role none are read from the store instead.
+func (s *Snapshot) Readable() bool {
+	for _, pi := range s.props {
+		if pi.col == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// Object rebuilds the object of a document from the columns, exactly as
+// the store holds it; Readable must be true.
+func (s *Snapshot) Object(d uint32) *objects.Object {
+	o := &objects.Object{Values: make([]any, len(s.props))}
+	for i, pi := range s.props {
+		if !pi.nulls.Contains(d) {
+			o.Values[i] = valueOf(pi.et, pi.col.get(d))
+		}
+	}
+	return o
+}
