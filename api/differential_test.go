@@ -30,8 +30,9 @@ var (
 )
 
 const (
-	ontologyPathDf = "/api/v2/ontologies/diff"
-	dfMaxPages     = 40
+	ontologyPathDf   = "/api/v2/ontologies/diff"
+	dfMaxPages       = 40 // pages followed per request
+	dfMinimizeBudget = 60 // failures looked into for their smallest clause
 )
 
 // dfReporter collects failures: the first ones in full, every one counted
@@ -79,18 +80,19 @@ func (r *dfReporter) fail(tb testing.TB, cat string, req any, format string, arg
 
 // dfDriver runs the rounds against one server.
 type dfDriver struct {
-	seed     int64
-	safe     bool
-	avoid    map[string]bool
-	scale    int
-	c        *dfClient
-	ix       *indexer.Indexer
-	cfg      *indexer.Config
-	tbl      *dfTable
-	s        *dfState
-	dead     [][]byte // keys of objects earlier states had
-	rep      *dfReporter
-	defaultP int
+	seed      int64
+	safe      bool
+	avoid     map[string]bool
+	scale     int
+	c         *dfClient
+	ix        *indexer.Indexer
+	cfg       *indexer.Config
+	tbl       *dfTable
+	s         *dfState
+	dead      [][]byte // keys of objects earlier states had
+	rep       *dfReporter
+	defaultP  int
+	minimized int // failures minimized so far
 }
 
 // TestDifferential_search checks every answer of the search API against a
