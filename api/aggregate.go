@@ -374,7 +374,12 @@ func metricValue(m *metricSpec, v any) any {
 	case *big.Int:
 		return json.Number(x.String())
 	case float64:
-		return x
+		if m.Kind == query.Sum || m.Kind == query.Avg {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return strconv.FormatFloat(x, 'g', -1, 64) // not a JSON number
+			}
+			return x
+		}
 	}
 	return objects.JSONValue(m.prop.Type.Primitive(), v)
 }

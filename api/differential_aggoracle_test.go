@@ -71,9 +71,9 @@ func (s *dfState) groupVals(g *dfGroupBy, ob *dfObj) []dfGV {
 			k := new(big.Int).Div(new(big.Rat).Quo(r, w).Num(), new(big.Rat).Quo(r, w).Denom()) // floor
 			lo := new(big.Rat).Mul(new(big.Rat).SetInt(k), w)
 			loF, _ := lo.Float64()
-			hiF, _ := new(big.Rat).Add(lo, w).Float64()
 			// Buckets are known by their start on the wire: two that
-			// render alike are one group.
+			// render alike are one group, which ends at start + width.
+			hiF := loF + g.width
 			add(dfGV{key: "f" + strconv.FormatFloat(loF, 'g', -1, 64), json: map[string]any{"startValue": loF, "endValue": hiF}, kind: 'f', lo: loF})
 		}
 	case "ranges":

@@ -2,13 +2,16 @@ package objects
 
 import (
 	"cmp"
+	"math"
 	"math/big"
 	"time"
 )
 
 // Compare orders two values of one type: numbers numerically (decimals
-// exactly), dates and timestamps chronologically, strings by bytes, false
-// before true. Values of other or mixed types compare by their text.
+// exactly, doubles in IEEE total order: -0 before +0, NaN after +Inf, as
+// AppendKey orders them), dates and timestamps chronologically, strings by
+// bytes, false before true. Values of other or mixed types compare by their
+// text.
 func Compare(a, b any) int {
 	switch x := a.(type) {
 	case int64:
@@ -17,7 +20,7 @@ func Compare(a, b any) int {
 		}
 	case float64:
 		if y, ok := b.(float64); ok {
-			return cmp.Compare(x, y)
+			return cmp.Compare(floatOrder(x), floatOrder(y))
 		}
 	case Decimal:
 		if y, ok := b.(Decimal); ok {
@@ -83,4 +86,13 @@ func Number(v any) (f float64, ok bool) {
 		return float64(x.UnixNano()), true
 	}
 	return 0, false
+}
+
+// floatOrder maps a float to an integer of the same IEEE total order.
+func floatOrder(f float64) uint64 {
+	u := math.Float64bits(f)
+	if u>>63 == 1 {
+		return ^u
+	}
+	return u | 1<<63
 }

@@ -41,10 +41,10 @@ type vkeyRange struct {
 // gitem is one group value of one document before it is known whether
 // its group exists yet.
 type gitem struct {
-	kind byte // 'v' value, 'n' null, 's' default, 'f' fixed width, 'r' range
-	vk   vkey
-	f    float64
-	ri   int
+	kind  byte // 'v' value, 'n' null, 's' default, 'f' fixed width, 'r' range
+	vk    vkey
+	f, hi float64 // a fixed-width bucket
+	ri    int
 }
 
 // gacc accumulates one group.
@@ -302,8 +302,9 @@ func (a *aggregation) items(g *aggGroup, d uint32) error {
 		}
 	case query.FixedWidth:
 		for _, vk := range vals {
-			f := numberOf(g.pi.et, vk)
-			g.items = appendItem(g.items, gitem{kind: 'f', f: math.Floor(f/g.Width) * g.Width})
+			if lo, hi, ok := fixedBucket(g.pi.et, vk, g.Width); ok {
+				g.items = appendItem(g.items, gitem{kind: 'f', f: lo, hi: hi})
+			}
 		}
 	case query.Ranges:
 		for _, vk := range vals {
@@ -422,7 +423,7 @@ func (a *aggregation) group(items []gitem) (*gacc, error) {
 			k.IsDefault = true
 			sort, id = *g.Default, "s"+*g.Default
 		case 'f':
-			k.Start, k.End = it.f, it.f+g.Width
+			k.Start, k.End = it.f, it.hi
 			sort, id = it.f, fmt.Sprintf("f%v", it.f)
 		case 'r':
 			k.Range = it.ri
@@ -510,4 +511,52 @@ func (m *macc) value(spec aggMetric, count int64) any {
 		return m.sumF / float64(m.n)
 	}
 	return int64(len(m.distinct))
+}
+
+// fixedBucket is the bucket of a value: its start k*w, k = floor(v/w),
+// computed exactly (a float quotient misplaces large longs and values at
+// bucket edges) and rounded to float64 at the end, and its end, start + w.
+// Buckets whose starts round alike are one. NaN and infinities have no
+// bucket.
+func fixedBucket(t objects.DataType, vk vkey, w float64) (lo, hi float64, ok bool) {
+	lo, ok = bucketStart(t, vk, w)
+	return lo, lo + w, ok
+}
+
+func bucketStart(t objects.DataType, vk vkey, w float64) (float64, bool) {
+	var v *big.Rat
+	switch t.Kind {
+	case objects.KindInteger, objects.KindLong:
+		x := int64(vk.pre ^ signBit)
+		// Integer widths: floor division in int64 when nothing overflows.
+		if iw := int64(w); float64(iw) == w && iw > 0 && iw < 1<<40 && x > math.MinInt64/2 && x < math.MaxInt64/2 {
+			k := x / iw
+			if x%iw != 0 && x < 0 {
+				k--
+			}
+			return float64(k * iw), true
+		}
+		v = new(big.Rat).SetInt64(x)
+	case objects.KindFloat, objects.KindDouble:
+		f := floatOfKey(vk.pre)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, false
+		}
+		q := f / w
+		if fl := math.Floor(q); q-fl > 1e-6 && fl+1-q > 1e-6 && math.Abs(q) < 1<<52 {
+			// Far from an edge, the float floor is exact, and products of
+			// floats round like the exact ones.
+			return fl * w, true
+		}
+		v = new(big.Rat).SetFloat64(f)
+	case objects.KindDecimal:
+		v = valueOf(t, vk).(objects.Decimal).Rat()
+	default:
+		return 0, false
+	}
+	rw := new(big.Rat).SetFloat64(w)
+	q := new(big.Rat).Quo(v, rw)
+	k := new(big.Int).Div(q.Num(), q.Denom()) // floor: the denominator is positive
+	lo, _ := new(big.Rat).Mul(new(big.Rat).SetInt(k), rw).Float64()
+	return lo, true
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"math"
 	"math/big"
 	"reflect"
 	"slices"
@@ -72,7 +73,15 @@ func (a *aggregation) result() *query.AggregateResult {
 	}
 	slices.SortFunc(rows, func(x, y row) int {
 		if orderBy >= 0 {
-			c := compareMetric(x.vals[orderBy], y.vals[orderBy])
+			// Groups without a value come last in both directions.
+			xv, yv := x.vals[orderBy], y.vals[orderBy]
+			switch {
+			case xv == nil && yv != nil:
+				return 1
+			case yv == nil && xv != nil:
+				return -1
+			}
+			c := compareMetric(xv, yv)
 			if a.metrics[orderBy].Order < 0 {
 				c = -c
 			}
@@ -109,13 +118,8 @@ func compareGroupAt(x, y *gacc, gi int) int {
 	case b == nil:
 		return -1
 	}
-	switch av := a.(type) {
-	case int:
+	if av, ok := a.(int); ok { // range indexes
 		if bv, ok := b.(int); ok {
-			return cmp.Compare(av, bv)
-		}
-	case float64:
-		if bv, ok := b.(float64); ok {
 			return cmp.Compare(av, bv)
 		}
 	}
@@ -138,27 +142,32 @@ func compareMetric(x, y any) int {
 	case y == nil:
 		return -1
 	}
-	fx, okx := metricNumber(x)
-	fy, oky := metricNumber(y)
+	_, fx := x.(float64)
+	if _, fy := y.(float64); fx && fy {
+		return objects.Compare(x, y) // doubles in total order: -0 before 0, NaN last
+	}
+	nx, okx := metricNumber(x)
+	ny, oky := metricNumber(y)
 	if okx && oky {
-		return fx.Cmp(fy)
+		return nx.Cmp(ny)
 	}
 	return objects.Compare(x, y)
 }
 
-func metricNumber(v any) (*big.Float, bool) {
+// metricNumber is the exact value of a finite numeric metric.
+func metricNumber(v any) (*big.Rat, bool) {
 	switch x := v.(type) {
 	case int64:
-		return new(big.Float).SetInt64(x), true
+		return new(big.Rat).SetInt64(x), true
 	case float64:
-		if x != x {
-			return new(big.Float).SetInf(true), true // NaN: lowest
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, false // compared by objects.Compare's total order
 		}
-		return big.NewFloat(x), true
+		return new(big.Rat).SetFloat64(x), true
 	case *big.Int:
-		return new(big.Float).SetInt(x), true
+		return new(big.Rat).SetInt(x), true
 	case objects.Decimal:
-		return new(big.Float).SetRat(x.Rat()), true
+		return x.Rat(), true
 	}
 	return nil, false
 }

@@ -75,8 +75,24 @@ func (or *oracle) aggregate(want state, keys map[uint32][]byte, q *query.Aggrega
 				}
 			case query.FixedWidth:
 				for _, e := range els {
-					f, _ := objects.Number(e)
-					lo := math.Floor(f/g.Width) * g.Width
+					// floor(v/w)*w exactly; NaN and infinities have no bucket.
+					var v *big.Rat
+					switch x := e.(type) {
+					case int64:
+						v = new(big.Rat).SetInt64(x)
+					case float64:
+						if !math.IsNaN(x) && !math.IsInf(x, 0) {
+							v = new(big.Rat).SetFloat64(x)
+						}
+					case objects.Decimal:
+						v = x.Rat()
+					}
+					if v == nil {
+						continue
+					}
+					w := new(big.Rat).SetFloat64(g.Width)
+					q := new(big.Rat).Quo(v, w)
+					lo, _ := new(big.Rat).Mul(new(big.Rat).SetInt(new(big.Int).Div(q.Num(), q.Denom())), w).Float64()
 					addKey(query.GroupKey{Start: lo, End: lo + g.Width})
 				}
 			case query.Ranges:
@@ -386,6 +402,13 @@ func compareResultGroups(q *query.Aggregate, a, b *query.GroupResult) int {
 	for i, m := range q.Metrics {
 		if m.Order == 0 {
 			continue
+		}
+		// Groups without a value come last in both directions.
+		if (a.Metrics[i] == nil) != (b.Metrics[i] == nil) {
+			if a.Metrics[i] == nil {
+				return 1
+			}
+			return -1
 		}
 		c := compareMetric(a.Metrics[i], b.Metrics[i])
 		if m.Order < 0 {
