@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"time"
 )
 
@@ -65,6 +67,9 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		info := &requestInfo{}
 		ctx := context.WithValue(r.Context(), keyRequestInfo, info)
 		next.ServeHTTP(&statusWriter{ResponseWriter: w, info: info}, r.WithContext(ctx))
+		if !s.log.Enabled(ctx, slog.LevelInfo) {
+			return // building the line costs more than the request, under load
+		}
 		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", info.status, "bytes", info.bytes,
 			"ms", float64(time.Since(start).Microseconds()) / 1000}
 		if info.token != "" {
@@ -123,6 +128,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -98,11 +97,9 @@ func (d *setDecoder) decode(raw json.RawMessage, depth int) (f *query.Filter, ty
 	if reason, ok := unsupportedSets[typ]; ok {
 		return nil, false, apiErr("UnsupportedObjectSet", map[string]any{"objectSetType": typ, "reason": reason})
 	}
-	var rs rawSet
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rs); err != nil {
-		return nil, false, badSet(typ + ": " + jsonReason(err))
+	rs, err := setOf(head)
+	if err != nil {
+		return nil, false, badSet(typ + ": " + err.Error())
 	}
 	switch typ {
 	case "base":
@@ -175,6 +172,43 @@ func (d *setDecoder) decode(raw json.RawMessage, depth int) (f *query.Filter, ty
 	}
 	return nil, false, badSet(fmt.Sprintf("unknown object set type %q", typ))
 }
+
+// setOf reads the keys of an object set from its decoded head (one pass
+// over its JSON), refusing keys no object set type has.
+func setOf(head map[string]json.RawMessage) (rawSet, error) {
+	var rs rawSet
+	for k, v := range head {
+		null := isNull(v)
+		var err error
+		switch k {
+		case "type":
+		case "objectType":
+			if !null {
+				err = json.Unmarshal(v, &rs.ObjectType)
+			}
+		case "objectSet":
+			rs.ObjectSet = v
+		case "where":
+			rs.Where = v
+		case "objectSets":
+			if !null {
+				err = json.Unmarshal(v, &rs.ObjectSets)
+			}
+		case "objects":
+			if !null {
+				err = json.Unmarshal(v, &rs.Objects)
+			}
+		default:
+			return rs, fmt.Errorf("json: unknown field %q", k)
+		}
+		if err != nil {
+			return rs, fmt.Errorf("field %s must be %s, not %s", k, setFieldKind[k], jsonKindOf(v))
+		}
+	}
+	return rs, nil
+}
+
+var setFieldKind = map[string]string{"objectType": "a string", "objectSets": "an array of object sets", "objects": "an array of strings"}
 
 // parseObjectRID splits an object rid into its type and encoded key.
 func parseObjectRID(rid string) (typeName string, key []byte, ok bool) {

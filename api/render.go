@@ -68,10 +68,11 @@ type renderer struct {
 	fields     []field
 	sel        selection
 	excludeRID bool
+	ridPrefix  string
 }
 
 func newRenderer(t *objects.Type, sel selection, excludeRID bool) *renderer {
-	return &renderer{t: t, fields: fieldsOf(t), sel: sel, excludeRID: excludeRID}
+	return &renderer{t: t, fields: fieldsOf(t), sel: sel, excludeRID: excludeRID, ridPrefix: objectRIDPrefix + t.APIName}
 }
 
 // appendObject writes one object: its selected non-null properties,
@@ -92,11 +93,17 @@ func (r *renderer) appendObject(b []byte, key []byte, o *objects.Object) []byte 
 			b = appendString(append(b, f.json...), r.t.APIName)
 		case fieldPrimaryKey:
 			sep()
-			b = appendValue(append(b, f.json...), r.t.KeyJSON(o))
+			b = append(b, f.json...)
+			if idx := r.t.KeyIndexes(); len(idx) == 1 {
+				b = appendTyped(b, r.t.Properties[idx[0]].Type, o.Values[idx[0]])
+			} else {
+				b = appendString(b, r.t.KeyString(o))
+			}
 		case fieldRID:
 			if !r.excludeRID {
 				sep()
-				b = appendString(append(b, f.json...), objectRID(r.t, key))
+				b = append(append(append(append(b, f.json...), '"'), r.ridPrefix...), '.')
+				b = append(objects.AppendDocID(b, key), '"')
 			}
 		case fieldTitle:
 			if ti := r.t.TitleIndex(); ti >= 0 && ti < len(o.Values) && o.Values[ti] != nil {
@@ -109,10 +116,49 @@ func (r *renderer) appendObject(b []byte, key []byte, o *objects.Object) []byte 
 				continue
 			}
 			sep()
-			b = appendValue(append(b, f.json...), objects.JSONValue(p.Type, o.Values[f.prop]))
+			b = appendTyped(append(b, f.json...), p.Type, o.Values[f.prop])
 		}
 	}
 	return append(b, '}')
+}
+
+// appendTyped writes a value as objects.JSONValue renders it, without the
+// intermediate strings.
+func appendTyped(b []byte, t objects.DataType, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return appendString(b, strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		bits := 64
+		if t.Primitive().Kind == objects.KindFloat {
+			bits = 32
+		}
+		return strconv.AppendFloat(b, x, 'g', -1, bits)
+	case string:
+		return appendString(b, x)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case objects.Date:
+		return append(x.Time().AppendFormat(append(b, '"'), time.DateOnly), '"')
+	case time.Time:
+		return append(x.UTC().AppendFormat(append(b, '"'), time.RFC3339Nano), '"')
+	case []any:
+		et := t.Primitive()
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendTyped(b, et, e)
+		}
+		return append(b, ']')
+	}
+	return appendValue(b, objects.JSONValue(t, v))
 }
 
 // appendValue writes a value as objects.JSONValue renders it.

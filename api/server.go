@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -129,7 +130,10 @@ func (s *Server) handle(fn func(r *http.Request) (any, error)) http.HandlerFunc 
 		if ja, ok := v.(jsonAppender); ok {
 			bp := bufPool.Get().(*[]byte)
 			b := append(ja.appendJSON((*bp)[:0]), '\n')
-			w.Header().Set("Content-Type", "application/json")
+			h := w.Header()
+			h.Set("Content-Type", "application/json")
+			// A length up front spares the response chunked encoding.
+			h.Set("Content-Length", strconv.Itoa(len(b)))
 			w.WriteHeader(http.StatusOK)
 			_, _ = w.Write(b)
 			if cap(b) <= 1<<20 { // keep small buffers only

@@ -128,12 +128,9 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 	if reason, ok := unsupportedQueries[typ]; ok {
 		return nil, apiErr("PropertyFiltersNotSupported", map[string]any{"propertyFilters": typ, "property": fieldOf(head), "reason": reason})
 	}
-	var q rawWhere
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&q); err != nil {
-		return nil, malformed(typ, jsonReason(err))
+	q, err := whereOf(head)
+	if err != nil {
+		return nil, malformed(typ, err.Error())
 	}
 	switch typ {
 	case opAnd, opOr:
@@ -238,6 +235,64 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 		}
 	}
 	return f, nil
+}
+
+// whereOf reads the keys of a query from its decoded head (one pass over
+// its JSON), refusing keys no query type has.
+func whereOf(head map[string]json.RawMessage) (rawWhere, error) {
+	var q rawWhere
+	for k, v := range head {
+		null := isNull(v)
+		switch k {
+		case "type":
+		case "field":
+			if !null {
+				var f string
+				if err := json.Unmarshal(v, &f); err != nil {
+					return q, fmt.Errorf("field field must be a string, not %s", jsonKindOf(v))
+				}
+				q.Field = &f
+			}
+		case "propertyIdentifier":
+			if !null {
+				q.PropertyIdentifier = v
+			}
+		case "value":
+			q.Value = v
+		case "fuzzy":
+			if !null {
+				var b bool
+				if err := json.Unmarshal(v, &b); err != nil {
+					return q, fmt.Errorf("field fuzzy must be a boolean, not %s", jsonKindOf(v))
+				}
+				q.Fuzzy = &b
+			}
+		default:
+			return q, fmt.Errorf("json: unknown field %q", k)
+		}
+	}
+	return q, nil
+}
+
+// jsonKindOf names the JSON kind of a value for messages.
+func jsonKindOf(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
 }
 
 // fieldOf names the property of an undecoded query, for error messages.

@@ -63,7 +63,7 @@ func (ix *Indexer) openView(gen *generation, cp *Checkpoint) (*View, bool, error
 	if err != nil {
 		return nil, false, err
 	}
-	b, err := openGen(tx, gen.name, gen.n, false)
+	b, err := readGen(tx, gen.name, gen.n)
 	if err != nil {
 		_ = tx.Rollback()
 		return nil, false, err
@@ -177,9 +177,13 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 	}
 	// The index holds the values of most types: no store lookups then.
 	if v.snap.Readable() {
+		n := len(v.snap.Type().Properties)
+		objs := make([]objects.Object, len(res.Docs))
+		vals := make([]any, n*len(res.Docs))
 		p.Objects = make([]*objects.Object, len(res.Docs))
 		for i, d := range res.Docs {
-			p.Objects[i] = v.snap.Object(d)
+			objs[i].Values = v.snap.Values(d, vals[i*n:(i+1)*n:(i+1)*n])
+			p.Objects[i] = &objs[i]
 		}
 		return p, nil
 	}

@@ -223,6 +223,28 @@ func openGen(tx *bolt.Tx, name string, gen int, create bool) (*genBuckets, error
 	return &g, nil
 }
 
+// readGen opens the buckets a reader of objects needs: objects and meta.
+func readGen(tx *bolt.Tx, name string, gen int) (*genBuckets, error) {
+	root := tx.Bucket(bucketTypes)
+	if root == nil {
+		return nil, fmt.Errorf("object type %s has no stored state", name)
+	}
+	tb := root.Bucket([]byte(name))
+	if tb == nil {
+		return nil, fmt.Errorf("object type %s has no stored state", name)
+	}
+	g := &genBuckets{root: tb.Bucket(genName(gen))}
+	if g.root == nil {
+		return nil, fmt.Errorf("object type %s: generation %d is missing from the store", name, gen)
+	}
+	g.objects, g.meta = g.root.Bucket(bucketObjects), g.root.Bucket(bucketMeta)
+	if g.objects == nil || g.meta == nil {
+		return nil, fmt.Errorf("object type %s: generation %d is incomplete in the store", name, gen)
+	}
+	g.layout, _ = binary.Uvarint(g.meta.Get(keyLayout))
+	return g, nil
+}
+
 func (g *genBuckets) count() int64 {
 	v, _ := binary.Varint(g.meta.Get(keyCount))
 	return v

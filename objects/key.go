@@ -113,6 +113,9 @@ var docIDEncoding = base32.HexEncoding.WithPadding(base32.NoPadding)
 // DocID is the search document id of an encoded key.
 func DocID(key []byte) string { return docIDEncoding.EncodeToString(key) }
 
+// AppendDocID appends the DocID of key.
+func AppendDocID(b, key []byte) []byte { return docIDEncoding.AppendEncode(b, key) }
+
 // KeyFromDocID inverts DocID.
 func KeyFromDocID(id string) ([]byte, error) { return docIDEncoding.DecodeString(id) }
 

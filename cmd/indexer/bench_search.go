@@ -35,8 +35,17 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 	// PostgreSQL installation.
 	fs.StringVar(&o.ServeBin, "serve-bin", "", "expert: `path` of the indexer binary that serves (default: this one), e.g. a previous release")
 	fs.StringVar(&o.PostgresBinDir, "pg-bin", "", "expert: `dir`ectory of PostgreSQL's initdb and postgres (default: newest /usr/lib/postgresql/*/bin, else $PATH)")
+	cpuProfile := fs.String("cpuprofile", "", "expert: write a CPU profile of the bench process (the clients) to this file")
 	if code, ok := parse(fs, args); !ok {
 		return code
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "indexer bench search: %v\n", err)
+			return exitFailed
+		}
+		defer stop()
 	}
 	warmupSet := false
 	fs.Visit(func(f *flag.Flag) { warmupSet = warmupSet || f.Name == "warmup" })

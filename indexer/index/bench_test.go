@@ -71,10 +71,13 @@ func BenchmarkSnapshot_Search(b *testing.B) {
 	union := func() *query.Search {
 		return &query.Search{PageSize: 100, Filter: query.Or(query.Eq("city", benchCity[r.IntN(8)]), query.Compare(query.OpGt, "visits", int64(90+r.IntN(10))))}
 	}
+	page := func() *query.Search {
+		return &query.Search{PageSize: 100, Sort: []query.Sort{{Property: "balance"}}, Filter: query.Eq("active", true)}
+	}
 	for _, bc := range []struct {
 		name string
 		q    func() *query.Search
-	}{{"sorted", sorted}, {"text", text}, {"prefix", prefix}, {"union", union}} {
+	}{{"sorted", sorted}, {"text", text}, {"prefix", prefix}, {"union", union}, {"page", page}} {
 		b.Run(bc.name, func(b *testing.B) {
 			var plan Plan
 			for b.Loop() {
@@ -115,5 +118,18 @@ func BenchmarkSnapshot_Apply(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkSnapshot_Values measures rebuilding a page of objects from the
+// columns, which every search page does.
+func BenchmarkSnapshot_Values(b *testing.B) {
+	s := benchSnap()
+	vals := make([]any, len(s.props))
+	r := rand.New(rand.NewPCG(7, 8))
+	for b.Loop() {
+		for range 100 {
+			s.Values(uint32(r.IntN(*benchRows)), vals)
+		}
 	}
 }

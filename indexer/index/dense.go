@@ -177,12 +177,48 @@ func (x *exec) denseNode(n node) (dense, bool, error) {
 			return nil, false, nil
 		}
 		return x.denseOf(k.bm), true, nil
+	case allNode:
+		return nil, false, nil
 	case *notNode:
 		if s, ok := k.kid.(*setNode); ok && s.bm != nil {
 			w := x.denseOf(x.s.alive)
 			w.andNot(x.denseOf(s.bm))
 			return w, true, nil
 		}
+	case *runsNode:
+		if k.est() >= words {
+			return x.denseRuns(k.pi.order, k.runs), true, nil
+		}
+	case *orNode:
+		if k.est() < words {
+			return nil, false, nil
+		}
+		var w dense
+		for _, kid := range k.kids {
+			kw, ok, err := x.denseNode(kid)
+			if err != nil {
+				return nil, false, err
+			}
+			if !ok {
+				bm, err := kid.bitmap(x)
+				if err != nil {
+					return nil, false, err
+				}
+				kw = x.denseOf(bm)
+			}
+			if w == nil {
+				w = kw
+			} else {
+				w.or(kw)
+			}
+		}
+		return w, true, nil
 	}
 	return nil, false, nil
+}
+
+func (w dense) or(v dense) {
+	for i := range min(len(w), len(v)) {
+		w[i] |= v[i]
+	}
 }

@@ -18,11 +18,18 @@ func (s *Snapshot) Readable() bool {
 // Object rebuilds the object of a document from the columns, exactly as
 // the store holds it; Readable must be true.
 func (s *Snapshot) Object(d uint32) *objects.Object {
-	o := &objects.Object{Values: make([]any, len(s.props))}
+	return &objects.Object{Values: s.Values(d, make([]any, len(s.props)))}
+}
+
+// Values fills vals (one per property) with the values of a document;
+// Readable must be true.
+func (s *Snapshot) Values(d uint32, vals []any) []any {
 	for i, pi := range s.props {
-		if !pi.nulls.Contains(d) {
-			o.Values[i] = valueOf(pi.et, pi.col.get(d))
+		if pi.nulls.Contains(d) {
+			vals[i] = nil
+		} else {
+			vals[i] = valueOf(pi.et, pi.col.get(d))
 		}
 	}
-	return o
+	return vals
 }

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -356,57 +355,139 @@ func (c ocursor) prev() ocursor {
 
 // topK returns the first k documents of bm after the cursor, in order.
 func (x *exec) topK(bm *roaring.Bitmap, so *sorter, after *position, k int) ([]uint32, error) {
-	h := &docHeap{so: so, after: after, k: k}
-	it := bm.Iterator()
-	for it.HasNext() {
-		if err := x.tick(); err != nil {
+	h := newTopK(so, after, k)
+	it := bm.ManyIterator()
+	buf := make([]uint32, 256)
+	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+		if err := x.ctx.Err(); err != nil {
 			return nil, err
 		}
-		h.offer(it.Next())
+		for _, d := range buf[:n] {
+			h.offer(d)
+		}
 	}
 	return h.sorted(), nil
 }
 
 // topKDense is topK over a dense bitset.
 func (x *exec) topKDense(w dense, so *sorter, after *position, k int) []uint32 {
-	h := &docHeap{so: so, after: after, k: k}
+	h := newTopK(so, after, k)
 	w.each(func(d uint32) bool { h.offer(d); return true })
 	return h.sorted()
 }
 
-func (h *docHeap) offer(d uint32) {
-	if h.after != nil && h.so.compareTo(d, h.after) <= 0 {
-		return
-	}
-	if len(h.docs) < h.k {
-		heap.Push(h, d)
-		return
-	}
-	if h.so.compare(d, h.docs[0]) < 0 {
-		h.docs[0] = d
-		heap.Fix(h, 0)
-	}
-}
-
-func (h *docHeap) sorted() []uint32 {
-	slices.SortFunc(h.docs, h.so.compare)
-	return h.docs
-}
-
-// docHeap keeps the worst document of the best k after a cursor on top.
-type docHeap struct {
+// topk keeps the best k documents after a cursor in a max-heap (the worst
+// on top). Each entry caches its first sort value, so that most
+// candidates are turned away by one comparison with the top.
+type topk struct {
 	so    *sorter
 	after *position
 	k     int
-	docs  []uint32
+	e     []topEntry
 }
 
-func (h *docHeap) Len() int           { return len(h.docs) }
-func (h *docHeap) Less(i, j int) bool { return h.so.compare(h.docs[i], h.docs[j]) > 0 }
-func (h *docHeap) Swap(i, j int)      { h.docs[i], h.docs[j] = h.docs[j], h.docs[i] }
-func (h *docHeap) Push(x any)         { h.docs = append(h.docs, x.(uint32)) }
-func (h *docHeap) Pop() any {
-	d := h.docs[len(h.docs)-1]
-	h.docs = h.docs[:len(h.docs)-1]
-	return d
+type topEntry struct {
+	null bool // the first sort value is null
+	vk   vkey // the first sort value, or the primary key without sort fields
+	doc  uint32
+}
+
+func newTopK(so *sorter, after *position, k int) *topk {
+	return &topk{so: so, after: after, k: k, e: make([]topEntry, 0, k)}
+}
+
+func (h *topk) entry(d uint32) topEntry {
+	if len(h.so.fields) == 0 {
+		key := h.so.s.keys.get(d)
+		return topEntry{vk: vkey{pre: keyPre(key), exact: key}, doc: d}
+	}
+	f := h.so.fields[0]
+	if f.pi.nulls.Contains(d) {
+		return topEntry{null: true, doc: d}
+	}
+	return topEntry{vk: f.pi.col.get(d), doc: d}
+}
+
+// less orders two entries: by the cached first value, then in full.
+func (h *topk) less(a, b *topEntry) bool {
+	switch {
+	case a.null != b.null:
+		return b.null // nulls last
+	case !a.null:
+		c := compareVK(a.vk, b.vk)
+		if len(h.so.fields) > 0 && h.so.fields[0].desc {
+			c = -c
+		}
+		if c != 0 {
+			return c < 0
+		}
+		if len(h.so.fields) == 0 {
+			return false // keys are unique
+		}
+	}
+	return h.so.compare(a.doc, b.doc) < 0
+}
+
+func (h *topk) offer(d uint32) {
+	if h.after != nil && h.so.compareTo(d, h.after) <= 0 {
+		return
+	}
+	e := h.entry(d)
+	if len(h.e) < h.k {
+		h.e = append(h.e, e)
+		h.up(len(h.e) - 1)
+		return
+	}
+	if !h.less(&e, &h.e[0]) {
+		return
+	}
+	h.e[0] = e
+	h.down(0)
+}
+
+// The heap keeps its worst entry at 0: a parent is never less than a kid.
+func (h *topk) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(&h.e[p], &h.e[i]) {
+			return
+		}
+		h.e[p], h.e[i] = h.e[i], h.e[p]
+		i = p
+	}
+}
+
+func (h *topk) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h.e) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h.e) && h.less(&h.e[l], &h.e[r]) {
+			m = r
+		}
+		if !h.less(&h.e[i], &h.e[m]) {
+			return
+		}
+		h.e[i], h.e[m] = h.e[m], h.e[i]
+		i = m
+	}
+}
+
+func (h *topk) sorted() []uint32 {
+	slices.SortFunc(h.e, func(a, b topEntry) int {
+		switch {
+		case h.less(&a, &b):
+			return -1
+		case h.less(&b, &a):
+			return 1
+		}
+		return 0
+	})
+	out := make([]uint32, len(h.e))
+	for i, e := range h.e {
+		out[i] = e.doc
+	}
+	return out
 }

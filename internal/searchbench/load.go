@@ -15,7 +15,10 @@ type Stats struct {
 	QPS        float64 `json:"qps"`
 	P50Ms      float64 `json:"p50Ms"`
 	P99Ms      float64 `json:"p99Ms"`
-	FirstError string  `json:"firstError,omitempty"`
+	// ServerCPUus is the server's CPU time per completed request in the
+	// measured part, in microseconds (0: unknown).
+	ServerCPUus float64 `json:"serverCpuUsPerRequest,omitempty"`
+	FirstError  string  `json:"firstError,omitempty"`
 }
 
 // call sends one request with parameters drawn from r.
@@ -28,13 +31,24 @@ type call func(ctx context.Context, r *rand.Rand) error
 // the last one finished. Client i draws its parameters from a stream that
 // depends only on (seed, stream, i), so that two systems see the same
 // parameters in the same order.
-func load(ctx context.Context, clients int, warmup, dur time.Duration, seed, stream uint64, c call) (Stats, error) {
+// cpu, when set, reads the server's CPU seconds so far.
+func load(ctx context.Context, clients int, warmup, dur time.Duration, seed, stream uint64, cpu func() float64, c call) (Stats, error) {
 	if warmup > 0 {
 		if _, err := loop(ctx, clients, warmup, seed, stream<<1, c); err != nil {
 			return Stats{}, err
 		}
 	}
-	return loop(ctx, clients, dur, seed, stream<<1|1, c)
+	var before float64
+	if cpu != nil {
+		before = cpu()
+	}
+	st, err := loop(ctx, clients, dur, seed, stream<<1|1, c)
+	if cpu != nil && st.Requests > 0 {
+		if used := cpu() - before; used > 0 {
+			st.ServerCPUus = used / float64(st.Requests) * 1e6
+		}
+	}
+	return st, err
 }
 
 // errorBackoff keeps a client that fails at once from spinning.

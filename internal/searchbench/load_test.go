@@ -3,8 +3,14 @@ package searchbench
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -72,7 +78,7 @@ func TestLoad_errors(t *testing.T) {
 		}
 		return nil
 	}
-	st, err := load(context.Background(), 2, 10*time.Millisecond, 50*time.Millisecond, 1, 1, c)
+	st, err := load(context.Background(), 2, 10*time.Millisecond, 50*time.Millisecond, 1, 1, func() float64 { return procCPUSeconds(os.Getpid()) }, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +91,33 @@ func TestLoad_canceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c := func(ctx context.Context, r *rand.Rand) error { return ctx.Err() }
-	if _, err := load(ctx, 2, 0, time.Second, 1, 1, c); !errors.Is(err, context.Canceled) {
+	if _, err := load(ctx, 2, 0, time.Second, 1, 1, nil, c); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// TestRawHTTP checks the bench's HTTP client against a real net/http
+// server: kept-alive requests, bodies with a length and chunked ones.
+func TestRawHTTP(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/chunked" {
+			w.(http.Flusher).Flush() // forces chunked encoding
+		}
+		fmt.Fprintf(w, "%s %s %s", r.Method, r.URL.Path, body)
+	}))
+	defer srv.Close()
+	c := newRawHTTP(strings.TrimPrefix(srv.URL, "http://"), 2)
+	defer c.close()
+	for i := range 5 {
+		for _, path := range []string{"/plain", "/chunked"} {
+			status, body, err := c.do(context.Background(), http.MethodPost, path, []byte(fmt.Sprint(i)))
+			if err != nil || status != 200 || string(body) != fmt.Sprintf("POST %s %d", path, i) {
+				t.Fatalf("%s: %d %q %v", path, status, body, err)
+			}
+		}
+	}
+	if status, body, err := c.do(context.Background(), http.MethodGet, "/get", nil); err != nil || string(body) != "GET /get " || status != 200 {
+		t.Fatalf("get: %d %q %v", status, body, err)
 	}
 }

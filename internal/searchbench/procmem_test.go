@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"testing"
+	"time"
 )
 
 func TestProcMem(t *testing.T) {
@@ -22,5 +23,33 @@ func TestProcMem(t *testing.T) {
 	}
 	if procStatusMiB(-1, "VmHWM") != 0 {
 		t.Fatal("no process: want 0")
+	}
+}
+
+func TestProcCPUSeconds(t *testing.T) {
+	before := procCPUSeconds(os.Getpid())
+	deadline := time.Now().Add(50 * time.Millisecond)
+	for n := 0; time.Now().Before(deadline); n++ {
+		_ = n * n
+	}
+	// Ticks are 10 ms: after 50 ms of work the count moved, unless this is
+	// not Linux.
+	if after := procCPUSeconds(os.Getpid()); runtime.GOOS == "linux" && after <= before {
+		t.Fatalf("CPU seconds %v then %v", before, after)
+	}
+}
+
+func TestScanPage(t *testing.T) {
+	raw := []byte(`{"data":[{"__apiName":"Customer","__primaryKey":12,"name":"a \"__primaryKey\":9"},{"__apiName":"Customer","__primaryKey":13}],"nextPageToken":"tok","totalCount":"42"}` + "\n")
+	var p pageResponse
+	if err := scanPage(raw, &p); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ids(p)
+	if err != nil || len(got) != 2 || got[0] != 12 || got[1] != 13 || p.NextPageToken != "tok" || p.TotalCount != "42" {
+		t.Fatalf("%v %v %+v", got, err, p)
+	}
+	if err := scanPage([]byte(`{"errorCode":"X"}`), &p); err == nil {
+		t.Fatal("an error body read as a page")
 	}
 }

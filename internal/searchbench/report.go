@@ -149,6 +149,21 @@ func (r *Report) WriteText(w io.Writer) error {
 			stat(q.Postgres, "qps"), stat(q.Postgres, "p50"), stat(q.Postgres, "p99"), ratio, target, verdict)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-*s  %22s  %22s  %6s\n", width, "server CPU per request", "ontoindex µs", "PostgreSQL µs", "PG/ontoindex")
+	for _, q := range r.Queries {
+		cpu := func(s *Stats) string {
+			if s == nil || s.ServerCPUus == 0 {
+				return "-"
+			}
+			return num(s.ServerCPUus)
+		}
+		ratio := "-"
+		if q.Ontoindex != nil && q.Postgres != nil && q.Ontoindex.ServerCPUus > 0 && q.Postgres.ServerCPUus > 0 {
+			ratio = fmt.Sprintf("%.2f", q.Postgres.ServerCPUus/q.Ontoindex.ServerCPUus)
+		}
+		fmt.Fprintf(w, "%-*s  %22s  %22s  %6s\n", width, q.Name, cpu(q.Ontoindex), cpu(q.Postgres), ratio)
+	}
+	fmt.Fprintln(w)
 
 	o := r.Ontoindex
 	fmt.Fprintf(w, "time to searchable: ontoindex %s s (serve --build until /readyz; %d objects)", num(o.SearchableSeconds), o.Objects)
@@ -223,9 +238,11 @@ func okMiss(ok bool) string {
 func notes(r *Report) []string {
 	n := []string{
 		"ontoindex responses carry totalCount (the API always computes it); the PostgreSQL queries do not count",
-		"both return whole rows (6 columns); ontoindex as JSON over HTTP with keep-alive, PostgreSQL over pgx (extended protocol, cached statements)",
+		"both return whole rows (6 columns); ontoindex as JSON over HTTP/1.1 with keep-alive (objects without rids: excludeRid), PostgreSQL over pgx (extended protocol, cached statements)",
+		"the ontoindex client is a plain HTTP/1.1 load generator that reads each body and scans it for the primary keys; the PostgreSQL client scans each row into Go values",
 		"q/s: requests completed by the closed-loop clients over the wall time of the measured part; p50/p99 include queueing at the server",
 		"ratio: ontoindex q/s / PostgreSQL q/s; the deep paging rows compare a page token with a keyset condition on (balance, id)",
+		"server CPU per request: the server processes' user+system time over the measured window (/proc), divided by the requests; the clients run on the same cores and are not counted",
 	}
 	var errs []string
 	for _, q := range r.Queries {

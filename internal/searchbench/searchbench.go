@@ -150,7 +150,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		qr := QueryReport{ID: q.id, Name: q.name, Target: q.target}
 		if q.onto != nil {
 			say("measuring on ontoindex: %s", q.name)
-			st, err := load(ctx, o.Clients, o.Warmup, o.Duration, o.Seed, uint64(i), func(ctx context.Context, r *rand.Rand) error {
+			cpu := func() float64 { return procCPUSeconds(srv.pid()) }
+			st, err := load(ctx, o.Clients, o.Warmup, o.Duration, o.Seed, uint64(i), cpu, func(ctx context.Context, r *rand.Rand) error {
 				_, err := q.onto(ctx, onto, q.gen(r))
 				return err
 			})
@@ -161,7 +162,8 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		if q.pg != nil && pg != nil {
 			say("measuring on PostgreSQL: %s", q.name)
-			st, err := load(ctx, o.Clients, o.Warmup, o.Duration, o.Seed, uint64(i), func(ctx context.Context, r *rand.Rand) error {
+			cpu := func() float64 { return treeCPUSeconds(pg.srv.PID()) }
+			st, err := load(ctx, o.Clients, o.Warmup, o.Duration, o.Seed, uint64(i), cpu, func(ctx context.Context, r *rand.Rand) error {
 				_, err := q.pg(ctx, pg, q.gen(r))
 				return err
 			})

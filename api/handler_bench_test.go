@@ -1,0 +1,91 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/ontoindex/ontoindex/api"
+	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/internal/benchdata"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+var handlerRows = flag.Int("api.handler-rows", 100_000, "customers of the handler benchmark")
+
+var handlerEnv = sync.OnceValues(func() (http.Handler, error) {
+	ctx := context.Background()
+	dir, err := osTempDir()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := benchdata.WriteCustomers(ctx, dir, 1, *handlerRows, 8); err != nil {
+		return nil, err
+	}
+	cfg := indexer.DefaultConfig()
+	cfg.DataDir = filepath.Join(dir, "data")
+	cfg.Catalogs = map[string]indexer.CatalogConfig{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
+	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Customer", Table: "warehouse." + benchdata.CustomersIdent, TitleProperty: "name",
+		Properties: map[string]objects.PropertySpec{"id": {Column: "id"}, "name": {Column: "name", Search: objects.SearchText},
+			"city": {Column: "city", Search: objects.SearchKeyword}, "balance": {Column: "balance"}, "visits": {Column: "visits"}, "active": {Column: "active"}}}}
+	cfg.Ontology.APIName = "bench"
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ix, err := indexer.Open(ctx, cfg, indexer.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ix.Build(ctx, "Customer", indexer.BuildOptions{}); err != nil {
+		return nil, err
+	}
+	s, err := api.New(ix, api.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return s.Handler(), nil
+})
+
+// BenchmarkHandler measures the server's own cost of requests (no
+// network, no client): what a request costs beyond the engine.
+func BenchmarkHandler(b *testing.B) {
+	h, err := handlerEnv()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct{ name, method, path, body string }{
+		{"get", http.MethodGet, "/api/v2/ontologies/bench/objects/Customer/%d", ""},
+		{"page", http.MethodPost, "/api/v2/ontologies/bench/objects/Customer/search",
+			`{"where":{"type":"eq","field":"active","value":true},"orderBy":{"fields":[{"field":"balance"}]},"pageSize":100}`},
+		{"union", http.MethodPost, "/api/v2/ontologies/bench/objectSets/loadObjects",
+			`{"objectSet":{"type":"union","objectSets":[{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"eq","field":"city","value":"Lima"}},{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"gt","field":"visits","value":950}}]},"orderBy":{"fields":[{"field":"id","direction":"asc"}]},"pageSize":100}`},
+		{"count", http.MethodPost, "/api/v2/ontologies/bench/objects/Customer/aggregate",
+			`{"aggregation":[{"type":"count"}],"where":{"type":"and","value":[{"type":"gte","field":"balance","value":100000},{"type":"lt","field":"balance","value":200000}]},"groupBy":[]}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				path := bc.path
+				if bc.method == http.MethodGet {
+					path = fmt.Sprintf(path, i%*handlerRows)
+				}
+				i++
+				req := httptest.NewRequest(bc.method, path, bytes.NewReader([]byte(bc.body)))
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
+
+func osTempDir() (string, error) { return os.MkdirTemp("", "ontoindex-handler-") }
