@@ -44,17 +44,19 @@
 //
 // where takes every SearchJsonQueryV2 type except the geo, vector,
 // interval and relativeDateRange ones, which are refused with 400
-// PropertyFiltersNotSupported and a reason (see query.go for how each maps
-// onto the index). Results are ordered by orderBy (any searchable property
+// PropertyFiltersNotSupported and a reason (see where.go for how each maps
+// onto the engine's query.Filter). Results are ordered by orderBy (any searchable property
 // that is not an array; nulls last) and then by primary key, so the order
 // is total. Page tokens are opaque cursors holding the sort values of the
-// last object (bleve's search_after), never offsets: a page costs the same
+// last object and its primary key, never offsets: a page costs the same
 // at any depth, and while no build runs, paging neither skips nor repeats
-// objects. Listings without filter and order read the store in key order.
+// objects. Listings without an order are in primary-key order.
 //
 // Aggregations (count, min, max, avg, sum, exactDistinct,
 // approximateDistinct; groupBy exact, fixedWidth, ranges) are computed
-// exactly from the stored objects of the matching set.
+// exactly by the engine from the index's columns of the matching set.
+// Objects are written to JSON directly from the index's columns
+// (render.go), byte for byte what encoding/json makes of them.
 //
 // # Errors, limits and auth
 //

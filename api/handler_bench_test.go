@@ -64,8 +64,10 @@ func BenchmarkHandler(b *testing.B) {
 		{"get", http.MethodGet, "/api/v2/ontologies/bench/objects/Customer/%d", ""},
 		{"page", http.MethodPost, "/api/v2/ontologies/bench/objects/Customer/search",
 			`{"where":{"type":"eq","field":"active","value":true},"orderBy":{"fields":[{"field":"balance"}]},"pageSize":100}`},
+		{"sorted", http.MethodPost, "/api/v2/ontologies/bench/objects/Customer/search",
+			`{"where":{"type":"and","value":[{"type":"eq","field":"city","value":"Oslo"},{"type":"gte","field":"balance","value":400000},{"type":"lt","field":"balance","value":450000},{"type":"eq","field":"active","value":false}]},"orderBy":{"fields":[{"field":"balance","direction":"desc"}]},"pageSize":100,"excludeRid":true}`},
 		{"union", http.MethodPost, "/api/v2/ontologies/bench/objectSets/loadObjects",
-			`{"objectSet":{"type":"union","objectSets":[{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"eq","field":"city","value":"Lima"}},{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"gt","field":"visits","value":950}}]},"orderBy":{"fields":[{"field":"id","direction":"asc"}]},"pageSize":100}`},
+			`{"objectSet":{"type":"union","objectSets":[{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"eq","field":"city","value":"Oslo"}},{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"gt","field":"visits","value":950}}]},"orderBy":{"fields":[{"field":"id","direction":"asc"}]},"pageSize":100}`},
 		{"count", http.MethodPost, "/api/v2/ontologies/bench/objects/Customer/aggregate",
 			`{"aggregation":[{"type":"count"}],"where":{"type":"and","value":[{"type":"gte","field":"balance","value":100000},{"type":"lt","field":"balance","value":200000}]},"groupBy":[]}`},
 	} {

@@ -113,14 +113,14 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 		return nil, apiErr("InvalidPropertyValue", map[string]any{"property": strings.Join(t.PrimaryKey, ","), "propertyValue": truncate(pk),
 			"propertyBaseType": dataType(kp.Type)["type"], "reason": err.Error()})
 	}
-	o, err := v.Get(key)
+	p, err := v.Lookup(key)
 	if err != nil {
 		return nil, err
 	}
-	if o == nil {
+	if p.Len() == 0 {
 		return nil, apiErr("ObjectNotFound", map[string]any{"objectType": t.APIName, "primaryKey": map[string]any{"value": pk}})
 	}
-	return oneObject{r: newRenderer(t, sel, excl), key: key, o: o}, nil
+	return oneObject{r: s.renderer(t, sel, excl), page: p}, nil
 }
 
 // searchRequest is SearchObjectsRequestV2.

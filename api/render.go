@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -62,23 +63,91 @@ func fieldsOf(t *objects.Type) []field {
 	return fs
 }
 
+// layout is what a renderer needs of a type, made once per type.
+type layout struct {
+	t         *objects.Type
+	fields    []field
+	keys      []int // property positions of the primary key
+	title     int   // property position of the title; -1 when none
+	ridPrefix string
+}
+
+func layoutOf(t *objects.Type) *layout {
+	return &layout{t: t, fields: fieldsOf(t), keys: t.KeyIndexes(), title: t.TitleIndex(),
+		ridPrefix: objectRIDPrefix + t.APIName}
+}
+
 // renderer writes the objects of one type.
 type renderer struct {
-	t          *objects.Type
-	fields     []field
+	*layout
 	sel        selection
 	excludeRID bool
-	ridPrefix  string
 }
 
-func newRenderer(t *objects.Type, sel selection, excludeRID bool) *renderer {
-	return &renderer{t: t, fields: fieldsOf(t), sel: sel, excludeRID: excludeRID, ridPrefix: objectRIDPrefix + t.APIName}
+// renderer returns a renderer of type t. Layouts are kept by type name,
+// the newest type of each: a build may bring a new *objects.Type, and a
+// cache keyed by pointer would grow with every build.
+func (s *Server) renderer(t *objects.Type, sel selection, excludeRID bool) *renderer {
+	l, ok := s.layouts.Load(t.APIName)
+	if !ok || l.(*layout).t != t {
+		l = layoutOf(t)
+		s.layouts.Store(t.APIName, l)
+	}
+	return &renderer{layout: l.(*layout), sel: sel, excludeRID: excludeRID}
 }
 
-// appendObject writes one object: its selected non-null properties,
-// __apiName, __primaryKey, __title, and __rid unless excluded.
+// row is one object to write: decoded (o), or document j of a page read
+// from the index (p). A struct, not an interface: a page writes a hundred
+// rows, and boxing each would allocate.
+type row struct {
+	t *objects.Type
+	o *objects.Object
+	p *indexer.Page
+	j int
+}
+
+// cell reads property i of the row into sc, or returns it when it is a
+// list; sc is reused across cells (see indexer.Page.ReadScalar).
+func (r row) cell(i int, sc *objects.Scalar) []any {
+	if r.p != nil {
+		r.p.ReadScalar(r.j, i, sc)
+		return nil
+	}
+	if i >= len(r.o.Values) {
+		sc.Null = true
+		return nil
+	}
+	v := r.o.Values[i]
+	if list, ok := v.([]any); ok {
+		sc.Null = false
+		if list == nil {
+			list = []any{}
+		}
+		return list
+	}
+	*sc = objects.ScalarOf(r.t.Properties[i].Type.Kind, v)
+	return nil
+}
+
+// appendObject writes one object.
 func (r *renderer) appendObject(b []byte, key []byte, o *objects.Object) []byte {
+	return r.appendRow(b, key, row{t: r.t, o: o})
+}
+
+// appendPageRow writes object j of a page: from the index's columns
+// when it holds them, else the object read from the store.
+func (r *renderer) appendPageRow(b []byte, p *indexer.Page, j int) []byte {
+	if p.FromIndex() {
+		return r.appendRow(b, p.Keys[j], row{t: r.t, p: p, j: j})
+	}
+	return r.appendObject(b, p.Keys[j], p.Object(j))
+}
+
+// appendRow writes one object: its selected non-null properties,
+// __apiName, __primaryKey, __title, and __rid unless excluded.
+func (r *renderer) appendRow(b []byte, key []byte, rw row) []byte {
 	b = append(b, '{')
+	var sc objects.Scalar
 	first := true
 	sep := func() {
 		if !first {
@@ -94,10 +163,11 @@ func (r *renderer) appendObject(b []byte, key []byte, o *objects.Object) []byte 
 		case fieldPrimaryKey:
 			sep()
 			b = append(b, f.json...)
-			if idx := r.t.KeyIndexes(); len(idx) == 1 {
-				b = appendTyped(b, r.t.Properties[idx[0]].Type, o.Values[idx[0]])
+			if len(r.keys) == 1 {
+				rw.cell(r.keys[0], &sc)
+				b = appendScalar(b, r.t.Properties[r.keys[0]].Type, &sc)
 			} else {
-				b = appendString(b, r.t.KeyString(o))
+				b = appendString(b, r.t.KeyString(r.keyObject(rw)))
 			}
 		case fieldRID:
 			if !r.excludeRID {
@@ -106,59 +176,101 @@ func (r *renderer) appendObject(b []byte, key []byte, o *objects.Object) []byte 
 				b = append(objects.AppendDocID(b, key), '"')
 			}
 		case fieldTitle:
-			if ti := r.t.TitleIndex(); ti >= 0 && ti < len(o.Values) && o.Values[ti] != nil {
-				sep()
-				b = appendString(append(b, f.json...), objects.TextOf(o.Values[ti]))
-			}
-		default:
-			p := r.t.Properties[f.prop]
-			if f.prop >= len(o.Values) || o.Values[f.prop] == nil || (r.sel != nil && !r.sel[p.APIName]) {
+			ti := r.title
+			if ti < 0 {
 				continue
 			}
-			sep()
-			b = appendTyped(append(b, f.json...), p.Type, o.Values[f.prop])
+			list := rw.cell(ti, &sc)
+			switch {
+			case list != nil:
+				sep()
+				b = appendString(append(b, f.json...), objects.TextOf(list))
+			case !sc.Null:
+				sep()
+				b = append(b, f.json...)
+				if k := r.t.Properties[ti].Type.Kind; k == objects.KindString {
+					b = appendString(b, sc.Str)
+				} else {
+					b = appendString(b, objects.TextOf(sc.Value(k)))
+				}
+			}
+		default:
+			p := &r.t.Properties[f.prop]
+			if r.sel != nil && !r.sel[p.APIName] {
+				continue
+			}
+			list := rw.cell(f.prop, &sc)
+			switch {
+			case list != nil:
+				sep()
+				b = appendTyped(append(b, f.json...), p.Type, list)
+			case !sc.Null:
+				sep()
+				b = appendScalar(append(b, f.json...), p.Type, &sc)
+			}
 		}
 	}
 	return append(b, '}')
 }
 
-// appendTyped writes a value as objects.JSONValue renders it, without the
-// intermediate strings.
-func appendTyped(b []byte, t objects.DataType, v any) []byte {
-	switch x := v.(type) {
-	case nil:
+// keyObject is an object holding the key values of a row, for composite
+// keys.
+func (r *renderer) keyObject(rw row) *objects.Object {
+	o := &objects.Object{Values: make([]any, len(r.t.Properties))}
+	var sc objects.Scalar
+	for _, i := range r.keys {
+		rw.cell(i, &sc)
+		o.Values[i] = sc.Value(r.t.Properties[i].Type.Kind)
+	}
+	return o
+}
+
+// appendScalar writes a non-list value as objects.JSONValue renders it.
+func appendScalar(b []byte, t objects.DataType, sc *objects.Scalar) []byte {
+	if sc.Null {
 		return append(b, "null"...)
-	case int64:
-		return strconv.AppendInt(b, x, 10)
-	case float64:
+	}
+	switch t.Kind {
+	case objects.KindBoolean:
+		return strconv.AppendBool(b, sc.Int == 1)
+	case objects.KindInteger, objects.KindLong:
+		return strconv.AppendInt(b, sc.Int, 10)
+	case objects.KindFloat, objects.KindDouble:
+		x := sc.Float
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return appendString(b, strconv.FormatFloat(x, 'g', -1, 64))
 		}
 		bits := 64
-		if t.Primitive().Kind == objects.KindFloat {
+		if t.Kind == objects.KindFloat {
 			bits = 32
 		}
 		return strconv.AppendFloat(b, x, 'g', -1, bits)
-	case string:
-		return appendString(b, x)
-	case bool:
-		return strconv.AppendBool(b, x)
-	case objects.Date:
-		return append(x.Time().AppendFormat(append(b, '"'), time.DateOnly), '"')
-	case time.Time:
-		return append(x.UTC().AppendFormat(append(b, '"'), time.RFC3339Nano), '"')
-	case []any:
-		et := t.Primitive()
-		b = append(b, '[')
-		for i, e := range x {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendTyped(b, et, e)
-		}
-		return append(b, ']')
+	case objects.KindString:
+		return appendString(b, sc.Str)
+	case objects.KindDate:
+		return append(objects.Date(sc.Int).Time().AppendFormat(append(b, '"'), time.DateOnly), '"')
+	case objects.KindTimestamp, objects.KindTimestampTZ:
+		return append(sc.Time.UTC().AppendFormat(append(b, '"'), time.RFC3339Nano), '"')
 	}
-	return appendValue(b, objects.JSONValue(t, v))
+	return appendValue(b, objects.JSONValue(t, sc.Value(t.Kind)))
+}
+
+// appendTyped writes a list as objects.JSONValue renders it.
+func appendTyped(b []byte, t objects.DataType, list []any) []byte {
+	et := t.Primitive()
+	b = append(b, '[')
+	for i, e := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if l, ok := e.([]any); ok {
+			b = appendTyped(b, et, l)
+			continue
+		}
+		sc := objects.ScalarOf(et.Kind, e)
+		b = appendScalar(b, et, &sc)
+	}
+	return append(b, ']')
 }
 
 // appendValue writes a value as objects.JSONValue renders it.
@@ -223,8 +335,7 @@ func appendStringSlow(b []byte, s string) []byte {
 // securities, LoadObjectSetResponseV2.
 type objectPage struct {
 	r          *renderer
-	keys       [][]byte
-	objs       []*objects.Object
+	page       *indexer.Page // nil: no objects
 	next       string
 	total      int64
 	securities bool
@@ -232,11 +343,11 @@ type objectPage struct {
 
 func (p *objectPage) appendJSON(b []byte) []byte {
 	b = append(b, `{"data":[`...)
-	for i, o := range p.objs {
-		if i > 0 {
+	for j := range p.pageLen() {
+		if j > 0 {
 			b = append(b, ',')
 		}
-		b = p.r.appendObject(b, p.keys[i], o)
+		b = p.r.appendPageRow(b, p.page, j)
 	}
 	b = append(b, ']')
 	if p.next != "" {
@@ -250,11 +361,19 @@ func (p *objectPage) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// oneObject is the response of a get.
-type oneObject struct {
-	r   *renderer
-	key []byte
-	o   *objects.Object
+func (p *objectPage) pageLen() int {
+	if p.page == nil {
+		return 0
+	}
+	return p.page.Len()
 }
 
-func (o oneObject) appendJSON(b []byte) []byte { return o.r.appendObject(b, o.key, o.o) }
+// oneObject is the response of a get: a page of one object.
+type oneObject struct {
+	r    *renderer
+	page *indexer.Page
+}
+
+func (o oneObject) appendJSON(b []byte) []byte {
+	return o.r.appendPageRow(b, o.page, 0)
+}

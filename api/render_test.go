@@ -109,7 +109,7 @@ func TestRenderer_appendObject(t *testing.T) {
 				if err := enc.Encode(m); err != nil {
 					t.Fatal(err)
 				}
-				got := newRenderer(typ, sel, excl).appendObject(nil, key, o)
+				got := (&renderer{layout: layoutOf(typ), sel: sel, excludeRID: excl}).appendObject(nil, key, o)
 				if w := bytes.TrimSuffix(want.Bytes(), []byte("\n")); !bytes.Equal(got, w) {
 					t.Fatalf("object %d:\n got %s\nwant %s", i, got, w)
 				}

@@ -215,7 +215,7 @@ func (s *Server) runSearch(ctx context.Context, v *indexer.View, spec searchSpec
 		}
 		return nil, fmt.Errorf("search %s: %w", t.APIName, err)
 	}
-	page := &objectPage{r: newRenderer(t, spec.sel, spec.excludeRID), keys: res.Keys, objs: res.Objects, total: res.Total}
+	page := &objectPage{r: s.renderer(t, spec.sel, spec.excludeRID), page: res, total: res.Total}
 	if res.Next != nil {
 		page.next = pageToken{kind: tokSearch, fp: spec.fp, values: []string{string(res.Next)}}.encode()
 	}

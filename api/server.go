@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -59,6 +60,7 @@ type Server struct {
 	handler http.Handler
 	ops     opsState     // ops.go
 	hm      *httpMetrics // metrics.go
+	layouts sync.Map     // type name -> *layout, render.go
 }
 
 // New returns a server over engine, configured by the server and auth

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
@@ -385,12 +384,6 @@ func notSupported(typ string, p objects.Property, reason string) *Error {
 	return apiErr("PropertyFiltersNotSupported", map[string]any{"propertyFilters": typ, "property": p.APIName, "reason": reason})
 }
 
-// Dates the search index can hold: bleve keeps them as Unix nanoseconds.
-var (
-	minSearchDate = time.Unix(0, math.MinInt64).UTC().AddDate(0, 0, 1)
-	maxSearchDate = time.Unix(0, math.MaxInt64).UTC().AddDate(0, 0, -1)
-)
-
 // parseValue parses a JSON value of a filter into the typed value of p's
 // element type. Numbers may come as JSON numbers or strings (longs beyond
 // 2^53 as strings keep their digits), booleans as JSON booleans or
@@ -429,19 +422,8 @@ func parseValue(p objects.Property, typ string, raw json.RawMessage) (any, error
 	if err != nil {
 		return nil, filterValueErr(p, typ, raw, et.String())
 	}
-	switch x := val.(type) {
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, filterValueErr(p, typ, raw, "finite "+et.String())
-		}
-	case time.Time:
-		if p.Search == objects.SearchDate && (x.Before(minSearchDate) || x.After(maxSearchDate)) {
-			return nil, filterValueErr(p, typ, raw, "date from 1678 to 2262")
-		}
-	case objects.Date:
-		if p.Search == objects.SearchDate && (x.Time().Before(minSearchDate) || x.Time().After(maxSearchDate)) {
-			return nil, filterValueErr(p, typ, raw, "date from 1678 to 2262")
-		}
+	if x, ok := val.(float64); ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
+		return nil, filterValueErr(p, typ, raw, "finite "+et.String())
 	}
 	return val, nil
 }

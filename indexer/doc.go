@@ -1,7 +1,7 @@
 // Package indexer is the ontoindex engine. It keeps, per object type, a
 // store of objects in bbolt (the source of truth, with the baseline of
-// files, keys and row hashes) and a bleve search index derived from it, in
-// step with the Iceberg table behind the type.
+// files, keys and row hashes) and an in-memory search index derived from
+// it (package index), in step with the Iceberg table behind the type.
 //
 // A build moves an object type from its checkpoint to a newer snapshot:
 // incrementally, by applying the baseline diff of package changelog in one
@@ -11,17 +11,25 @@
 //
 // Write order, which makes every build safe to kill at any instant:
 //
-//  1. Incremental: one bbolt transaction writes the changed objects, the
-//     new baseline, the new checkpoint and the set of changed keys
-//     ("pending"). Full: chunks are committed into a generation nobody
-//     reads yet, each with its progress, then one transaction switches the
-//     checkpoint to it.
-//  2. The pending keys are applied to the search index (upsert from the
-//     store, or delete when the store no longer has the key); bleve
-//     batches are durable when they return.
-//  3. The pending keys are cleared.
+//  1. The build computes the index snapshot of the version it is about to
+//     commit (index.Snapshot.Apply for incremental builds, an
+//     index.Builder for full ones) and stages it in the generation.
+//  2. One bbolt transaction writes the changed objects, the new baseline,
+//     the new checkpoint, the new store version, and, in the generation's
+//     dirty bucket, the documents it changed. A full build commits its
+//     chunks into a generation nobody reads yet, each with its progress,
+//     then one transaction switches the checkpoint to it.
+//  3. The staged snapshot is promoted (or dropped if the commit failed).
+//     Readers open a store transaction, read its version and take the
+//     snapshot of that version, so a page's objects always belong to the
+//     snapshot that found them.
+//  4. Now and then (after a full build, after enough changed documents, on
+//     close) a background saver writes the generation's index file and
+//     clears the dirty documents it covers.
 //
-// Open replays step 2 for any pending keys, so a kill between steps
-// converges; a kill inside step 1 loses an uncommitted transaction (or
-// resumes a full build from its last chunk).
+// Open loads each generation's index file and re-reads only the dirty
+// documents from the store; a missing, damaged or outdated file is
+// rebuilt from the store. A kill anywhere loses at most an uncommitted
+// transaction (or resumes a full build from its last chunk), and the index
+// always matches the store after the next start.
 package indexer

@@ -114,6 +114,24 @@ func (v *View) Get(key []byte) (*objects.Object, error) {
 	return v.decode(val)
 }
 
+// Lookup returns the object with the encoded key as a page of one object
+// (none when absent), the form searches return.
+func (v *View) Lookup(key []byte) (*Page, error) {
+	p := &Page{}
+	if v.snap.Readable() {
+		if d, ok := v.snap.Lookup(key); ok {
+			p.Keys, p.snap, p.docs, p.Total = [][]byte{key}, v.snap, []uint32{d}, 1
+		}
+		return p, nil
+	}
+	o, err := v.Get(key)
+	if err != nil || o == nil {
+		return p, err
+	}
+	p.Keys, p.objects, p.Total = [][]byte{key}, []*objects.Object{o}, 1
+	return p, nil
+}
+
 // GetMany returns the objects of the keys, in order; nil where absent.
 func (v *View) GetMany(keys [][]byte) ([]*objects.Object, error) {
 	out := make([]*objects.Object, len(keys))
@@ -156,13 +174,39 @@ func (v *View) Scan(after []byte, fn func(key []byte, o *objects.Object) bool) e
 
 // Page is one page of a search: the objects in order, with their keys.
 type Page struct {
-	Keys    [][]byte
-	Objects []*objects.Object
+	Keys [][]byte
 	// Next is the cursor of the next page (query.Search.After); nil on the
 	// last page.
 	Next  []byte
 	Total int64
 	Plan  index.Plan
+
+	// The objects: read from the store, or (snap) rebuilt from the index
+	// when it holds every property's values.
+	objects []*objects.Object
+	snap    *index.Snapshot
+	docs    []uint32
+}
+
+// Len is the number of objects of the page.
+func (p *Page) Len() int { return len(p.Keys) }
+
+// Object returns object j of the page.
+func (p *Page) Object(j int) *objects.Object {
+	if p.snap != nil {
+		return p.snap.Object(p.docs[j])
+	}
+	return p.objects[j]
+}
+
+// FromIndex reports whether the page's objects are read from the index
+// (ReadScalar), not from the store (Object).
+func (p *Page) FromIndex() bool { return p.snap != nil }
+
+// ReadScalar reads property i of object j of a page FromIndex, as
+// index.Snapshot.ReadScalar does.
+func (p *Page) ReadScalar(j, i int, sc *objects.Scalar) {
+	p.snap.ReadScalar(p.docs[j], i, sc)
 }
 
 // Search returns one page of the objects a search matches.
@@ -172,25 +216,19 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 		return nil, err
 	}
 	p := &Page{Next: res.Next, Total: res.Total, Plan: res.Plan, Keys: make([][]byte, len(res.Docs))}
+	v.snap.Prefetch(res.Docs)
 	for i, d := range res.Docs {
 		p.Keys[i] = v.snap.Key(d)
 	}
 	// The index holds the values of most types: no store lookups then.
 	if v.snap.Readable() {
-		n := len(v.snap.Type().Properties)
-		objs := make([]objects.Object, len(res.Docs))
-		vals := make([]any, n*len(res.Docs))
-		p.Objects = make([]*objects.Object, len(res.Docs))
-		for i, d := range res.Docs {
-			objs[i].Values = v.snap.Values(d, vals[i*n:(i+1)*n:(i+1)*n])
-			p.Objects[i] = &objs[i]
-		}
+		p.snap, p.docs = v.snap, res.Docs
 		return p, nil
 	}
-	if p.Objects, err = v.GetMany(p.Keys); err != nil {
+	if p.objects, err = v.GetMany(p.Keys); err != nil {
 		return nil, err
 	}
-	for i, o := range p.Objects {
+	for i, o := range p.objects {
 		if o == nil {
 			return nil, fmt.Errorf("object type %s: the index holds key %x, the store does not", v.cp.Type.APIName, p.Keys[i])
 		}

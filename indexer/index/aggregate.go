@@ -86,6 +86,7 @@ func (s *Snapshot) Aggregate(ctx context.Context, q *query.Aggregate, load Loade
 		return nil, err
 	}
 	x := &exec{ctx: ctx, s: s, n: float64(s.alive.GetCardinality())}
+	defer x.release()
 	root, err := (&compiler{s: s, limits: q.Limits}).compile(q.Filter)
 	if err != nil {
 		return nil, err

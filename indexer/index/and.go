@@ -67,13 +67,13 @@ func (n *andNode) tcost() float64 {
 }
 
 // setOf returns the precomputed set of a kid, and whether it is negated.
-func setOf(k node) (*roaring.Bitmap, bool, bool) {
+func setOf(k node) (*setNode, bool, bool) {
 	switch x := k.(type) {
 	case *setNode:
-		return x.bm, false, true
+		return x, false, true
 	case *notNode:
 		if s, ok := x.kid.(*setNode); ok {
-			return s.bm, true, true
+			return s, true, true
 		}
 	}
 	return nil, false, false
@@ -149,9 +149,11 @@ func (n *andNode) bitmap(x *exec) (*roaring.Bitmap, error) {
 	return bm, err
 }
 
-// useDense reports whether the intersection is cheaper as dense bitsets:
-// when its sets are large (a dense AND costs a word per 64 documents,
-// whatever the sets hold) or ranges must be intersected.
+// useDense reports whether the intersection is cheaper as dense bitsets.
+// Roaring intersects its bitmap containers (sets denser than 1/16) by
+// words, but its array containers element by element at a few ns each; a
+// dense bitset costs a word per 64 documents to clear and intersect,
+// whatever the sets hold, plus a bit set per element of an array.
 func (n *andNode) useDense() bool {
 	words := math.Max(float64(n.s.maxDoc)/64, 1)
 	sets, others := n.plan()
@@ -160,8 +162,14 @@ func (n *andNode) useDense() bool {
 	}
 	denseCost, sparseCost := 0.0, 0.0
 	for _, k := range sets {
-		denseCost += words
-		sparseCost += k.est() / 4
+		card := k.est()
+		if card*16 < float64(n.s.maxDoc) {
+			sparseCost += card * 3
+			denseCost += 2*words + card
+		} else {
+			sparseCost += 2 * words
+			denseCost += 3 * words
+		}
 	}
 	for _, k := range others {
 		if _, ok := k.(*runsNode); ok {
@@ -179,17 +187,17 @@ func (n *andNode) dense(x *exec) (dense, error) {
 	sets, others := n.plan()
 	var w dense
 	for _, k := range sets {
-		bm, neg, _ := setOf(k)
+		s, neg, _ := setOf(k)
 		switch {
 		case w == nil && !neg:
-			w = x.denseOf(bm)
+			w = x.setDense(s)
 		case w == nil:
-			w = x.denseOf(n.s.alive)
-			w.andNot(x.denseOf(bm))
+			w = x.aliveDense()
+			w.andNot(x.setView(s))
 		case neg:
-			w.andNot(x.denseOf(bm))
+			w.andNot(x.setView(s))
 		default:
-			w.and(x.denseOf(bm))
+			w.and(x.setView(s))
 		}
 	}
 	for _, k := range others {
@@ -220,7 +228,7 @@ func (n *andNode) dense(x *exec) (dense, error) {
 		w.and(x.denseOf(bm))
 	}
 	if w == nil {
-		w = x.denseOf(n.s.alive)
+		w = x.aliveDense()
 	}
 	return w, x.ctx.Err()
 }
@@ -231,7 +239,8 @@ func (n *andNode) eval(x *exec, countOnly bool) (*roaring.Bitmap, int64, error) 
 	sets, others := n.plan()
 	var base *roaring.Bitmap
 	for i, k := range sets {
-		bm, neg, _ := setOf(k)
+		s, neg, _ := setOf(k)
+		bm := s.bm
 		last := countOnly && i == len(sets)-1 && len(others) == 0
 		switch {
 		case base == nil && !neg:

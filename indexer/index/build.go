@@ -31,7 +31,7 @@ type propBuilder struct {
 
 // NewBuilder starts an empty snapshot of type t.
 func NewBuilder(t *objects.Type) *Builder {
-	s := &Snapshot{typ: t, alive: roaring.New(), keys: &keyColumn{}}
+	s := &Snapshot{typ: t, alive: roaring.New(), keys: &keyColumn{}, bitsets: &sync.Pool{}}
 	b := &Builder{s: s}
 	for i, p := range t.Properties {
 		pi := &propIndex{p: p, pos: i, et: p.Type.Primitive(), list: p.Type.Kind == objects.KindList, nulls: roaring.New()}

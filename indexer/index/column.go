@@ -51,6 +51,23 @@ func (c *column) get(d uint32) vkey {
 	return vkey{pre: ch.pre[o], exact: ch.exactAt(o)}
 }
 
+// touch reads the entries of docs (see Snapshot.Prefetch).
+func (c *column) touch(docs []uint32) uint64 {
+	var x uint64
+	for _, d := range docs {
+		i := int(d >> chunkShift)
+		if i >= len(c.chunks) {
+			continue
+		}
+		ch, o := c.chunks[i], d&chunkMask
+		x += ch.pre[o]
+		if ch.exact != nil {
+			x += ch.exact.touch(int(o))
+		}
+	}
+	return x
+}
+
 // set writes one value in place and returns it as stored (its exact part
 // copied); only builders call it, on chunks no reader sees, and freeze
 // packs them afterwards.

@@ -12,7 +12,43 @@ import (
 // bits in document order.
 type dense []uint64
 
-func newDense(maxDoc uint32) dense { return make(dense, (maxDoc+63)/64) }
+// dense returns a zeroed bitset over the snapshot's documents. At a
+// million documents a bitset is 128 KiB, and a query makes a few: they
+// come from the snapshot's pool and go back when the query ends (release).
+func (x *exec) dense() dense {
+	w := x.buffer()
+	clear(w)
+	return w
+}
+
+// denseCopy is a copy of v the query may modify.
+func (x *exec) denseCopy(v dense) dense {
+	w := x.buffer()
+	clear(w[copy(w, v):])
+	return w
+}
+
+// buffer is a bitset of the query with any content.
+func (x *exec) buffer() dense {
+	n := int(x.s.maxDoc+63) / 64
+	if p, _ := x.s.bitsets.Get().(*dense); p != nil && cap(*p) >= n {
+		w := (*p)[:n]
+		x.bufs = append(x.bufs, w)
+		return w
+	}
+	w := make(dense, n)
+	x.bufs = append(x.bufs, w)
+	return w
+}
+
+// release gives the query's bitsets back. Nothing built on them (bitmaps
+// made by FromDense alias them) may outlive the query.
+func (x *exec) release() {
+	for _, w := range x.bufs {
+		x.s.bitsets.Put(&w)
+	}
+	x.bufs = nil
+}
 
 func (w dense) has(d uint32) bool {
 	i := d >> 6
@@ -48,7 +84,7 @@ func (o *order) eachBlock(lo, hi int, fn func(docs []uint32) bool) {
 
 // denseRuns is the documents of runs of an order as a dense bitset.
 func (x *exec) denseRuns(o *order, runs []run) dense {
-	w := newDense(x.s.maxDoc)
+	w := x.dense()
 	for _, r := range runs {
 		o.eachBlock(r.lo, r.hi, func(docs []uint32) bool {
 			for _, d := range docs {
@@ -111,9 +147,34 @@ func filterIn(bm *roaring.Bitmap, w dense) *roaring.Bitmap {
 
 // denseOf is a bitmap as a dense bitset.
 func (x *exec) denseOf(bm *roaring.Bitmap) dense {
-	w := newDense(x.s.maxDoc)
+	w := x.dense()
 	bm.WriteDenseTo(w)
 	return w
+}
+
+// setDense is the documents of a set as a dense bitset the query may
+// modify.
+func (x *exec) setDense(k *setNode) dense {
+	if k.w == nil {
+		return x.denseOf(k.bm)
+	}
+	return x.denseCopy(k.w)
+}
+
+// setView is the documents of a set as a dense bitset to read only.
+func (x *exec) setView(k *setNode) dense {
+	if k.w != nil {
+		return k.w
+	}
+	return x.denseOf(k.bm)
+}
+
+// aliveDense is the alive documents as a dense bitset the query may
+// modify (the start of every negation).
+func (x *exec) aliveDense() dense {
+	s := x.s
+	s.aliveOnce.Do(func() { s.aliveW = make(dense, (s.maxDoc+63)/64); s.alive.WriteDenseTo(s.aliveW) })
+	return x.denseCopy(s.aliveW)
 }
 
 func (w dense) and(v dense) {
@@ -159,15 +220,18 @@ func (w dense) keep(test func(uint32) bool) {
 
 // denseNode returns the matches of n as a dense bitset when that is
 // cheap to compute and worth it: n is large (testing a bit beats a bitmap
-// lookup, counting is a popcount) and made of sets and ranges.
-func (x *exec) denseNode(n node) (dense, bool, error) {
+// lookup, counting is a popcount) and made of sets and ranges. With force,
+// intersections of sets are made dense even when roaring would intersect
+// them faster: a walk bounded by a range tests and counts along that range
+// with the bitset.
+func (x *exec) denseNode(n node, force bool) (dense, bool, error) {
 	words := float64(x.s.maxDoc) / 64
 	if x.sparse {
 		return nil, false, nil
 	}
 	switch k := n.(type) {
 	case *andNode:
-		if !k.useDense() {
+		if !k.useDense() && !(force && k.est() >= words/4) {
 			return nil, false, nil
 		}
 		w, err := k.dense(x)
@@ -176,13 +240,13 @@ func (x *exec) denseNode(n node) (dense, bool, error) {
 		if k.bm == nil || k.est() < words {
 			return nil, false, nil
 		}
-		return x.denseOf(k.bm), true, nil
+		return x.setDense(k), true, nil
 	case allNode:
 		return nil, false, nil
 	case *notNode:
 		if s, ok := k.kid.(*setNode); ok && s.bm != nil {
-			w := x.denseOf(x.s.alive)
-			w.andNot(x.denseOf(s.bm))
+			w := x.aliveDense()
+			w.andNot(x.setView(s))
 			return w, true, nil
 		}
 	case *runsNode:
@@ -195,7 +259,7 @@ func (x *exec) denseNode(n node) (dense, bool, error) {
 		}
 		var w dense
 		for _, kid := range k.kids {
-			kw, ok, err := x.denseNode(kid)
+			kw, ok, err := x.denseNode(kid, force)
 			if err != nil {
 				return nil, false, err
 			}

@@ -3,6 +3,8 @@ package index
 import (
 	"encoding/binary"
 	"maps"
+	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -16,6 +18,40 @@ const dictMax = 1024
 
 type dict struct {
 	m map[string]*roaring.Bitmap // dictKey -> documents
+	// dense holds the dense bitsets of the values that hold many documents,
+	// made when a query first needs one (denseOf). A dict is immutable, so
+	// they stay right for as long as it is used.
+	dense  sync.Map // *roaring.Bitmap -> dense
+	ndense atomic.Int32
+}
+
+// maxDense bounds the dense bitsets a dict keeps, of maxDoc/8 bytes each:
+// a million documents and the 8 values of a keyword, 1 MiB.
+const maxDense = 64
+
+// denseOf returns a bitmap of d as a dense bitset to read, never to
+// modify, or nil when it holds less than one document in 64 (its bitset
+// would then be larger than the bitmap for little gain). Equality filters
+// on keywords and booleans are the most common sets, and the dense form
+// makes both their intersections (words) and their tests (one bit) cheap
+// without copying the bitmap into a bitset on every query.
+func (d *dict) denseOf(bm *roaring.Bitmap, maxDoc uint32) dense {
+	if bm.GetCardinality()*64 < uint64(maxDoc) {
+		return nil
+	}
+	if w, ok := d.dense.Load(bm); ok {
+		return w.(dense)
+	}
+	if d.ndense.Load() >= maxDense {
+		return nil
+	}
+	w := make(dense, (maxDoc+63)/64)
+	bm.WriteDenseTo(w)
+	if prev, loaded := d.dense.LoadOrStore(bm, w); loaded {
+		return prev.(dense)
+	}
+	d.ndense.Add(1)
+	return w
 }
 
 // dictKey identifies a value in a dict.

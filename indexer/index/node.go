@@ -40,7 +40,8 @@ type exec struct {
 	s      *Snapshot
 	n      float64 // alive documents
 	steps  int
-	sparse bool // never use dense bitsets (tests compare both ways)
+	sparse bool    // never use dense bitsets (tests compare both ways)
+	bufs   []dense // bitsets to give back when the query ends
 }
 
 // tick checks for cancellation every so often in long loops.
@@ -89,7 +90,9 @@ func isAll(n node) bool { _, ok := n.(allNode); return ok }
 // bits.
 type setNode struct {
 	bm *roaring.Bitmap
-	w  dense
+	// w is the documents as a dense bitset, never modified: the only form
+	// when bm is nil, else the one a dict keeps of a large bitmap.
+	w dense
 }
 
 func noneNode() node { return &setNode{bm: roaring.New()} }

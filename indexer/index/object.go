@@ -1,6 +1,10 @@
 package index
 
-import "github.com/ontoindex/ontoindex/objects"
+import (
+	"time"
+
+	"github.com/ontoindex/ontoindex/objects"
+)
 
 // Readable reports whether Object can rebuild the objects of the
 // snapshot from its columns: when every property is a scalar the index
@@ -32,4 +36,56 @@ func (s *Snapshot) Values(d uint32, vals []any) []any {
 		}
 	}
 	return vals
+}
+
+// Scalar is the value of property i of a document, without boxing it;
+// Readable must be true.
+func (s *Snapshot) Scalar(d uint32, i int) objects.Scalar {
+	var sc objects.Scalar
+	s.ReadScalar(d, i, &sc)
+	return sc
+}
+
+// ReadScalar is Scalar for loops that read many values into one Scalar:
+// it sets sc.Null and, unless null, the field the property's kind uses,
+// and leaves the other fields as they were. (A Scalar is 80 bytes, and
+// rendering a page reads a thousand.)
+func (s *Snapshot) ReadScalar(d uint32, i int, sc *objects.Scalar) {
+	pi := s.props[i]
+	if sc.Null = pi.nulls.Contains(d); sc.Null {
+		return
+	}
+	vk := pi.col.get(d)
+	switch pi.et.Kind {
+	case objects.KindBoolean:
+		sc.Int = int64(vk.pre)
+	case objects.KindInteger, objects.KindLong, objects.KindDate, objects.KindTime:
+		sc.Int = int64(vk.pre ^ signBit)
+	case objects.KindFloat, objects.KindDouble:
+		sc.Float = floatOfKey(vk.pre)
+	case objects.KindString:
+		sc.Str = vk.exact
+	case objects.KindTimestamp, objects.KindTimestampTZ:
+		sc.Time = valueOf(pi.et, vk).(time.Time)
+	default:
+		sc.Other = valueOf(pi.et, vk)
+	}
+}
+
+// Prefetch reads ahead the column entries and keys of docs, the page a
+// caller is about to read with Key and Scalar. Loads that do not depend on
+// each other run in parallel in the memory system, and a page's documents
+// are scattered over columns far larger than the caches: reading each
+// object's values in turn waits for a dozen misses one after the other,
+// while this pass overlaps them (100 objects of 6 properties at a million
+// documents: 69 µs without, 31 µs with, BenchmarkSnapshot_Values).
+func (s *Snapshot) Prefetch(docs []uint32) {
+	var x uint64
+	for _, pi := range s.props {
+		if pi.col != nil {
+			x += pi.col.touch(docs)
+		}
+	}
+	x += s.keys.touch(docs)
+	s.sink.Add(x)
 }

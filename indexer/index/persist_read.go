@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/ontoindex/ontoindex/objects"
@@ -157,7 +158,7 @@ func Read(r io.Reader, t *objects.Type) (*Snapshot, error) {
 	if m := d.full(len(fileMagic)); d.err != nil || !bytes.Equal(m, fileMagic) {
 		return nil, fmt.Errorf("%w: not an index file", ErrBadFile)
 	}
-	s := &Snapshot{typ: t, keys: &keyColumn{}}
+	s := &Snapshot{typ: t, keys: &keyColumn{}, bitsets: &sync.Pool{}}
 	s.version = d.uvarint()
 	if fp := d.str(); d.err == nil && fp != Fingerprint(t) {
 		return nil, fmt.Errorf("%w: written for another mapping of %s", ErrBadFile, t.APIName)

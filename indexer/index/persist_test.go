@@ -100,6 +100,11 @@ func TestSnapshot_Object(t *testing.T) {
 	}
 	for d, o := range want {
 		got := s.Object(d)
+		for i, p := range typ.Properties {
+			if sv := s.Scalar(d, i).Value(p.Type.Kind); !bytes.Equal(mustEncode(t, sv), mustEncode(t, o.Values[i])) {
+				t.Fatalf("document %d: scalar %s = %v, stored %v", d, p.APIName, sv, o.Values[i])
+			}
+		}
 		a, _ := o.Encode(nil)
 		b, _ := got.Encode(nil)
 		if !bytes.Equal(a, b) {
@@ -109,4 +114,13 @@ func TestSnapshot_Object(t *testing.T) {
 	if mustBuild(t, testType(t), state{}).Readable() {
 		t.Error("a snapshot with arrays claims to be readable")
 	}
+}
+
+func mustEncode(tb testing.TB, v any) []byte {
+	tb.Helper()
+	b, err := objects.AppendValue(nil, v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }

@@ -52,6 +52,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 		return nil, err
 	}
 	x := &exec{ctx: ctx, s: s, n: float64(s.alive.GetCardinality()), sparse: opt.sparse}
+	defer x.release()
 	root, err := (&compiler{s: s, limits: q.Limits}).compile(q.Filter)
 	if err != nil {
 		return nil, err
@@ -72,9 +73,18 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 	pl := s.choose(x, root, so, k, opt.plan)
 	switch pl.plan {
 	case PlanWalk:
+		if set, ok := pl.residual.(*setNode); ok && set.bm != nil && !pl.bounded {
+			// A set tests itself (by its dense bits when a dict keeps
+			// them), and its cardinality is the count.
+			if docs, err = s.walk(x, pl, so, after, k); err != nil {
+				return nil, err
+			}
+			total = int64(set.bm.GetCardinality())
+			break
+		}
 		// A residual that is cheap as a dense bitset is tested by bits,
 		// and counted along the walked range.
-		rw, ok, err := x.denseNode(pl.residual)
+		rw, ok, err := x.denseNode(pl.residual, pl.bounded)
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +105,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 			}
 		}
 	default:
-		if w, ok, err := x.denseNode(root); err != nil {
+		if w, ok, err := x.denseNode(root, false); err != nil {
 			return nil, err
 		} else if ok {
 			total = w.count()
@@ -127,6 +137,7 @@ func (s *Snapshot) Count(ctx context.Context, f *query.Filter, limits query.Limi
 		return 0, err
 	}
 	x := &exec{ctx: ctx, s: s, n: float64(s.alive.GetCardinality())}
+	defer x.release()
 	root, err := (&compiler{s: s, limits: limits}).compile(f)
 	if err != nil {
 		return 0, err

@@ -3,6 +3,8 @@ package index
 import (
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/ontoindex/ontoindex/objects"
@@ -20,6 +22,14 @@ type Snapshot struct {
 	keys    *keyColumn      // document -> encoded primary key
 	pk      *order          // documents by primary key
 	props   []*propIndex    // by property position
+	// bitsets recycles the dense bitsets of queries; shared by the
+	// snapshots of one generation.
+	bitsets *sync.Pool
+	// aliveW is alive as a dense bitset, made on first use.
+	aliveOnce sync.Once
+	aliveW    dense
+	// sink keeps Prefetch's reads from being optimized away.
+	sink atomic.Uint64
 }
 
 // propIndex is what the index holds for one property.
@@ -66,6 +76,19 @@ func (k *keyColumn) set(d uint32, key string) {
 		k.chunks = append(k.chunks, &keyChunk{build: make([]string, chunkDocs)})
 	}
 	k.chunks[i].build[d&chunkMask] = key
+}
+
+// touch reads the keys of docs (see Snapshot.Prefetch).
+func (k *keyColumn) touch(docs []uint32) uint64 {
+	var x uint64
+	for _, d := range docs {
+		if i := int(d >> chunkShift); i < len(k.chunks) {
+			if p := k.chunks[i].packed; p != nil {
+				x += p.touch(int(d & chunkMask))
+			}
+		}
+	}
+	return x
 }
 
 func (k *keyColumn) freeze() {
@@ -124,7 +147,9 @@ func (s *Snapshot) Key(d uint32) []byte { return []byte(s.keys.get(d)) }
 // Lookup returns the document of an encoded primary key.
 func (s *Snapshot) Lookup(key []byte) (uint32, bool) {
 	k := string(key)
-	p := s.pk.search(func(_ uint64, d uint32) bool { return s.keys.get(d) < k })
+	// By (pre, key), the order of pk: the binary search compares the pres
+	// held in the order's blocks and reads keys only on equal pres.
+	p := s.pk.lowerBound(keyTies{s.keys}, vkey{pre: keyPre(k), exact: k}, false)
 	if p < s.pk.len() {
 		if d := s.pk.doc(p); s.keys.get(d) == k {
 			return d, true

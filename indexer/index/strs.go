@@ -35,6 +35,14 @@ func (a *strs) get(i int) string {
 	return unsafe.String(&a.data[lo], int(hi-lo))
 }
 
+// touch reads the first byte of string i, for prefetching.
+func (a *strs) touch(i int) uint64 {
+	if lo := a.off[i]; int(lo) < len(a.data) {
+		return uint64(a.data[lo])
+	}
+	return 0
+}
+
 // unpack returns the strings (aliasing the packed bytes).
 func (a *strs) unpack() []string {
 	out := make([]string, a.len())

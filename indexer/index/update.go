@@ -22,11 +22,10 @@ type Change struct {
 // number of changes. At most one change per document.
 func (s *Snapshot) Apply(changes []Change, version uint64) (*Snapshot, error) {
 	if len(changes) == 0 {
-		n := *s
-		n.version = version
-		return &n, nil
+		return &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive, keys: s.keys,
+			pk: s.pk, props: s.props, bitsets: s.bitsets}, nil
 	}
-	n := &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive.Clone()}
+	n := &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive.Clone(), bitsets: s.bitsets}
 	seen := make(map[uint32]bool, len(changes))
 	keys := map[uint32]string{}
 	var pkRemoved, pkAdded []entry
