@@ -10,11 +10,11 @@ import (
 
 // Stats are the figures of one query on one system.
 type Stats struct {
-	Requests   int     `json:"requests"` // completed without error, in the measured part
-	Errors     int     `json:"errors"`
-	QPS        float64 `json:"qps"`
-	P50Ms      float64 `json:"p50Ms"`
-	P99Ms      float64 `json:"p99Ms"`
+	Requests int     `json:"requests"` // completed without error, in the measured part
+	Errors   int     `json:"errors"`
+	QPS      float64 `json:"qps"`
+	P50Ms    float64 `json:"p50Ms"`
+	P99Ms    float64 `json:"p99Ms"`
 	// ServerCPUus is the server's CPU time per completed request in the
 	// measured part, in microseconds (0: unknown).
 	ServerCPUus float64 `json:"serverCpuUsPerRequest,omitempty"`
