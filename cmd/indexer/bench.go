@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -58,11 +59,15 @@ type benchReport struct {
 	SmallRows         int     `json:"smallRows"` // the same build on a table of rows/10
 	SmallPeakHeapMiB  float64 `json:"smallPeakHeapMiB"`
 	HeapGrowthRatio   float64 `json:"heapGrowthRatio"` // peak heap at rows / peak heap at rows/10
-	IncrementalMs     float64 `json:"incrementalMs"`   // build after a one-row COW edit
+	IncrementalMs     float64 `json:"incrementalMs"`   // build after a one-row COW edit, median of benchEdits
 	IncrementalFiles  int     `json:"incrementalFilesRead"`
 	IncrementalBytes  int64   `json:"incrementalBytesRead"`
 	IncrementalVsFull float64 `json:"incrementalVsFullTimeRatio"`
 }
+
+// benchEdits is how many one-row edits the incremental figure is the
+// median of.
+const benchEdits = 5
 
 func runBenchBuild(ctx context.Context, env *Env, name string, args []string) int {
 	fs := newFlags(env, name, "[--rows N] [--files N] [--dir D] [--json]\n\n"+
@@ -116,7 +121,7 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 	fmt.Fprintf(tw, "full build\t%.2fs\t%.0f objects/s\tpeak heap %.0f MiB, peak RSS %.0f MiB\n", rep.FullSeconds, rep.FullObjectsPerSecond, rep.FullPeakHeapMiB, rep.FullPeakRSSMiB)
 	fmt.Fprintf(tw, "full build / scan time\t%.1fx\t\t\n", rep.FullVsScan)
 	fmt.Fprintf(tw, "peak heap at %d rows / at %d rows\t%.2fx\t\t\n", rep.Rows, rep.SmallRows, rep.HeapGrowthRatio)
-	fmt.Fprintf(tw, "incremental build after a one-row COW edit\t%.0f ms\t%d files, %d bytes read\t%.4fx the full build time\n", rep.IncrementalMs, rep.IncrementalFiles, rep.IncrementalBytes, rep.IncrementalVsFull)
+	fmt.Fprintf(tw, "incremental build after a one-row COW edit (median of %d)\t%.0f ms\t%d files, %d bytes read\t%.4fx the full build time\n", benchEdits, rep.IncrementalMs, rep.IncrementalFiles, rep.IncrementalBytes, rep.IncrementalVsFull)
 	_ = tw.Flush()
 	return exitOK
 }
@@ -168,24 +173,32 @@ func bench(ctx context.Context, env *Env, work string, rows, files int, memProfi
 	rep.FullVsScan = rep.FullSeconds / rep.ScanSeconds
 	rep.HeapGrowthRatio = rep.FullPeakHeapMiB / rep.SmallPeakHeapMiB
 
-	// A one-row copy-on-write edit, then an incremental build.
-	edit, err := benchdata.Records(tbl.Schema(), rows/2, 1, "edited")
-	if err != nil {
-		return nil, err
+	// One-row copy-on-write edits, each followed by an incremental build;
+	// the median, since the first one shares the machine with the index
+	// file the full build left to write.
+	var ms []float64
+	for i := range benchEdits {
+		id := rows/2 + i
+		edit, err := benchdata.Records(tbl.Schema(), id, 1, "edited")
+		if err != nil {
+			return nil, err
+		}
+		if tbl, err = tbl.Overwrite(ctx, edit, nil, table.WithOverwriteFilter(iceberg.EqualTo(iceberg.Reference("id"), int64(id)))); err != nil {
+			return nil, err
+		}
+		edit.Release()
+		inc, err := ix.Build(ctx, "Item", indexer.BuildOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if inc.Kind != indexer.KindIncremental || inc.Upserts != 1 {
+			return nil, fmt.Errorf("incremental build after a one-row edit: %+v", inc)
+		}
+		ms = append(ms, float64(inc.DurationMs))
+		rep.IncrementalFiles, rep.IncrementalBytes = inc.FilesRead, inc.BytesRead
 	}
-	if _, err := tbl.Overwrite(ctx, edit, nil, table.WithOverwriteFilter(iceberg.EqualTo(iceberg.Reference("id"), int64(rows/2)))); err != nil {
-		return nil, err
-	}
-	edit.Release()
-	inc, err := ix.Build(ctx, "Item", indexer.BuildOptions{})
-	if err != nil {
-		return nil, err
-	}
-	if inc.Kind != indexer.KindIncremental || inc.Upserts != 1 {
-		return nil, fmt.Errorf("incremental build after a one-row edit: %+v", inc)
-	}
-	rep.IncrementalMs = float64(inc.DurationMs)
-	rep.IncrementalFiles, rep.IncrementalBytes = inc.FilesRead, inc.BytesRead
+	slices.Sort(ms)
+	rep.IncrementalMs = ms[len(ms)/2]
 	rep.IncrementalVsFull = rep.IncrementalMs / (rep.FullSeconds * 1000)
 	return rep, nil
 }
