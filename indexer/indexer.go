@@ -16,6 +16,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/objects"
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // TableLoader loads the table behind an object type by its reference
@@ -96,7 +97,7 @@ func Open(ctx context.Context, cfg *Config, opts Options) (*Indexer, error) {
 	}
 	db, err := bolt.Open(filepath.Join(dir, "state.db"), 0o644, &bolt.Options{Timeout: 2 * time.Second})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("open %s: the data dir is in use by another indexer process", filepath.Join(dir, "state.db"))
 		}
 		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, "state.db"), err)

@@ -61,14 +61,14 @@ func TestBuild_killed(t *testing.T) {
 		}
 	}
 	cfgPath := filepath.Join(dir, "ontology.yaml")
-	cfgText := fmt.Sprintf(`dataDir: ./data
+	cfgText := `dataDir: ./data
 catalogs:
   warehouse: {type: hadoop, warehouse: ./warehouse}
 build: {chunkRows: 700, batchRows: 500}
 objectTypes:
   - apiName: Item
     table: warehouse.ns.items
-`)
+`
 	if err := os.WriteFile(cfgPath, []byte(cfgText), 0o644); err != nil {
 		t.Fatal(err)
 	}

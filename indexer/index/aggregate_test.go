@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/big"
@@ -439,7 +440,7 @@ keys:
 func compareKeys(g query.Group, ka, kb query.GroupKey) int {
 	switch {
 	case g.Kind == query.FixedWidth:
-		return compareFloat(ka.Start, kb.Start)
+		return cmp.Compare(ka.Start, kb.Start)
 	case g.Kind == query.Ranges:
 		return ka.Range - kb.Range
 	case ka.Value == nil && !ka.IsDefault && (kb.Value != nil || kb.IsDefault):

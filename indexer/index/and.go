@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -98,20 +99,10 @@ func (n *andNode) plan() (sets []node, others []node) {
 			}
 			return -1
 		}
-		return compareFloat(a.est(), b.est())
+		return cmp.Compare(a.est(), b.est())
 	})
-	slices.SortStableFunc(others, func(a, b node) int { return compareFloat(a.est(), b.est()) })
+	slices.SortStableFunc(others, func(a, b node) int { return cmp.Compare(a.est(), b.est()) })
 	return sets, others
-}
-
-func compareFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (n *andNode) mcost() float64 {

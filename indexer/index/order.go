@@ -121,25 +121,20 @@ func (o *order) afterEntry(t ties, v vkey, key string) int {
 
 // forEach calls fn for the documents of positions [from, to) in order,
 // until fn returns false.
-func (o *order) forEach(from, to int, fn func(p int, d uint32) bool) {
+func (o *order) forEach(from, to int, fn func(p int, d uint32) bool) (completed bool) {
 	if from >= to {
-		return
+		return true
 	}
 	bi, j := o.locate(from)
 	for p := from; p < to; bi, j = bi+1, 0 {
 		b := o.blocks[bi]
 		for ; j < len(b.doc) && p < to; j, p = j+1, p+1 {
 			if !fn(p, b.doc[j]) {
-				return
+				return false
 			}
 		}
 	}
-}
-
-// preAt returns the pre at position p.
-func (o *order) preAt(p int) uint64 {
-	bi, j := o.locate(p)
-	return o.blocks[bi].pre[j]
+	return true
 }
 
 // pair is an entry of an order being built: its pre and document; ties

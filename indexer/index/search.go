@@ -284,15 +284,7 @@ func walkDesc(o *order, t ties, lo, hi int, after *position, fn func(int, uint32
 		v := after.vals[0]
 		gs, ge := o.lowerBound(t, v, false), o.lowerBound(t, v, true)
 		from := max(o.afterEntry(t, v, after.key), lo)
-		stopped := false
-		o.forEach(from, min(ge, hi), func(q int, d uint32) bool {
-			if !fn(q, d) {
-				stopped = true
-				return false
-			}
-			return true
-		})
-		if stopped {
+		if !o.forEach(from, min(ge, hi), fn) {
 			return
 		}
 		p = min(p, gs)
@@ -322,18 +314,8 @@ func walkDesc(o *order, t ties, lo, hi int, after *position, fn func(int, uint32
 			if !fn(gs, c.doc()) {
 				return
 			}
-		} else {
-			stopped := false
-			o.forEach(gs, p, func(q int, d uint32) bool {
-				if !fn(q, d) {
-					stopped = true
-					return false
-				}
-				return true
-			})
-			if stopped {
-				return
-			}
+		} else if !o.forEach(gs, p, fn) {
+			return
 		}
 		p = gs
 		if p > lo {

@@ -1,12 +1,6 @@
 package searchbench
 
-import (
-	"bytes"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // CPU time of processes, from Linux's /proc, in seconds; 0 means unknown.
 // Measured around each query's window, it gives the server's CPU per
@@ -17,19 +11,10 @@ import (
 // Linux architecture the project builds for.
 const clockTicks = 100
 
-// procCPUSeconds is the user and system time of a process.
+// procCPUSeconds is the user and system time of a process: fields 14 and
+// 15 of its stat.
 func procCPUSeconds(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// "pid (comm) state ppid ... utime stime": fields 14 and 15; comm may
-	// hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
+	f := statFields(pid)
 	if len(f) < 13 {
 		return 0
 	}
@@ -38,20 +23,5 @@ func procCPUSeconds(pid int) float64 {
 	return (u + s) / clockTicks
 }
 
-// treeCPUSeconds sums the CPU time of pid and its children (PostgreSQL's
-// postmaster and its backends).
-func treeCPUSeconds(pid int) float64 {
-	total := procCPUSeconds(pid)
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return total
-	}
-	for _, e := range ents {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil || parentPID(child) != pid {
-			continue
-		}
-		total += procCPUSeconds(child)
-	}
-	return total
-}
+// treeCPUSeconds sums the CPU time of pid and its children.
+func treeCPUSeconds(pid int) float64 { return sumTree(pid, procCPUSeconds) }

@@ -1,7 +1,6 @@
 package searchbench
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strconv"
@@ -22,37 +21,7 @@ func procStatusMiB(pid int, field string) float64 {
 // buffers) the sum of RSS would count the shared buffers once per process;
 // PSS splits shared pages among the processes that map them.
 func treePSSMiB(pid int) float64 {
-	total := kbField(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:")
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return total
-	}
-	for _, e := range ents {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil || parentPID(child) != pid {
-			continue
-		}
-		total += kbField(fmt.Sprintf("/proc/%d/smaps_rollup", child), "Pss:")
-	}
-	return total
-}
-
-func parentPID(pid int) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
+	return sumTree(pid, func(pid int) float64 { return kbField(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:") })
 }
 
 // kbField reads a "<name> <n> kB" line of a /proc file, in MiB.
