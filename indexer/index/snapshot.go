@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/ontoindex/ontoindex/objects"
@@ -28,8 +27,6 @@ type Snapshot struct {
 	// aliveW is alive as a dense bitset, made on first use.
 	aliveOnce sync.Once
 	aliveW    dense
-	// sink keeps Prefetch's reads from being optimized away.
-	sink atomic.Uint64
 }
 
 // propIndex is what the index holds for one property.
