@@ -73,13 +73,12 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 	pl := s.choose(x, root, so, k, opt.plan)
 	switch pl.plan {
 	case PlanWalk:
-		if set, ok := pl.residual.(*setNode); ok && set.bm != nil && !pl.bounded {
-			// A set tests itself (by its dense bits when a dict keeps
-			// them), and its cardinality is the count.
+		if c, ok := countInPlace(pl.residual); ok && !pl.bounded {
+			// Counted without materializing: the residual tests itself.
 			if docs, err = s.walk(x, pl, so, after, k); err != nil {
 				return nil, err
 			}
-			total = int64(set.bm.GetCardinality())
+			total = c
 			break
 		}
 		// A residual that is cheap as a dense bitset is tested by bits,
