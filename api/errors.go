@@ -106,7 +106,7 @@ var errorTable = map[string]errorKind{
 	"PropertyFiltersNotSupported": {codeInvalidArgument, "the query type does not apply to the property, or is not supported (geo, vector, interval)"},
 	"InvalidRangeQuery":           {codeInvalidArgument, "a range query on a property that has no order (boolean)"},
 	"WhereClauseTooComplex":       {codeInvalidArgument, "where or object set deeper or larger than the server limits"},
-	"QueryTooExpensive":           {codeInvalidArgument, "the query expands to more index terms than server.maxQueryTerms"},
+	"QueryTooExpensive":           {codeInvalidArgument, "a prefix, wildcard, regex or fuzzy query expands to more terms or values than server.maxQueryTerms"},
 	"MalformedObjectSet":          {codeInvalidArgument, "an object set is malformed (shape, missing keys, rids not of this server)"},
 	"UnsupportedObjectSet":        {codeInvalidArgument, "object set kind not supported (searchAround, reference, ...) or of several object types"},
 

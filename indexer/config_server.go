@@ -34,8 +34,8 @@ type ServerConfig struct {
 	// MaxWhereClauses bounds the number of clauses (nodes) of one where
 	// clause or object set, and the values of in queries and static sets.
 	MaxWhereClauses int `yaml:"maxWhereClauses" json:"maxWhereClauses"`
-	// MaxQueryTerms bounds the index terms one search may expand to
-	// (prefix, wildcard, regex, fuzzy and range queries).
+	// MaxQueryTerms bounds the terms or distinct values one prefix,
+	// wildcard, regex or fuzzy query may expand to (ranges do not expand).
 	MaxQueryTerms int `yaml:"maxQueryTerms" json:"maxQueryTerms"`
 	// MaxAggregationGroups bounds the groups one aggregation may return.
 	MaxAggregationGroups int `yaml:"maxAggregationGroups" json:"maxAggregationGroups"`
