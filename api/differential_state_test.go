@@ -14,10 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
-	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -38,20 +36,9 @@ type dfState struct {
 	byKey map[string]*dfObj
 }
 
-// dfAnalyzer is the definition of terms: Unicode word boundaries, then
-// lowercase (what the index's text analyzer is documented to do).
-var dfAnalyzer analysis.Analyzer = &analysis.DefaultAnalyzer{
-	Tokenizer:    unicode.NewUnicodeTokenizer(),
-	TokenFilters: []analysis.TokenFilter{lowercase.NewLowerCaseFilter()},
-}
-
-func dfTerms(s string) []string {
-	var out []string
-	for _, tok := range dfAnalyzer.Analyze([]byte(s)) {
-		out = append(out, string(tok.Term))
-	}
-	return out
-}
+// dfTerms is the definition of terms, query.Analyze (tested against its
+// documented rules in package query): api imports no analyzer of its own.
+func dfTerms(s string) []string { return query.Analyze(s) }
 
 // dfElems lists the non-null elements of a value (a scalar is one).
 func dfElems(v any) []any {
