@@ -303,10 +303,7 @@ func randAggregate(r *rand.Rand, t *objects.Type, want state, keys map[uint32][]
 func TestSnapshot_Aggregate(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	typ := testType(t)
-	want := state{}
-	for i := range 1500 {
-		want[uint32(i)] = randObject(r, int64(i))
-	}
+	want := randState(r, 1500)
 	s := mustBuild(t, typ, want)
 	keys := map[uint32][]byte{}
 	for d, o := range want {

@@ -45,6 +45,15 @@ var (
 	testCities = []string{"Amsterdam", "Berlin", "Cairo", "Delhi", "amsterdam", "", "Zürich", "Oslo"}
 )
 
+// randState returns n random objects, document i with key i.
+func randState(r *rand.Rand, n int) state {
+	want := state{}
+	for i := range n {
+		want[uint32(i)] = randObject(r, int64(i))
+	}
+	return want
+}
+
 // randObject returns a random object with primary key id.
 func randObject(r *rand.Rand, id int64) *objects.Object {
 	null := func() bool { return r.IntN(8) == 0 }

@@ -15,10 +15,7 @@ import (
 func TestSnapshot_WriteTo(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	typ := testType(t)
-	want := state{}
-	for i := range 5000 {
-		want[uint32(i)] = randObject(r, int64(i))
-	}
+	want := randState(r, 5000)
 	s := mustBuild(t, typ, want)
 	var changes []Change
 	for d := range want {

@@ -173,10 +173,7 @@ func pageAll(tb testing.TB, s *Snapshot, q query.Search, opt searchOptions) ([]u
 func TestSnapshot_Search(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	typ := testType(t)
-	want := state{}
-	for i := range 2500 {
-		want[uint32(i)] = randObject(r, int64(i))
-	}
+	want := randState(r, 2500)
 	s := mustBuild(t, typ, want)
 	// Rewrite a third of the objects and delete some, so that the
 	// structures searched are updated ones.

@@ -14,10 +14,7 @@ func TestSnapshot_Apply(t *testing.T) {
 		t.Run("", func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(size), 7))
 			typ := testType(t)
-			want := state{}
-			for i := range size {
-				want[uint32(i)] = randObject(r, int64(i))
-			}
+			want := randState(r, size)
 			s := mustBuild(t, typ, want)
 			verify(t, s, want)
 			nextID := int64(size)
