@@ -236,11 +236,6 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 	return p, nil
 }
 
-// CountWhere returns the number of objects a filter matches.
-func (v *View) CountWhere(ctx context.Context, f *query.Filter, limits query.Limits) (int64, error) {
-	return v.snap.Count(ctx, f, limits)
-}
-
 // Aggregate computes an aggregation over the objects a filter matches.
 func (v *View) Aggregate(ctx context.Context, q *query.Aggregate) (*query.AggregateResult, error) {
 	return v.snap.Aggregate(ctx, q, func(docs []uint32) ([]*objects.Object, error) {

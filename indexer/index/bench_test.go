@@ -130,6 +130,7 @@ func BenchmarkSnapshot_Values(b *testing.B) {
 	for _, prefetch := range []bool{false, true} {
 		b.Run(fmt.Sprintf("prefetch=%v", prefetch), func(b *testing.B) {
 			var n int
+			var sc objects.Scalar // reused, as the renderer does
 			for b.Loop() {
 				for j := range docs {
 					docs[j] = uint32(r.IntN(*benchRows))
@@ -139,7 +140,7 @@ func BenchmarkSnapshot_Values(b *testing.B) {
 				}
 				for _, d := range docs {
 					for i := range s.props {
-						sc := s.Scalar(d, i)
+						s.ReadScalar(d, i, &sc)
 						n += len(sc.Str) // reads the header; the bytes are read below
 						if sc.Str != "" {
 							n += int(sc.Str[0])

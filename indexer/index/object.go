@@ -39,18 +39,11 @@ func (s *Snapshot) Values(d uint32, vals []any) []any {
 	return vals
 }
 
-// Scalar is the value of property i of a document, without boxing it;
-// Readable must be true.
-func (s *Snapshot) Scalar(d uint32, i int) objects.Scalar {
-	var sc objects.Scalar
-	s.ReadScalar(d, i, &sc)
-	return sc
-}
-
-// ReadScalar is Scalar for loops that read many values into one Scalar:
-// it sets sc.Null and, unless null, the field the property's kind uses,
-// and leaves the other fields as they were. (A Scalar is 80 bytes, and
-// rendering a page reads a thousand.)
+// ReadScalar reads the value of property i of a document into sc without
+// boxing it; Readable must be true. It sets sc.Null and, unless null, the
+// field the property's kind uses, and leaves the other fields as they
+// were, so that a loop reuses one Scalar (80 bytes; rendering a page reads
+// a thousand).
 func (s *Snapshot) ReadScalar(d uint32, i int, sc *objects.Scalar) {
 	pi := s.props[i]
 	if sc.Null = pi.nulls.Contains(d); sc.Null {

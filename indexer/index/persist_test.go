@@ -98,7 +98,9 @@ func TestSnapshot_Object(t *testing.T) {
 	for d, o := range want {
 		got := s.Object(d)
 		for i, p := range typ.Properties {
-			if sv := s.Scalar(d, i).Value(p.Type.Kind); !bytes.Equal(mustEncode(t, sv), mustEncode(t, o.Values[i])) {
+			var sc objects.Scalar
+			s.ReadScalar(d, i, &sc)
+			if sv := sc.Value(p.Type.Kind); !bytes.Equal(mustEncode(t, sv), mustEncode(t, o.Values[i])) {
 				t.Fatalf("document %d: scalar %s = %v, stored %v", d, p.APIName, sv, o.Values[i])
 			}
 		}

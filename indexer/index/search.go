@@ -130,20 +130,6 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 	return res, nil
 }
 
-// Count returns the number of objects a filter matches.
-func (s *Snapshot) Count(ctx context.Context, f *query.Filter, limits query.Limits) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	x := &exec{ctx: ctx, s: s, n: float64(s.alive.GetCardinality())}
-	defer x.release()
-	root, err := (&compiler{s: s, limits: limits}).compile(f)
-	if err != nil {
-		return 0, err
-	}
-	return x.countNode(root)
-}
-
 // walkPlan is a chosen plan; for walks, the order walked, the part of
 // it the filter allows, and what is left to test.
 type walkPlan struct {

@@ -155,12 +155,6 @@ func (s *Snapshot) Lookup(key []byte) (uint32, bool) {
 	return 0, false
 }
 
-// Docs calls fn for every document in primary-key order until it returns
-// false.
-func (s *Snapshot) Docs(fn func(d uint32) bool) {
-	s.pk.forEach(0, s.pk.len(), func(_ int, d uint32) bool { return fn(d) })
-}
-
 // propTies breaks ties in the order of one property.
 type propTies struct {
 	col  *column
