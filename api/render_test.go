@@ -117,3 +117,9 @@ func TestRenderer_appendObject(t *testing.T) {
 		}
 	}
 }
+
+// objectRID is the rid of an object as the wire defines it: its type and
+// search document id (the renderer writes it without building a string).
+func objectRID(t *objects.Type, key []byte) string {
+	return objectRIDPrefix + t.APIName + "." + objects.DocID(key)
+}

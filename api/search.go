@@ -173,11 +173,6 @@ func parseSelectV2(raw []json.RawMessage) ([]string, error) {
 	return names, nil
 }
 
-// objectRID is the rid of an object: its type and search document id.
-func objectRID(t *objects.Type, key []byte) string {
-	return objectRIDPrefix + t.APIName + "." + objects.DocID(key)
-}
-
 // searchSpec is one page request over one view.
 type searchSpec struct {
 	where      *query.Filter
