@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -319,10 +318,6 @@ func (s *Server) aggregate(ctx context.Context, v *indexer.View, f *query.Filter
 	}
 	res, err := v.Aggregate(ctx, q)
 	if err != nil {
-		var tg *query.TooManyGroupsError
-		if errors.As(err, &tg) {
-			return nil, apiErr("AggregationGroupCountExceededLimit", map[string]any{"groupsCount": tg.Groups, "groupsLimit": tg.Limit})
-		}
 		return nil, err
 	}
 	resp := &aggregateResponse{Accuracy: "ACCURATE", Data: make([]aggregateItem, 0, len(res.Groups))}

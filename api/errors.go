@@ -160,6 +160,7 @@ func toAPIError(ctx context.Context, err error) *Error {
 	var ae *Error
 	var mbe *http.MaxBytesError
 	var te *query.TooExpensiveError
+	var tg *query.TooManyGroupsError
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -171,6 +172,8 @@ func toAPIError(ctx context.Context, err error) *Error {
 		return apiErr("ObjectTypeNotSynced", nil)
 	case errors.As(err, &te):
 		return &Error{Name: "QueryTooExpensive", Params: map[string]any{"property": te.Property, "propertyFilter": te.Op.String(), "reason": te.Reason}, cause: err}
+	case errors.As(err, &tg):
+		return &Error{Name: "AggregationGroupCountExceededLimit", Params: map[string]any{"groupsCount": tg.Groups, "groupsLimit": tg.Limit}, cause: err}
 	}
 	return internalErr(err)
 }
