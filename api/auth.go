@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/api/serverconfig"
 )
 
 // Principal is who a request runs as: a configured token, or the
@@ -44,7 +44,7 @@ type authenticator struct {
 	tokens []authToken
 }
 
-func newAuthenticator(cfg indexer.AuthConfig) (*authenticator, error) {
+func newAuthenticator(cfg serverconfig.Auth) (*authenticator, error) {
 	a := &authenticator{}
 	for i, t := range cfg.Tokens {
 		d, err := t.Digest()

@@ -9,23 +9,25 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
 // configEngine is an Engine with a config and nothing to read.
-type configEngine struct{ cfg *indexer.Config }
+type configEngine struct{ cfg *config.Config }
 
-func (e configEngine) Config() *indexer.Config { return e.cfg }
-func (e configEngine) Types() []string         { return nil }
+func (e configEngine) Config() *config.Config { return e.cfg }
+func (e configEngine) Types() []string        { return nil }
 func (e configEngine) ObjectType(context.Context, string) (*objects.Type, error) {
 	return nil, indexer.ErrUnknownType
 }
 func (e configEngine) View(string) (*indexer.View, error) { return nil, errors.New("no views") }
 
 func TestServer_requireAdmin(t *testing.T) {
-	cfg := indexer.DefaultConfig()
-	cfg.Auth.Tokens = []indexer.TokenConfig{
+	cfg := config.Default()
+	cfg.Auth.Tokens = []serverconfig.Token{
 		{Name: "app", Token: "app-token-0123", ObjectTypes: []string{"*"}},
 		{Name: "ops", Token: "ops-token-0123", ObjectTypes: []string{"*"}, Admin: true},
 	}

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/ontoindex/ontoindex/api"
+	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 )
 
 func TestAuth(t *testing.T) {
@@ -153,7 +155,7 @@ func TestServer_Serve(t *testing.T) {
 func TestNew_badConfig(t *testing.T) {
 	e := mustEnv(t)
 	cfg := *e.cfg
-	cfg.Auth.Tokens = []indexer.TokenConfig{{Name: "x", SHA256: "zz", ObjectTypes: []string{"*"}}}
+	cfg.Auth.Tokens = []serverconfig.Token{{Name: "x", SHA256: "zz", ObjectTypes: []string{"*"}}}
 	if _, err := api.New(engineWithConfig{e.ix, &cfg}, api.Options{}); err == nil {
 		t.Fatal("bad digest accepted")
 	}
@@ -161,7 +163,7 @@ func TestNew_badConfig(t *testing.T) {
 
 type engineWithConfig struct {
 	*indexer.Indexer
-	cfg *indexer.Config
+	cfg *config.Config
 }
 
-func (e engineWithConfig) Config() *indexer.Config { return e.cfg }
+func (e engineWithConfig) Config() *config.Config { return e.cfg }

@@ -18,7 +18,9 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/api"
+	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -101,14 +103,14 @@ func mustBenchEnv(b *testing.B) (*httptest.Server, string) {
 			b.Fatal(err)
 		}
 	}
-	cfg := indexer.DefaultConfig()
+	cfg := config.Default()
 	cfg.Ontology.APIName = "bench"
 	cfg.DataDir = filepath.Join(dir, "data")
-	cfg.Catalogs = map[string]indexer.CatalogConfig{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": w.Dir}}}
+	cfg.Catalogs = map[string]config.Catalog{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": w.Dir}}}
 	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Item", Table: "warehouse.bench.items", TitleProperty: "name",
 		Properties: map[string]objects.PropertySpec{"id": {Column: "id"}, "name": {Column: "name"}, "category": {Column: "category", Search: objects.SearchKeyword},
 			"price": {Column: "price"}, "qty": {Column: "qty"}, "created": {Column: "created"}, "active": {Column: "active"}}}}
-	cfg.Auth.Tokens = []indexer.TokenConfig{{Name: "bench", Token: appToken, ObjectTypes: []string{"*"}}}
+	cfg.Auth.Tokens = []serverconfig.Token{{Name: "bench", Token: appToken, ObjectTypes: []string{"*"}}}
 	if err := cfg.Validate(); err != nil {
 		b.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/api"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/indexertest"
 )
@@ -86,7 +87,7 @@ type dfDriver struct {
 	scale     int
 	c         *dfClient
 	ix        *indexer.Indexer
-	cfg       *indexer.Config
+	cfg       *config.Config
 	tbl       *dfTable
 	s         *dfState
 	dead      [][]byte // keys of objects earlier states had

@@ -14,6 +14,7 @@ import (
 	"github.com/ontoindex/ontoindex/api"
 	"github.com/ontoindex/ontoindex/api/internal/demo"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 )
 
@@ -32,10 +33,10 @@ func exampleServer() (base string, stop func(), err error) {
 	if err := demo.Create(ctx, w); err != nil {
 		return "", nil, err
 	}
-	cfg := indexer.DefaultConfig()
+	cfg := config.Default()
 	cfg.Ontology.APIName = "demo"
 	cfg.DataDir = filepath.Join(dir, "data")
-	cfg.Catalogs = map[string]indexer.CatalogConfig{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": w.Dir}}}
+	cfg.Catalogs = map[string]config.Catalog{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": w.Dir}}}
 	cfg.ObjectTypes = demo.Specs("warehouse")
 	if err := cfg.Validate(); err != nil {
 		return "", nil, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/api"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/benchdata"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -29,9 +30,9 @@ var handlerEnv = sync.OnceValues(func() (http.Handler, error) {
 	if _, err := benchdata.WriteCustomers(ctx, dir, 1, *handlerRows, 8); err != nil {
 		return nil, err
 	}
-	cfg := indexer.DefaultConfig()
+	cfg := config.Default()
 	cfg.DataDir = filepath.Join(dir, "data")
-	cfg.Catalogs = map[string]indexer.CatalogConfig{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
+	cfg.Catalogs = map[string]config.Catalog{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
 	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Customer", Table: "warehouse." + benchdata.CustomersIdent, TitleProperty: "name",
 		Properties: map[string]objects.PropertySpec{"id": {Column: "id"}, "name": {Column: "name", Search: objects.SearchText},
 			"city": {Column: "city", Search: objects.SearchKeyword}, "balance": {Column: "balance"}, "visits": {Column: "visits"}, "active": {Column: "active"}}}}

@@ -16,7 +16,9 @@ import (
 
 	"github.com/ontoindex/ontoindex/api"
 	"github.com/ontoindex/ontoindex/api/internal/demo"
+	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/indexertest"
 )
@@ -33,7 +35,7 @@ const (
 // Iceberg tables.
 type testEnv struct {
 	ix   *indexer.Indexer
-	cfg  *indexer.Config
+	cfg  *config.Config
 	srv  *httptest.Server
 	api  *api.Server
 	logs *bytes.Buffer
@@ -46,7 +48,7 @@ func sha256Hex(s string) string {
 
 // mustEnv builds the demo warehouse, builds Employee and Assignment, and
 // serves them. edit may change the config before the server starts.
-func mustEnv(tb testing.TB, edit ...func(*indexer.Config)) *testEnv {
+func mustEnv(tb testing.TB, edit ...func(*config.Config)) *testEnv {
 	tb.Helper()
 	ctx := context.Background()
 	w := icebergtest.MustWarehouse(tb)
@@ -58,7 +60,7 @@ func mustEnv(tb testing.TB, edit ...func(*indexer.Config)) *testEnv {
 	cfg.Ontology.RID = "ri.ontology.main.ontology.demo"
 	cfg.Ontology.DisplayName = "Demo"
 	cfg.Ontology.Description = "The demo airline"
-	cfg.Auth.Tokens = []indexer.TokenConfig{
+	cfg.Auth.Tokens = []serverconfig.Token{
 		{Name: "app", Token: appToken, ObjectTypes: []string{"*"}},
 		{Name: "limited", SHA256: sha256Hex(limitedToken), ObjectTypes: []string{"Assignment"}},
 		{Name: "ops", Token: adminToken, ObjectTypes: []string{"*"}, Admin: true},
@@ -216,4 +218,4 @@ func employeeIDs(keep func(r icebergtest.Row) bool) []string {
 	return out
 }
 
-type indexerConfig = indexer.Config
+type indexerConfig = config.Config

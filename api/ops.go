@@ -12,6 +12,7 @@ import (
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -39,7 +40,7 @@ type Daemon interface {
 	StatusOf(name string) (indexer.TypeStatus, error)
 	NotReady() []string
 	Rebuild(name string) error
-	Reload(ctx context.Context, cfg *indexer.Config) (*indexer.ConfigChange, error)
+	Reload(ctx context.Context, cfg *config.Config) (*indexer.ConfigChange, error)
 }
 
 var _ Daemon = (*indexer.Daemon)(nil)
@@ -339,7 +340,7 @@ func (s *Server) Reload(ctx context.Context) (*ReloadResult, error) {
 		return nil, errNoConfigPath
 	}
 	old := s.engine.Config()
-	cfg, err := indexer.LoadConfig(s.ops.cfgPath)
+	cfg, err := config.Load(s.ops.cfgPath)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", indexer.ErrInvalidConfig, err)
 	}

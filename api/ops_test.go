@@ -20,6 +20,7 @@ import (
 	"github.com/ontoindex/ontoindex/api"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/indexertest"
 	"github.com/prometheus/client_golang/prometheus"
@@ -116,7 +117,7 @@ func mustOpsEnv(tb testing.TB, files, perFile int, withDaemon bool) *opsEnv {
 	}
 	e := &opsEnv{w: w, people: people, planes: planes, cfgPath: filepath.Join(tb.TempDir(), "ontology.yaml"), rows: files * perFile, files: files}
 	e.opsConfig(tb, opsTypes)
-	cfg, err := indexer.LoadConfig(e.cfgPath)
+	cfg, err := config.Load(e.cfgPath)
 	if err != nil {
 		tb.Fatal(err)
 	}

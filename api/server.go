@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/objects"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -22,7 +24,7 @@ import (
 type Engine interface {
 	// Config is the config the engine runs with: ontology, object types,
 	// server and auth sections.
-	Config() *indexer.Config
+	Config() *config.Config
 	// Types lists the object types in config order.
 	Types() []string
 	// ObjectType resolves an object type (from its checkpoint, or from its
@@ -54,7 +56,7 @@ type Options struct {
 // Server serves the Ontology API v2 subset over an Engine.
 type Server struct {
 	engine  Engine
-	cfg     indexer.ServerConfig
+	cfg     serverconfig.Server
 	auth    *authenticator
 	log     *slog.Logger
 	handler http.Handler
@@ -153,7 +155,7 @@ func (s *Server) handle(fn func(r *http.Request) (any, error)) http.HandlerFunc 
 // and returns. Without configured tokens it refuses a listener that is not
 // on a loopback address. Serve closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	if s.auth.anonymous() && !indexer.LoopbackAddr(ln.Addr().String()) {
+	if s.auth.anonymous() && !serverconfig.LoopbackAddr(ln.Addr().String()) {
 		_ = ln.Close()
 		return fmt.Errorf("refusing to serve on %s: no auth.tokens are configured, and anonymous access is only allowed on a loopback address (127.0.0.1, ::1, localhost)", ln.Addr())
 	}
@@ -188,7 +190,7 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	if addr == "" {
 		addr = s.cfg.Listen
 	}
-	if s.auth.anonymous() && !indexer.LoopbackAddr(addr) {
+	if s.auth.anonymous() && !serverconfig.LoopbackAddr(addr) {
 		return fmt.Errorf("refusing to listen on %s: no auth.tokens are configured, and anonymous access is only allowed on a loopback address (127.0.0.1, ::1, localhost)", addr)
 	}
 	var lc net.ListenConfig

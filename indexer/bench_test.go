@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/benchdata"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -37,9 +38,9 @@ func BenchmarkIndexer_Build(b *testing.B) {
 		b.ReportMetric(float64(*benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	})
 	b.Run("full", func(b *testing.B) {
-		cfg := indexer.DefaultConfig()
+		cfg := config.Default()
 		cfg.DataDir = b.TempDir()
-		cfg.Catalogs = map[string]indexer.CatalogConfig{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
+		cfg.Catalogs = map[string]config.Catalog{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
 		cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Item", Table: "warehouse." + benchdata.Ident}}
 		if err := cfg.Validate(); err != nil {
 			b.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/cowguard"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/objects"
 	bolt "go.etcd.io/bbolt"
@@ -467,7 +468,7 @@ func (ix *Indexer) fullBuild(ctx context.Context, ts *typeState, tbl *table.Tabl
 	defer w.rollback()
 	w.state, w.chunkRows = bs, ix.Config().Build.ChunkRows
 	if w.chunkRows == 0 {
-		w.chunkRows = DefaultChunkRows
+		w.chunkRows = config.DefaultChunkRows
 	}
 	w.builder = index.NewBuilder(typ)
 	if resume {

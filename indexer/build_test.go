@@ -11,6 +11,7 @@ import (
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/indexertest"
 	"github.com/ontoindex/ontoindex/objects"
@@ -40,7 +41,7 @@ type fixture struct {
 	ctx  context.Context
 	tb   *icebergtest.Table
 	ix   *indexer.Indexer
-	cfg  *indexer.Config
+	cfg  *config.Config
 	name string
 }
 

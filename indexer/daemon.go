@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -101,7 +102,7 @@ func NewDaemon(ix *Indexer, opts DaemonOptions) (*Daemon, error) {
 		opts.Rand = rand.Float64
 	}
 	d := &Daemon{ix: ix, log: opts.Logger, now: opts.Now, rand: opts.Rand, grace: opts.StopGrace,
-		limit: newLimiter(ix.Config().Daemon.withDefaults().MaxConcurrentBuilds), runs: map[string]*typeRun{}}
+		limit: newLimiter(ix.Config().Daemon.WithDefaults().MaxConcurrentBuilds), runs: map[string]*typeRun{}}
 	for _, name := range ix.Types() {
 		d.runs[name] = newRun(name)
 	}
@@ -237,8 +238,8 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 	if err != nil {
 		return time.Hour // removed by a reload that is stopping this loop
 	}
-	dc := d.ix.Config().Daemon.withDefaults()
-	interval := jittered(dc.pollInterval(spec), dc.Jitter, d.rand())
+	dc := d.ix.Config().Daemon.WithDefaults()
+	interval := jittered(dc.TypePollInterval(spec), dc.Jitter, d.rand())
 
 	p, err := d.poll(ctx, r.name)
 	now := d.now()
@@ -308,7 +309,7 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 	return 0
 }
 
-func (d *Daemon) backoff(dc DaemonConfig, n int) time.Duration {
+func (d *Daemon) backoff(dc config.Daemon, n int) time.Duration {
 	return jittered(backoff(dc.RetryBackoff, dc.MaxRetryBackoff, n), dc.Jitter, d.rand())
 }
 
@@ -374,7 +375,7 @@ func (d *Daemon) Refresh(name string) error {
 // theirs is cancelled safely), the indexer switches to the new config, and
 // loops start for changed and added types. The daemon section of the new
 // config applies too.
-func (d *Daemon) Reload(ctx context.Context, cfg *Config) (*ConfigChange, error) {
+func (d *Daemon) Reload(ctx context.Context, cfg *config.Config) (*ConfigChange, error) {
 	d.reloadMu.Lock()
 	defer d.reloadMu.Unlock()
 	ch, _, err := d.ix.prepareReload(ctx, cfg)
@@ -411,7 +412,7 @@ func (d *Daemon) Reload(ctx context.Context, cfg *Config) (*ConfigChange, error)
 		d.runs[name] = r
 		d.startLocked(r)
 	}
-	d.limit.setMax(cfg.Daemon.withDefaults().MaxConcurrentBuilds)
+	d.limit.setMax(cfg.Daemon.WithDefaults().MaxConcurrentBuilds)
 	var unchanged []*typeRun
 	for _, name := range ch.Unchanged {
 		unchanged = append(unchanged, d.runs[name])

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -23,7 +24,7 @@ func ExampleDaemon() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	const path = "ontology.yaml"
-	cfg, err := indexer.LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func ExampleDaemon() {
 	// POST /api/indexer/v1/reload, and SIGHUP: a bad config is rejected
 	// (400 when errors.Is(err, indexer.ErrInvalidConfig)), the old one stays.
 	reload := func() {
-		cfg, err := indexer.LoadConfig(path)
+		cfg, err := config.Load(path)
 		if err == nil {
 			_, err = d.Reload(ctx, cfg)
 		}

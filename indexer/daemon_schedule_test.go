@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 )
 
@@ -222,7 +223,7 @@ func TestDaemonConfig_Validate(t *testing.T) {
 	base := "catalogs: {w: {type: hadoop, warehouse: /tmp/w}}\nobjectTypes: [{apiName: T, table: w.ns.t}]\n"
 	for _, tt := range tests {
 		t.Run(tt.yaml, func(t *testing.T) {
-			cfg, err := ParseConfig([]byte(base+tt.yaml), t.TempDir())
+			cfg, err := config.Parse([]byte(base+tt.yaml), t.TempDir())
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("unexpected error: %v", err)
@@ -232,14 +233,14 @@ func TestDaemonConfig_Validate(t *testing.T) {
 				t.Fatalf("error %q does not name %s", err, tt.want)
 			}
 			if err == nil && strings.Contains(tt.yaml, "pollInterval: 2s") {
-				d := cfg.Daemon.withDefaults()
+				d := cfg.Daemon.WithDefaults()
 				if d.PollInterval != 2*time.Second || d.MaxConcurrentBuilds != 4 || d.RetryBackoff != 500*time.Millisecond || d.MaxRetryBackoff != time.Minute {
 					t.Fatalf("parsed %+v", d)
 				}
 			}
 			if err == nil && tt.yaml == "" {
-				d := cfg.Daemon.withDefaults()
-				if d.PollInterval != DefaultPollInterval || d.MaxConcurrentBuilds != DefaultMaxConcurrentBuilds || d.MaxRetryBackoff != DefaultMaxRetryBackoff {
+				d := cfg.Daemon.WithDefaults()
+				if d.PollInterval != config.DefaultPollInterval || d.MaxConcurrentBuilds != config.DefaultMaxConcurrentBuilds || d.MaxRetryBackoff != config.DefaultMaxRetryBackoff {
 					t.Fatalf("defaults %+v", d)
 				}
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/indexertest"
@@ -80,10 +81,10 @@ func mustOtherWriter(tb testing.TB, w *icebergtest.Warehouse, ident string) *ice
 }
 
 // daemonConfig is a test config that polls and retries quickly.
-func daemonConfig(tb testing.TB, w *icebergtest.Warehouse, specs ...objects.TypeSpec) *indexer.Config {
+func daemonConfig(tb testing.TB, w *icebergtest.Warehouse, specs ...objects.TypeSpec) *config.Config {
 	tb.Helper()
 	cfg := indexertest.Config(tb, w, specs...)
-	cfg.Daemon = indexer.DaemonConfig{PollInterval: 20 * time.Millisecond, RetryBackoff: 20 * time.Millisecond, MaxRetryBackoff: 200 * time.Millisecond}
+	cfg.Daemon = config.Daemon{PollInterval: 20 * time.Millisecond, RetryBackoff: 20 * time.Millisecond, MaxRetryBackoff: 200 * time.Millisecond}
 	return cfg
 }
 
@@ -612,7 +613,7 @@ func TestDaemon_Reload(t *testing.T) {
 	waitStatus(t, d.Daemon, "B", "the first build", upToDate(tb))
 
 	// with returns a copy of cfg with other object types.
-	with := func(specs ...objects.TypeSpec) *indexer.Config {
+	with := func(specs ...objects.TypeSpec) *config.Config {
 		c := *cfg
 		c.ObjectTypes = specs
 		return &c
@@ -629,7 +630,7 @@ func TestDaemon_Reload(t *testing.T) {
 		otherDir.DataDir = t.TempDir()
 		tests := []struct {
 			name string
-			cfg  *indexer.Config
+			cfg  *config.Config
 			want string
 		}{
 			{"unknown column", with(badColumn, specB), "no_such_column"},
@@ -727,7 +728,7 @@ func TestDaemon_Reload(t *testing.T) {
 		td := mustPeople(t, w2, "ns.d", nil, 1, 2)
 		next := with(specA2, specC, specB, objects.TypeSpec{APIName: "D", Table: "second.ns.d"})
 		next.Catalogs = maps.Clone(cfg.Catalogs)
-		next.Catalogs["second"] = indexer.CatalogConfig{Type: "hadoop", Properties: map[string]string{"warehouse": w2.Dir}}
+		next.Catalogs["second"] = config.Catalog{Type: "hadoop", Properties: map[string]string{"warehouse": w2.Dir}}
 		ch, err := d.Reload(ctx, next)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -35,9 +36,9 @@ func Example() {
 	_ = tbl.Append(ctx, customerRows(0, 10))
 	_ = tbl.Append(ctx, customerRows(10, 10))
 
-	cfg := indexer.DefaultConfig()
+	cfg := config.Default()
 	cfg.DataDir = filepath.Join(dir, "data")
-	cfg.Catalogs = map[string]indexer.CatalogConfig{"lake": {Type: "hadoop", Properties: map[string]string{"warehouse": w.Dir}}}
+	cfg.Catalogs = map[string]config.Catalog{"lake": {Type: "hadoop", Properties: map[string]string{"warehouse": w.Dir}}}
 	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Customer", Table: "lake.sales.customers", TitleProperty: "name"}}
 	if err := cfg.Validate(); err != nil {
 		log.Fatal(err)

@@ -8,12 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/objects"
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -45,7 +45,7 @@ type Options struct {
 // Indexer is the engine: it builds object types and serves their objects.
 type Indexer struct {
 	cfgMu sync.RWMutex // guards cfg, which Reload replaces
-	cfg   *Config
+	cfg   *config.Config
 	log   *slog.Logger
 	db    *bolt.DB
 	dir   string
@@ -87,7 +87,7 @@ var (
 )
 
 // Open opens the data directory of cfg and recovers any interrupted build.
-func Open(ctx context.Context, cfg *Config, opts Options) (*Indexer, error) {
+func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -172,8 +172,8 @@ func (ix *Indexer) Close() error {
 	return errors.Join(errs...)
 }
 
-// Config returns the config the indexer was opened with.
-func (ix *Indexer) Config() *Config {
+// config.Config returns the config the indexer was opened with.
+func (ix *Indexer) Config() *config.Config {
 	ix.cfgMu.RLock()
 	defer ix.cfgMu.RUnlock()
 	return ix.cfg
@@ -216,12 +216,15 @@ func (ix *Indexer) loadTable(ctx context.Context, ref string) (*table.Table, err
 	if ix.opts.LoadTable != nil {
 		return ix.opts.LoadTable(ctx, ref)
 	}
-	catName, rest, _ := strings.Cut(ref, ".")
-	cat, err := ix.catalog(ctx, catName)
+	r, err := config.ParseTableRef(ref)
 	if err != nil {
 		return nil, err
 	}
-	return loadFrom(ctx, cat, ref, rest)
+	cat, err := ix.catalog(ctx, r.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	return config.LoadTable(ctx, cat, r)
 }
 
 func (ix *Indexer) catalog(ctx context.Context, name string) (catalog.Catalog, error) {

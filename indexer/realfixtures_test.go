@@ -20,6 +20,7 @@ import (
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/fixtures"
 	"github.com/ontoindex/ontoindex/internal/indexertest"
 	"github.com/ontoindex/ontoindex/objects"
@@ -53,9 +54,9 @@ func fxRef(fx *fixtures.Fixture) string {
 func fxMustIndexer(tb testing.TB, specs ...objects.TypeSpec) *indexer.Indexer {
 	tb.Helper()
 	root := fixtures.Dir(tb)
-	cfg := indexer.DefaultConfig()
+	cfg := config.Default()
 	cfg.DataDir = tb.TempDir()
-	cfg.Catalogs = map[string]indexer.CatalogConfig{"fixtures": {Type: "hadoop", Properties: map[string]string{"warehouse": tb.TempDir()}}}
+	cfg.Catalogs = map[string]config.Catalog{"fixtures": {Type: "hadoop", Properties: map[string]string{"warehouse": tb.TempDir()}}}
 	cfg.ObjectTypes = specs
 	if err := cfg.Validate(); err != nil {
 		tb.Fatal(err)

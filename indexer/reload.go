@@ -7,12 +7,11 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
 
-	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -51,7 +50,7 @@ type reloadState struct {
 // wraps ErrInvalidConfig. Reload waits for running builds of changed and
 // removed types: a caller that can cancel them (the Daemon) should.
 // Callers must not modify cfg afterwards.
-func (ix *Indexer) Reload(ctx context.Context, cfg *Config) (*ConfigChange, error) {
+func (ix *Indexer) Reload(ctx context.Context, cfg *config.Config) (*ConfigChange, error) {
 	ix.rl.mu.Lock()
 	defer ix.rl.mu.Unlock()
 	ch, cats, err := ix.prepareReload(ctx, cfg)
@@ -206,7 +205,7 @@ func (ix *Indexer) closeDetached() []error {
 // prepareReload checks a new config against the current one without
 // changing anything. It returns the change and the names of the catalogs
 // whose config changed or that were removed.
-func (ix *Indexer) prepareReload(ctx context.Context, cfg *Config) (*ConfigChange, map[string]bool, error) {
+func (ix *Indexer) prepareReload(ctx context.Context, cfg *config.Config) (*ConfigChange, map[string]bool, error) {
 	if cfg == nil {
 		return nil, nil, fmt.Errorf("%w: no config", ErrInvalidConfig)
 	}
@@ -220,9 +219,8 @@ func (ix *Indexer) prepareReload(ctx context.Context, cfg *Config) (*ConfigChang
 	}
 	cats := map[string]bool{}
 	for name := range old.Catalogs {
-		op, _ := catalogProps(old, name)
-		np, ok := catalogProps(cfg, name)
-		if !ok || !maps.Equal(op, np) {
+		nc, ok := cfg.Catalogs[name]
+		if !ok || !maps.Equal(old.Catalogs[name].Props(old.Dir), nc.Props(cfg.Dir)) {
 			cats[name] = true
 		}
 	}
@@ -232,7 +230,8 @@ func (ix *Indexer) prepareReload(ctx context.Context, cfg *Config) (*ConfigChang
 	for _, spec := range cfg.ObjectTypes {
 		seen[spec.APIName] = true
 		ts, ok := ix.types[spec.APIName]
-		catName, _, _ := strings.Cut(spec.Table, ".")
+		ref, _ := config.ParseTableRef(spec.Table) // cfg is valid
+		catName := ref.Catalog
 		switch {
 		case !ok:
 			ch.Added = append(ch.Added, spec.APIName)
@@ -277,13 +276,17 @@ func (ix *Indexer) prepareReload(ctx context.Context, cfg *Config) (*ConfigChang
 // reloadLoader loads tables as the new config would: through the cached
 // catalogs when their config is unchanged, else through catalogs opened for
 // the check and closed by the returned function.
-func (ix *Indexer) reloadLoader(cfg *Config, changed map[string]bool) (TableLoader, func()) {
+func (ix *Indexer) reloadLoader(cfg *config.Config, changed map[string]bool) (TableLoader, func()) {
 	if ix.opts.LoadTable != nil {
 		return ix.opts.LoadTable, func() {}
 	}
 	opened := map[string]catalog.Catalog{}
 	load := func(ctx context.Context, ref string) (*table.Table, error) {
-		catName, rest, _ := strings.Cut(ref, ".")
+		r, err := config.ParseTableRef(ref)
+		if err != nil {
+			return nil, err
+		}
+		catName := r.Catalog
 		var cat catalog.Catalog
 		if _, ok := ix.Config().Catalogs[catName]; ok && !changed[catName] {
 			c, err := ix.catalog(ctx, catName)
@@ -300,7 +303,7 @@ func (ix *Indexer) reloadLoader(cfg *Config, changed map[string]bool) (TableLoad
 			}
 			opened[catName], cat = c, c
 		}
-		return loadFrom(ctx, cat, ref, rest)
+		return config.LoadTable(ctx, cat, r)
 	}
 	return load, func() {
 		for _, c := range opened {
@@ -309,24 +312,4 @@ func (ix *Indexer) reloadLoader(cfg *Config, changed map[string]bool) (TableLoad
 			}
 		}
 	}
-}
-
-// catalogProps are the properties a catalog of cfg is opened with (as
-// Config.OpenCatalog assembles them), to tell whether a catalog changed.
-func catalogProps(cfg *Config, name string) (iceberg.Properties, bool) {
-	cc, ok := cfg.Catalogs[name]
-	if !ok {
-		return nil, false
-	}
-	props := iceberg.Properties{}
-	for k, v := range cc.Properties {
-		props[k] = v
-	}
-	if cc.Type != "" {
-		props["type"] = cc.Type
-	}
-	if w, ok := props["warehouse"]; ok && cc.Type == "hadoop" {
-		props["warehouse"] = cfg.Path(w)
-	}
-	return props, true
 }

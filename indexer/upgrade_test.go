@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/internal/benchdata"
 )
@@ -33,7 +34,7 @@ func TestIndexer_upgradeFromLayout2(t *testing.T) {
 	if err := os.WriteFile(cfgPath, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := indexer.LoadConfig(cfgPath)
+	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		t.Fatal(err)
 	}

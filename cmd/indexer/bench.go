@@ -17,6 +17,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/benchdata"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -206,10 +207,10 @@ func bench(ctx context.Context, env *Env, work string, rows, files int, memProfi
 // benchBuild runs a full build of table ns.items in dir; it returns the
 // result, the peak heap and the peak RSS (MiB) during the build.
 func benchBuild(ctx context.Context, dir string, tbl *table.Table, memProfile string) (*indexer.BuildResult, float64, float64, *indexer.Indexer, error) {
-	cfg := indexer.DefaultConfig()
+	cfg := config.Default()
 	cfg.Dir = dir
 	cfg.DataDir = "data"
-	cfg.Catalogs = map[string]indexer.CatalogConfig{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
+	cfg.Catalogs = map[string]config.Catalog{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
 	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Item", Table: "warehouse." + benchdata.Ident, TitleProperty: "name"}}
 	if err := cfg.Validate(); err != nil {
 		return nil, 0, 0, nil, err

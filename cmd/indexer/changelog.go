@@ -7,16 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
+	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/iceberg-go"
-	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/changelog"
-	"github.com/ontoindex/ontoindex/objects"
+	"github.com/ontoindex/ontoindex/indexer/config"
 )
 
 func init() {
@@ -99,7 +97,15 @@ func runChangelog(ctx context.Context, env *Env, args []string) int {
 			return exitFailed
 		}
 		if len(opts.Identifiers) == 0 && (*computeUpdates || *latest) {
-			opts.Identifiers = keyColumns(spec, tbl.Schema())
+			sc := tbl.Schema()
+			t, err := spec.Resolve(changelog.Columns(sc), changelog.IdentifierColumns(sc))
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "indexer changelog: object type %s: %v\n", *typ, err)
+				return exitFailed
+			}
+			for _, i := range t.KeyIndexes() {
+				opts.Identifiers = append(opts.Identifiers, t.Properties[i].Column)
+			}
 		}
 	} else {
 		opts.Table = *tableRef
@@ -140,44 +146,23 @@ func runChangelog(ctx context.Context, env *Env, args []string) int {
 	return exitOK
 }
 
-// catalogTable loads ns.table from a catalog given on the command line.
+// catalogTable loads ns.table from a catalog given on the command line,
+// opened as a config file's catalog would be (a relative warehouse is
+// relative to the working directory).
 func catalogTable(ctx context.Context, typ, warehouse, ref string) (*table.Table, error) {
-	props := iceberg.Properties{"type": typ}
+	cc := config.Catalog{Type: typ, Properties: map[string]string{}}
 	if warehouse != "" {
-		if typ == "hadoop" && !strings.Contains(warehouse, "://") {
-			abs, err := filepath.Abs(warehouse)
-			if err != nil {
-				return nil, err
-			}
-			warehouse = abs
-		}
-		props["warehouse"] = warehouse
+		cc.Properties["warehouse"] = warehouse
 	}
-	cat, err := catalog.Load(ctx, "cli", props)
+	wd, err := os.Getwd()
 	if err != nil {
-		return nil, fmt.Errorf("open %s catalog: %w", typ, err)
+		return nil, err
 	}
-	tbl, err := cat.LoadTable(ctx, catalog.ToIdentifier(strings.Split(ref, ".")...))
+	cat, err := cc.Open(ctx, "cli", wd)
 	if err != nil {
-		return nil, fmt.Errorf("load table %s: %w", ref, err)
+		return nil, err
 	}
-	return tbl, nil
-}
-
-// keyColumns returns the columns of an object type's configured primary
-// key (column names, or property apiNames mapped to their columns); nil
-// when none is configured, so that the table's identifier fields apply.
-func keyColumns(spec *objects.TypeSpec, sc *iceberg.Schema) []string {
-	var cols []string
-	for _, k := range spec.PrimaryKey {
-		if _, ok := sc.FindFieldByName(k); !ok {
-			if p, ok := spec.Properties[k]; ok {
-				k = p.Column
-			}
-		}
-		cols = append(cols, k)
-	}
-	return cols
+	return config.LoadTable(ctx, cat, config.TableRef{Catalog: "cli", Ident: strings.Split(ref, ".")})
 }
 
 // writeJSONL writes one JSON object per row, keys in column order.

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 )
 
@@ -278,7 +279,7 @@ func TestRunChangelog_nextToIndexer(t *testing.T) {
 	// The changelog does not open the data dir, so it runs while an
 	// indexer (a daemon, say) holds it.
 	fx := mustChangelogFixture(t, true, nil)
-	cfg, err := indexer.LoadConfig(fx.config)
+	cfg, err := config.Load(fx.config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 )
 
 // Exit codes.
@@ -95,12 +95,12 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 }
 
 // loadConfig loads --config, reporting errors as usage errors.
-func loadConfig(env *Env, cmd, path string) (*indexer.Config, int, bool) {
+func loadConfig(env *Env, cmd, path string) (*config.Config, int, bool) {
 	if path == "" {
 		fmt.Fprintf(env.Stderr, "indexer %s: --config is required\n", cmd)
 		return nil, exitUsage, false
 	}
-	cfg, err := indexer.LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "indexer %s: %v\n", cmd, err)
 		return nil, exitUsage, false
@@ -109,7 +109,7 @@ func loadConfig(env *Env, cmd, path string) (*indexer.Config, int, bool) {
 }
 
 // checkType validates --type against the config.
-func checkType(env *Env, cmd string, cfg *indexer.Config, name string) bool {
+func checkType(env *Env, cmd string, cfg *config.Config, name string) bool {
 	if name == "" {
 		return true
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/demo"
 )
 
@@ -174,7 +175,7 @@ func demoCurls(base, ontology string) []string {
 // merge-on-read table, build again, and show what the index holds.
 func runDemoOnce(ctx context.Context, env *Env, d *demo.Demo, cfgPath string) int {
 	out := env.Stdout
-	cfg, err := indexer.LoadConfig(d.ConfigPath)
+	cfg, err := config.Load(d.ConfigPath)
 	if err != nil {
 		return demoFailed(env, err)
 	}

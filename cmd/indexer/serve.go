@@ -16,7 +16,9 @@ import (
 	"time"
 
 	"github.com/ontoindex/ontoindex/api"
+	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -87,7 +89,7 @@ type serveOptions struct {
 // serving is a running server, as serveOptions.Started sees it.
 type serving struct {
 	BaseURL string
-	Config  *indexer.Config
+	Config  *config.Config
 	Daemon  *indexer.Daemon // nil with NoDaemon
 }
 
@@ -107,7 +109,7 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 	if o.Listen != "" {
 		addr = o.Listen
 	}
-	if len(cfg.Auth.Tokens) == 0 && !indexer.LoopbackAddr(addr) {
+	if len(cfg.Auth.Tokens) == 0 && !serverconfig.LoopbackAddr(addr) {
 		fmt.Fprintf(env.Stderr, "indexer serve: refusing to listen on %s: no auth.tokens are configured, and anonymous access is only allowed on a loopback address (127.0.0.1, ::1, localhost); configure auth.tokens to serve on other addresses\n", addr)
 		return exitUsage
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/ontoindex/ontoindex/api"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/indexertest"
 	dto "github.com/prometheus/client_model/go"
@@ -125,7 +126,7 @@ auth:
 // snapshot. It returns the types without a checkpoint.
 func (sw *serveWarehouse) match(tb testing.TB, types map[string]string) (unbuilt []string) {
 	tb.Helper()
-	cfg, err := indexer.LoadConfig(sw.cfgPath)
+	cfg, err := config.Load(sw.cfgPath)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -610,7 +611,7 @@ func TestServe_sigterm(t *testing.T) {
 	if unbuilt := sw.match(t, types); len(unbuilt) > 0 {
 		t.Fatalf("%v not built", unbuilt)
 	}
-	cfg, _ := indexer.LoadConfig(sw.cfgPath)
+	cfg, _ := config.Load(sw.cfgPath)
 	ix, err := indexer.Open(ctx, cfg, indexer.Options{})
 	if err != nil {
 		t.Fatal(err)

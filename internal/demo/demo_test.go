@@ -13,7 +13,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/cowguard"
-	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 )
 
 func mustOpen(tb testing.TB, dir string, opts Options) (*Demo, []TableInfo) {
@@ -67,7 +67,7 @@ func TestOpen(t *testing.T) {
 		}
 	})
 	t.Run("config", func(t *testing.T) {
-		cfg, err := indexer.LoadConfig(d.ConfigPath)
+		cfg, err := config.Load(d.ConfigPath)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,17 +6,18 @@ import (
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
 // Config returns a config with one hadoop catalog "warehouse" over w, a
 // data dir in a temporary directory, and the given object types.
-func Config(tb testing.TB, w *icebergtest.Warehouse, specs ...objects.TypeSpec) *indexer.Config {
+func Config(tb testing.TB, w *icebergtest.Warehouse, specs ...objects.TypeSpec) *config.Config {
 	tb.Helper()
-	cfg := indexer.DefaultConfig()
+	cfg := config.Default()
 	cfg.DataDir = tb.TempDir()
-	cfg.Catalogs = map[string]indexer.CatalogConfig{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": w.Dir}}}
+	cfg.Catalogs = map[string]config.Catalog{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": w.Dir}}}
 	cfg.ObjectTypes = specs
 	cfg.Build.ChunkRows = 1000
 	if err := cfg.Validate(); err != nil {
@@ -26,7 +27,7 @@ func Config(tb testing.TB, w *icebergtest.Warehouse, specs ...objects.TypeSpec) 
 }
 
 // Open opens an indexer and closes it when the test ends.
-func Open(tb testing.TB, cfg *indexer.Config) *indexer.Indexer {
+func Open(tb testing.TB, cfg *config.Config) *indexer.Indexer {
 	tb.Helper()
 	ix, err := indexer.Open(context.Background(), cfg, indexer.Options{})
 	if err != nil {

@@ -1,4 +1,4 @@
-package indexer_test
+package serverconfig_test
 
 import (
 	"crypto/sha256"
@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/api/serverconfig"
+	"github.com/ontoindex/ontoindex/indexer/config"
 )
 
 const serverBase = `
@@ -19,12 +20,12 @@ objectTypes:
   - {apiName: Order, table: lake.ns.orders}
 `
 
-func TestConfig_serverDefaults(t *testing.T) {
-	cfg, err := indexer.ParseConfig([]byte(serverBase), t.TempDir())
+func TestValidate_defaults(t *testing.T) {
+	cfg, err := config.Parse([]byte(serverBase), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := indexer.ServerConfig{
+	want := serverconfig.Server{
 		Listen: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, DefaultPageSize: 1000, MaxPageSize: 10000,
 		RequestTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second, MaxWhereDepth: 32, MaxWhereClauses: 1000,
 		MaxQueryTerms: 100000, MaxAggregationGroups: 10000,
@@ -34,7 +35,7 @@ func TestConfig_serverDefaults(t *testing.T) {
 	}
 }
 
-func TestConfig_server(t *testing.T) {
+func TestValidate(t *testing.T) {
 	t.Setenv("APP_TOKEN", "app-token-0123456789")
 	t.Setenv("EMPTY_TOKEN", "")
 	digest := sha256.Sum256([]byte("other-token-0123"))
@@ -70,7 +71,7 @@ func TestConfig_server(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := indexer.ParseConfig([]byte(serverBase+tt.yaml+"\n"), t.TempDir())
+			cfg, err := config.Parse([]byte(serverBase+tt.yaml+"\n"), t.TempDir())
 			if tt.field == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -87,13 +88,13 @@ func TestConfig_server(t *testing.T) {
 	}
 }
 
-func TestTokenConfig_Digest(t *testing.T) {
-	d1, err := indexer.TokenConfig{Token: "secret-token"}.Digest()
+func TestToken_Digest(t *testing.T) {
+	d1, err := serverconfig.Token{Token: "secret-token"}.Digest()
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256([]byte("secret-token"))
-	d2, err := indexer.TokenConfig{SHA256: strings.ToUpper(hex.EncodeToString(sum[:]))}.Digest()
+	d2, err := serverconfig.Token{SHA256: strings.ToUpper(hex.EncodeToString(sum[:]))}.Digest()
 	if err != nil || d1 != d2 || d1 != sum {
 		t.Fatalf("digests differ: %x %x %v", d1, d2, err)
 	}
@@ -104,7 +105,7 @@ func TestLoopbackAddr(t *testing.T) {
 		"127.0.0.1:8080": true, "127.1.2.3:1": true, "[::1]:80": true, "localhost:0": true, "LOCALHOST:1": true,
 		"0.0.0.0:8080": false, ":8080": false, "[::]:80": false, "10.0.0.1:80": false, "example.com:80": false, "garbage": false,
 	} {
-		if got := indexer.LoopbackAddr(addr); got != want {
+		if got := serverconfig.LoopbackAddr(addr); got != want {
 			t.Errorf("LoopbackAddr(%q) = %v, want %v", addr, got, want)
 		}
 	}

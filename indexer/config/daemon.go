@@ -1,4 +1,4 @@
-package indexer
+package config
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// DaemonConfig configures the build scheduling of `indexer serve` (YAML
+// Daemon configures the build scheduling of `indexer serve` (YAML
 // section `daemon`). Zero values mean the defaults below.
 //
 //	daemon:
@@ -16,7 +16,7 @@ import (
 //	  maxConcurrentBuilds: 2     # builds that run at the same time, over all object types
 //	  retryBackoff: 1s           # wait after the first failed build; doubles per failure
 //	  maxRetryBackoff: 5m        # cap of the wait between retries
-type DaemonConfig struct {
+type Daemon struct {
 	PollInterval        time.Duration `yaml:"pollInterval" json:"pollInterval,omitempty"`
 	Jitter              float64       `yaml:"jitter" json:"jitter,omitempty"`
 	MaxConcurrentBuilds int           `yaml:"maxConcurrentBuilds" json:"maxConcurrentBuilds,omitempty"`
@@ -33,9 +33,9 @@ const (
 	DefaultMaxRetryBackoff     = 5 * time.Minute
 )
 
-// withDefaults returns the config with every zero value replaced by its
+// WithDefaults returns the config with every zero value replaced by its
 // default.
-func (c DaemonConfig) withDefaults() DaemonConfig {
+func (c Daemon) WithDefaults() Daemon {
 	if c.PollInterval == 0 {
 		c.PollInterval = DefaultPollInterval
 	}
@@ -54,13 +54,13 @@ func (c DaemonConfig) withDefaults() DaemonConfig {
 	return c
 }
 
-// pollInterval is the poll interval of an object type: its own, else the
+// TypePollInterval is the poll interval of an object type: its own, else the
 // daemon's.
-func (c DaemonConfig) pollInterval(spec objects.TypeSpec) time.Duration {
+func (c Daemon) TypePollInterval(spec objects.TypeSpec) time.Duration {
 	if spec.PollInterval > 0 {
 		return spec.PollInterval
 	}
-	return c.withDefaults().PollInterval
+	return c.WithDefaults().PollInterval
 }
 
 // validateDaemon checks the daemon section.

@@ -1,4 +1,4 @@
-package indexer
+package config
 
 import (
 	"bytes"
@@ -12,20 +12,21 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/objects"
 	"gopkg.in/yaml.v3"
 )
 
 // Config is the ontoindex config file.
 type Config struct {
-	Ontology    Ontology                 `yaml:"ontology" json:"ontology"`
-	DataDir     string                   `yaml:"dataDir" json:"dataDir"`
-	Catalogs    map[string]CatalogConfig `yaml:"catalogs" json:"catalogs"`
-	ObjectTypes []objects.TypeSpec       `yaml:"objectTypes" json:"objectTypes"`
-	Build       BuildConfig              `yaml:"build" json:"build"`
-	Daemon      DaemonConfig             `yaml:"daemon" json:"daemon"`
-	Server      ServerConfig             `yaml:"server" json:"server"`
-	Auth        AuthConfig               `yaml:"auth" json:"auth"`
+	Ontology    Ontology            `yaml:"ontology" json:"ontology"`
+	DataDir     string              `yaml:"dataDir" json:"dataDir"`
+	Catalogs    map[string]Catalog  `yaml:"catalogs" json:"catalogs"`
+	ObjectTypes []objects.TypeSpec  `yaml:"objectTypes" json:"objectTypes"`
+	Build       Build               `yaml:"build" json:"build"`
+	Daemon      Daemon              `yaml:"daemon" json:"daemon"`
+	Server      serverconfig.Server `yaml:"server" json:"server"`
+	Auth        serverconfig.Auth   `yaml:"auth" json:"auth"`
 
 	// Dir is the directory relative paths in the file are resolved against
 	// (the config file's directory).
@@ -40,16 +41,16 @@ type Ontology struct {
 	RID         string `yaml:"rid" json:"rid"`
 }
 
-// CatalogConfig configures one Iceberg catalog: its type (any catalog type
+// Catalog configures one Iceberg catalog: its type (any catalog type
 // iceberg-go registers: hadoop, sql, rest, glue, hive) and properties that
 // are passed through to the catalog.
-type CatalogConfig struct {
+type Catalog struct {
 	Type       string
 	Properties map[string]string
 }
 
 // UnmarshalYAML reads type plus pass-through properties.
-func (c *CatalogConfig) UnmarshalYAML(n *yaml.Node) error {
+func (c *Catalog) UnmarshalYAML(n *yaml.Node) error {
 	var m map[string]string
 	if err := n.Decode(&m); err != nil {
 		return err
@@ -61,7 +62,7 @@ func (c *CatalogConfig) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // MarshalYAML writes the catalog back as one mapping.
-func (c CatalogConfig) MarshalYAML() (any, error) {
+func (c Catalog) MarshalYAML() (any, error) {
 	m := map[string]string{"type": c.Type}
 	for k, v := range c.Properties {
 		m[k] = v
@@ -69,8 +70,8 @@ func (c CatalogConfig) MarshalYAML() (any, error) {
 	return m, nil
 }
 
-// BuildConfig tunes builds.
-type BuildConfig struct {
+// Build tunes builds.
+type Build struct {
 	// BatchRows is the number of rows per record batch read from Parquet.
 	BatchRows int `yaml:"batchRows" json:"batchRows"`
 	// ChunkRows is the number of rows a full build commits at once.
@@ -83,18 +84,18 @@ const (
 	DefaultChunkRows       = 20000
 )
 
-// DefaultConfig returns a config with every default set.
-func DefaultConfig() *Config {
+// Default returns a config with every default set.
+func Default() *Config {
 	return &Config{
 		Ontology: Ontology{APIName: DefaultOntologyAPIName, DisplayName: "Default Ontology"},
 		DataDir:  "./data",
-		Build:    BuildConfig{BatchRows: 8192, ChunkRows: DefaultChunkRows},
+		Build:    Build{BatchRows: 8192, ChunkRows: DefaultChunkRows},
 	}
 }
 
-// LoadConfig reads a config file: defaults, then the file with ${ENV}
+// Load reads a config file: defaults, then the file with ${ENV}
 // expansion, then Validate. Unknown keys are errors.
-func LoadConfig(path string) (*Config, error) {
+func Load(path string) (*Config, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
@@ -103,20 +104,20 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := ParseConfig(raw, filepath.Dir(abs))
+	cfg, err := Parse(raw, filepath.Dir(abs))
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	return cfg, nil
 }
 
-// ParseConfig parses config bytes; relative paths are resolved against dir.
-func ParseConfig(raw []byte, dir string) (*Config, error) {
+// Parse parses config bytes; relative paths are resolved against dir.
+func Parse(raw []byte, dir string) (*Config, error) {
 	expanded, err := ExpandEnv(string(raw), os.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
-	cfg := DefaultConfig()
+	cfg := Default()
 	dec := yaml.NewDecoder(bytes.NewReader([]byte(expanded)))
 	dec.KnownFields(true)
 	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
@@ -216,9 +217,13 @@ func (c *Config) Validate() error {
 			bad(field+".apiName", "%q is already used by objectTypes[%d]", ot.APIName, j)
 		}
 		seen[strings.ToLower(ot.APIName)] = i
-		catName, _, _ := strings.Cut(ot.Table, ".")
-		if _, ok := c.Catalogs[catName]; !ok && len(c.Catalogs) > 0 {
-			bad(field+".table", "catalog %q of table %q is not configured (catalogs: %s)", catName, ot.Table, strings.Join(slices.Sorted(maps.Keys(c.Catalogs)), ", "))
+		ref, err := ParseTableRef(ot.Table)
+		if err != nil {
+			bad(field+".table", "%v", err) // ot.Validate checks the form too
+			continue
+		}
+		if _, ok := c.Catalogs[ref.Catalog]; !ok && len(c.Catalogs) > 0 {
+			bad(field+".table", "catalog %q of table %q is not configured (catalogs: %s)", ref.Catalog, ot.Table, strings.Join(slices.Sorted(maps.Keys(c.Catalogs)), ", "))
 		}
 	}
 	if c.Build.BatchRows < 0 {
@@ -227,18 +232,13 @@ func (c *Config) Validate() error {
 	if c.Build.ChunkRows < 0 {
 		bad("build.chunkRows", "must not be negative")
 	}
-	errs = append(errs, c.validateServer()...)
+	errs = append(errs, serverconfig.Validate(&c.Server, &c.Auth, func(name string) bool { _, ok := c.TypeSpec(name); return ok })...)
 	errs = append(errs, c.validateDaemon()...)
 	return errors.Join(errs...)
 }
 
 // Path resolves a path from the config against the config's directory.
-func (c *Config) Path(p string) string {
-	if p == "" || filepath.IsAbs(p) || strings.Contains(p, "://") || c.Dir == "" {
-		return p
-	}
-	return filepath.Join(c.Dir, p)
-}
+func (c *Config) Path(p string) string { return resolve(c.Dir, p) }
 
 // TypeSpec returns the spec of an object type.
 func (c *Config) TypeSpec(apiName string) (*objects.TypeSpec, bool) {

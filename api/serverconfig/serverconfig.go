@@ -1,4 +1,9 @@
-package indexer
+// Package serverconfig holds the server and auth sections of the config
+// file: the HTTP server's limits and listen address, and the bearer tokens
+// with their scopes. The config loader (package indexer/config) decodes
+// them with the rest of the file; Validate fills in the defaults and names
+// the bad fields.
+package serverconfig
 
 import (
 	"crypto/sha256"
@@ -13,10 +18,10 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// ServerConfig configures the HTTP server of `indexer serve` (the search
+// Server configures the HTTP server of `indexer serve` (the search
 // API and the ops endpoints). Owned by the API. Zero values take the
-// defaults below (validateServer fills them in).
-type ServerConfig struct {
+// defaults below (Validate fills them in).
+type Server struct {
 	// Listen is the address to listen on (host:port).
 	Listen string `yaml:"listen" json:"listen"`
 	// MaxBodyBytes bounds request bodies; larger ones get 413.
@@ -55,16 +60,16 @@ const (
 	DefaultMaxAggregationGroups = 10_000
 )
 
-// AuthConfig configures bearer-token authentication. With no tokens the
+// Auth configures bearer-token authentication. With no tokens the
 // server serves anonymously, and only on a loopback address.
-type AuthConfig struct {
-	Tokens []TokenConfig `yaml:"tokens" json:"tokens"`
+type Auth struct {
+	Tokens []Token `yaml:"tokens" json:"tokens"`
 }
 
-// TokenConfig is one API token: the token itself, or the hex SHA-256 digest
+// Token is one API token: the token itself, or the hex SHA-256 digest
 // of it, the object types it may see ("*" for all) and whether it may call
 // the ops POST endpoints.
-type TokenConfig struct {
+type Token struct {
 	Name        string   `yaml:"name" json:"name"`
 	Token       string   `yaml:"token" json:"-"`
 	SHA256      string   `yaml:"sha256" json:"-"`
@@ -73,7 +78,7 @@ type TokenConfig struct {
 }
 
 // Digest returns the SHA-256 digest the token is compared against.
-func (t TokenConfig) Digest() ([sha256.Size]byte, error) {
+func (t Token) Digest() ([sha256.Size]byte, error) {
 	var d [sha256.Size]byte
 	if t.SHA256 != "" {
 		b, err := hex.DecodeString(strings.TrimSpace(t.SHA256))
@@ -87,7 +92,7 @@ func (t TokenConfig) Digest() ([sha256.Size]byte, error) {
 }
 
 // AllTypes reports whether the token may see every object type.
-func (t TokenConfig) AllTypes() bool { return slices.Contains(t.ObjectTypes, "*") }
+func (t Token) AllTypes() bool { return slices.Contains(t.ObjectTypes, "*") }
 
 // LoopbackAddr reports whether a listen address (host:port) binds only to
 // a loopback interface: localhost, 127.0.0.0/8 or ::1. An empty host binds
@@ -104,14 +109,14 @@ func LoopbackAddr(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// validateServer checks the server and auth sections and fills in the
-// defaults of zero values.
-func (c *Config) validateServer() []error {
+// Validate checks the server and auth sections and fills in the defaults
+// of zero values. isType tells whether a token's object type is one of the
+// config's.
+func Validate(s *Server, a *Auth, isType func(apiName string) bool) []error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, &objects.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
-	s := &c.Server
 	if s.Listen == "" {
 		s.Listen = DefaultListen
 	}
@@ -166,7 +171,7 @@ func (c *Config) validateServer() []error {
 
 	names := map[string]int{}
 	digests := map[[sha256.Size]byte]int{}
-	for i, t := range c.Auth.Tokens {
+	for i, t := range a.Tokens {
 		field := fmt.Sprintf("auth.tokens[%d]", i)
 		if t.Name == "" {
 			bad(field+".name", "is required (it names the token in logs)")
@@ -202,12 +207,12 @@ func (c *Config) validateServer() []error {
 			if name == "*" {
 				continue
 			}
-			if _, ok := c.TypeSpec(name); !ok {
+			if !isType(name) {
 				bad(fmt.Sprintf("%s.objectTypes[%d]", field, k), "%q is not an object type of the config", name)
 			}
 		}
 	}
-	if len(c.Auth.Tokens) == 0 && s.Listen != "" && checkListen(s.Listen) == nil && !LoopbackAddr(s.Listen) {
+	if len(a.Tokens) == 0 && s.Listen != "" && checkListen(s.Listen) == nil && !LoopbackAddr(s.Listen) {
 		bad("auth.tokens", "no tokens are configured, so the server may only listen on a loopback address (127.0.0.1, ::1, localhost), not %q; configure auth.tokens to serve on other addresses", s.Listen)
 	}
 	return errs

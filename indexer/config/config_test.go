@@ -1,4 +1,4 @@
-package indexer
+package config
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestParseConfig(t *testing.T) {
+func TestParse(t *testing.T) {
 	good := `
 ontology: {apiName: default, displayName: Default Ontology}
 dataDir: ./data
@@ -25,7 +25,7 @@ objectTypes:
       name: {column: name, search: text}
     pollInterval: 30s
 `
-	cfg, err := ParseConfig([]byte(good), "/etc/onto")
+	cfg, err := Parse([]byte(good), "/etc/onto")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ objectTypes:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseConfig([]byte(tt.yaml), "/tmp")
+			_, err := Parse([]byte(tt.yaml), "/tmp")
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
@@ -81,20 +81,20 @@ func TestExpandEnv(t *testing.T) {
 	}
 }
 
-func TestLoadConfig_file(t *testing.T) {
+func TestLoad_file(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "c.yaml")
 	if err := os.WriteFile(p, []byte("catalogs: {w: {type: hadoop, warehouse: wh}}\nobjectTypes: [{apiName: A, table: w.n.t}]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := LoadConfig(p)
+	cfg, err := Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.Dir != dir {
 		t.Errorf("dir = %s", cfg.Dir)
 	}
-	if _, err := LoadConfig(filepath.Join(dir, "missing.yaml")); err == nil {
+	if _, err := Load(filepath.Join(dir, "missing.yaml")); err == nil {
 		t.Error("missing file accepted")
 	}
 }

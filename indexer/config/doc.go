@@ -1,0 +1,11 @@
+// Package config loads the ontoindex config file: the defaults (Default,
+// in one place), then the file with ${ENV} expansion, then Validate, which
+// fills in section defaults and names every bad field. It holds the
+// engine's sections (ontology, dataDir, catalogs, objectTypes, build,
+// daemon) and decodes the server and auth sections into the types of
+// package api/serverconfig, which owns them.
+//
+// Catalogs are opened in one way, Catalog.Open, whether they come from the
+// file or from command-line flags; table references are split by
+// ParseTableRef.
+package config
