@@ -13,6 +13,7 @@ import (
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
@@ -23,8 +24,8 @@ import (
 //	GET  /healthz                                        200 while the process serves (no auth)
 //	GET  /readyz                                         200 when every object type has a generation to serve, else 503 (no auth)
 //	GET  /metrics                                        Prometheus text format (a token that sees every object type)
-//	GET  /api/indexer/v1/status                          indexer.StatusReport
-//	GET  /api/indexer/v1/status/{objectType}             indexer.TypeStatus
+//	GET  /api/indexer/v1/status                          daemon.StatusReport
+//	GET  /api/indexer/v1/status/{objectType}             daemon.TypeStatus
 //	GET  /api/indexer/v1/checks/write-modes              the `indexer check` report, live
 //	POST /api/indexer/v1/objectTypes/{objectType}/rebuild 202, full rebuild in a new generation (admin)
 //	POST /api/indexer/v1/reload                          reload the config file (admin)
@@ -34,16 +35,16 @@ import (
 // and absent from lists.
 
 // Daemon is what the ops endpoints use of the daemon that keeps the object
-// types fresh. *indexer.Daemon implements it.
+// types fresh. *daemon.Daemon implements it.
 type Daemon interface {
-	Report() indexer.StatusReport
-	StatusOf(name string) (indexer.TypeStatus, error)
+	Report() daemon.StatusReport
+	StatusOf(name string) (daemon.TypeStatus, error)
 	NotReady() []string
 	Rebuild(name string) error
 	Reload(ctx context.Context, cfg *config.Config) (*indexer.ConfigChange, error)
 }
 
-var _ Daemon = (*indexer.Daemon)(nil)
+var _ Daemon = (*daemon.Daemon)(nil)
 
 // checker is the part of an engine that reports write modes;
 // *indexer.Indexer implements it.
@@ -161,7 +162,7 @@ func objectTypeNotFound(name string) *Error {
 // opsStatus reports the object types the token may see; ready covers
 // those.
 func (s *Server) opsStatus(r *http.Request) (any, error) {
-	var sts []indexer.TypeStatus
+	var sts []daemon.TypeStatus
 	if s.ops.daemon != nil {
 		sts = s.ops.daemon.Report().ObjectTypes
 	} else {
@@ -170,7 +171,7 @@ func (s *Server) opsStatus(r *http.Request) (any, error) {
 		}
 	}
 	p := PrincipalFrom(r.Context())
-	rep := indexer.StatusReport{Ready: true, ObjectTypes: []indexer.TypeStatus{}}
+	rep := daemon.StatusReport{Ready: true, ObjectTypes: []daemon.TypeStatus{}}
 	for _, st := range sts {
 		if p == nil || !p.CanSee(st.ObjectType) {
 			continue
@@ -205,8 +206,8 @@ func (s *Server) opsStatusOf(r *http.Request) (any, error) {
 // a server without a daemon: nothing polls the table, so the table
 // snapshot and the lag are unknown (0), and the state says only whether a
 // build runs and whether the last one failed.
-func (s *Server) engineStatus(name string) indexer.TypeStatus {
-	st := indexer.TypeStatus{ObjectType: name, State: indexer.StateIdle, InvalidRows: indexer.InvalidRows{Samples: []changelog.InvalidRow{}}}
+func (s *Server) engineStatus(name string) daemon.TypeStatus {
+	st := daemon.TypeStatus{ObjectType: name, State: daemon.StateIdle, InvalidRows: indexer.InvalidRows{Samples: []changelog.InvalidRow{}}}
 	se, ok := s.engine.(statuser)
 	if !ok {
 		return st
@@ -232,13 +233,13 @@ func (s *Server) engineStatus(name string) indexer.TypeStatus {
 	if es.LastError != nil {
 		e := *es.LastError
 		st.LastError = &e
-		st.State = indexer.StateFailing
+		st.State = daemon.StateFailing
 		if e.Code == indexer.CodeMergeOnRead {
-			st.State = indexer.StateBlocked
+			st.State = daemon.StateBlocked
 		}
 	}
 	if es.Building {
-		st.State = indexer.StateBuilding
+		st.State = daemon.StateBuilding
 	}
 	return st
 }
@@ -313,7 +314,7 @@ func (s *Server) opsRebuild(w http.ResponseWriter, r *http.Request) {
 	s.log.Info("rebuild requested", "objectType", name, "token", PrincipalFrom(r.Context()).Name)
 	st, err := d.StatusOf(name)
 	if err != nil {
-		st = indexer.TypeStatus{ObjectType: name}
+		st = daemon.TypeStatus{ObjectType: name}
 	}
 	s.writeJSON(w, http.StatusAccepted, st)
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/indexertest"
 	"github.com/prometheus/client_golang/prometheus"
@@ -51,7 +52,7 @@ type opsEnv struct {
 	people  *icebergtest.Table
 	planes  *icebergtest.Table
 	cfgPath string
-	d       *indexer.Daemon
+	d       *daemon.Daemon
 	reg     *prometheus.Registry
 	rows    int // rows of People
 	files   int // data files of People
@@ -125,7 +126,7 @@ func mustOpsEnv(tb testing.TB, files, perFile int, withDaemon bool) *opsEnv {
 	e.reg = prometheus.NewRegistry()
 	opts := api.Options{Registry: e.reg, ConfigPath: e.cfgPath}
 	if withDaemon {
-		e.d, err = indexer.NewDaemon(ix, indexer.DaemonOptions{Registerer: e.reg})
+		e.d, err = daemon.New(ix, daemon.Options{Registerer: e.reg})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -171,13 +172,13 @@ func (e *opsEnv) start(tb testing.TB) {
 }
 
 // status gets the status of one object type as the admin sees it.
-func (e *opsEnv) status(tb testing.TB, name string) indexer.TypeStatus {
+func (e *opsEnv) status(tb testing.TB, name string) daemon.TypeStatus {
 	tb.Helper()
 	r := e.do(tb, http.MethodGet, "/api/indexer/v1/status/"+name, adminToken, nil)
 	if r.status != http.StatusOK {
 		tb.Fatalf("status %s: %d %s", name, r.status, r.body)
 	}
-	var st indexer.TypeStatus
+	var st daemon.TypeStatus
 	if err := json.Unmarshal(r.body, &st); err != nil {
 		tb.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func (e *opsEnv) status(tb testing.TB, name string) indexer.TypeStatus {
 }
 
 // waitStatus polls the status of a type over HTTP until cond holds.
-func (e *opsEnv) waitStatus(tb testing.TB, name, what string, cond func(indexer.TypeStatus) bool) indexer.TypeStatus {
+func (e *opsEnv) waitStatus(tb testing.TB, name, what string, cond func(daemon.TypeStatus) bool) daemon.TypeStatus {
 	tb.Helper()
 	deadline := time.Now().Add(opsWait)
 	for {
@@ -201,10 +202,10 @@ func (e *opsEnv) waitStatus(tb testing.TB, name, what string, cond func(indexer.
 	}
 }
 
-func upToDateWith(tbl *icebergtest.Table) func(indexer.TypeStatus) bool {
+func upToDateWith(tbl *icebergtest.Table) func(daemon.TypeStatus) bool {
 	id := tbl.T.CurrentSnapshot().SnapshotID
-	return func(st indexer.TypeStatus) bool {
-		return st.State == indexer.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
+	return func(st daemon.TypeStatus) bool {
+		return st.State == daemon.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
 	}
 }
 
@@ -239,7 +240,7 @@ func TestOps_status(t *testing.T) {
 	if r := e.do(t, http.MethodGet, "/healthz", "", nil); r.status != http.StatusOK {
 		t.Fatalf("healthz: %d %s", r.status, r.body)
 	}
-	rep := decode[indexer.StatusReport](t, e.do(t, http.MethodGet, "/api/indexer/v1/status", appToken, nil))
+	rep := decode[daemon.StatusReport](t, e.do(t, http.MethodGet, "/api/indexer/v1/status", appToken, nil))
 	if rep.Ready || len(rep.ObjectTypes) != 2 || rep.ObjectTypes[0].Generation != 0 || rep.ObjectTypes[0].LastBuild != nil {
 		t.Fatalf("status before any build: %+v", rep)
 	}
@@ -275,7 +276,7 @@ func TestOps_status(t *testing.T) {
 	}
 
 	// Visibility: the limited token sees People only.
-	rep = decode[indexer.StatusReport](t, e.do(t, http.MethodGet, "/api/indexer/v1/status", limitedToken, nil))
+	rep = decode[daemon.StatusReport](t, e.do(t, http.MethodGet, "/api/indexer/v1/status", limitedToken, nil))
 	if !rep.Ready || len(rep.ObjectTypes) != 1 || rep.ObjectTypes[0].ObjectType != "People" {
 		t.Errorf("limited status = %+v", rep)
 	}
@@ -283,7 +284,7 @@ func TestOps_status(t *testing.T) {
 	e.failAs(t, adminToken, http.MethodGet, "/api/indexer/v1/status/Nope", nil, http.StatusNotFound, "ObjectTypeNotFound")
 	e.failAs(t, "", http.MethodGet, "/api/indexer/v1/status", nil, http.StatusUnauthorized, "MissingCredentials")
 	e.failAs(t, "wrong-token", http.MethodGet, "/api/indexer/v1/status", nil, http.StatusUnauthorized, "InvalidCredentials")
-	rep = decode[indexer.StatusReport](t, e.do(t, http.MethodGet, "/api/indexer/v1/status", appToken, nil))
+	rep = decode[daemon.StatusReport](t, e.do(t, http.MethodGet, "/api/indexer/v1/status", appToken, nil))
 	if !rep.Ready || len(rep.ObjectTypes) != 2 || rep.ObjectTypes[0].ObjectType != "People" || rep.ObjectTypes[1].ObjectType != "Plane" {
 		t.Errorf("app status = %+v", rep)
 	}
@@ -305,7 +306,7 @@ func TestOps_blocked(t *testing.T) {
 	if err := e.planes.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(2))); err != nil {
 		t.Fatal(err)
 	}
-	st := e.waitStatus(t, "Plane", "blocked", func(st indexer.TypeStatus) bool { return st.State == indexer.StateBlocked })
+	st := e.waitStatus(t, "Plane", "blocked", func(st daemon.TypeStatus) bool { return st.State == daemon.StateBlocked })
 	snap := e.planes.T.CurrentSnapshot().SnapshotID
 	if st.LastError == nil || st.LastError.Code != indexer.CodeMergeOnRead || !strings.Contains(st.LastError.Message, "merge-on-read") ||
 		!strings.Contains(st.LastError.Message, "copy-on-write") || st.LastError.At.IsZero() {
@@ -358,8 +359,8 @@ func TestOps_blocked(t *testing.T) {
 		t.Errorf("count after recovery = %d", n)
 	}
 	m := scrape(t, e.testEnv, adminToken)
-	if v := metricValue(t, m, indexer.MetricMORRefusals, map[string]string{"object_type": "Plane"}); v < 1 {
-		t.Errorf("%s = %v", indexer.MetricMORRefusals, v)
+	if v := metricValue(t, m, daemon.MetricMORRefusals, map[string]string{"object_type": "Plane"}); v < 1 {
+		t.Errorf("%s = %v", daemon.MetricMORRefusals, v)
 	}
 }
 
@@ -444,12 +445,12 @@ func TestOps_rebuildUnderLoad(t *testing.T) {
 	if r.status != http.StatusAccepted {
 		t.Fatalf("rebuild: %d %s", r.status, r.body)
 	}
-	if st := decode[indexer.TypeStatus](t, r); st.ObjectType != "People" || st.Generation != before.Generation {
+	if st := decode[daemon.TypeStatus](t, r); st.ObjectType != "People" || st.Generation != before.Generation {
 		t.Errorf("rebuild answered %+v", st)
 	}
 	sawBuilding, atBuilding := false, int64(0)
-	st := e.waitStatus(t, "People", "rebuilt", func(st indexer.TypeStatus) bool {
-		if st.State == indexer.StateBuilding {
+	st := e.waitStatus(t, "People", "rebuilt", func(st daemon.TypeStatus) bool {
+		if st.State == daemon.StateBuilding {
 			if !sawBuilding {
 				atBuilding = requests.Load()
 			}
@@ -458,7 +459,7 @@ func TestOps_rebuildUnderLoad(t *testing.T) {
 				t.Errorf("generation %d served while building (was %d)", st.Generation, before.Generation)
 			}
 		}
-		return st.Generation == before.Generation+1 && st.State == indexer.StateIdle
+		return st.Generation == before.Generation+1 && st.State == daemon.StateIdle
 	})
 	atSwap := requests.Load()
 	// Some more searches on the new generation.
@@ -531,7 +532,7 @@ func TestOps_reload(t *testing.T) {
 		if reason, _ := m["parameters"].(map[string]any)["reason"].(string); !strings.Contains(reason, bad.reason) {
 			t.Errorf("%s: reason %q does not name %q", bad.name, reason, bad.reason)
 		}
-		rep := decode[indexer.StatusReport](t, e.do(t, http.MethodGet, "/api/indexer/v1/status", adminToken, nil))
+		rep := decode[daemon.StatusReport](t, e.do(t, http.MethodGet, "/api/indexer/v1/status", adminToken, nil))
 		if len(rep.ObjectTypes) != 2 || !rep.Ready {
 			t.Errorf("%s: status after the rejected reload = %+v", bad.name, rep)
 		}
@@ -540,7 +541,7 @@ func TestOps_reload(t *testing.T) {
 		}
 	}
 	m := scrape(t, e.testEnv, adminToken)
-	if v := metricValue(t, m, indexer.MetricReloads, map[string]string{"result": "rejected"}); v != 2 { // the YAML error never reaches the daemon
+	if v := metricValue(t, m, daemon.MetricReloads, map[string]string{"result": "rejected"}); v != 2 { // the YAML error never reaches the daemon
 		t.Errorf("rejected reloads = %v", v)
 	}
 
@@ -572,7 +573,7 @@ func TestOps_withoutDaemon(t *testing.T) {
 		t.Fatalf("readyz: %d %s", r.status, r.body)
 	}
 	st := e.status(t, "People")
-	if st.State != indexer.StateIdle || st.Generation != 1 || st.Objects != 20 || st.CheckpointSnapshotID != e.people.T.CurrentSnapshot().SnapshotID ||
+	if st.State != daemon.StateIdle || st.Generation != 1 || st.Objects != 20 || st.CheckpointSnapshotID != e.people.T.CurrentSnapshot().SnapshotID ||
 		st.LastBuild == nil || st.LastBuild.Kind != indexer.KindFull || st.LastBuild.Upserts != 20 {
 		t.Errorf("status = %+v", st)
 	}
@@ -668,19 +669,19 @@ func TestOps_metrics(t *testing.T) {
 		labels map[string]string
 		want   float64
 	}{
-		{indexer.MetricBuilds, map[string]string{"object_type": "People", "kind": "full", "result": "ok"}, 1},
-		{indexer.MetricFilesRead, full, float64(st.LastBuild.FilesRead)},
-		{indexer.MetricBytesRead, full, float64(st.LastBuild.BytesRead)},
-		{indexer.MetricRowsRead, full, float64(e.rows)},
-		{indexer.MetricUpserts, full, float64(e.rows)},
-		{indexer.MetricDeletes, full, 0},
-		{indexer.MetricObjects, people, float64(e.rows)},
-		{indexer.MetricGeneration, people, 1},
-		{indexer.MetricLagSnapshots, people, 0},
-		{indexer.MetricLagSeconds, people, 0},
-		{indexer.MetricObjectTypeState, map[string]string{"object_type": "People", "state": "idle"}, 1},
-		{indexer.MetricObjectTypeState, map[string]string{"object_type": "People", "state": "blocked"}, 0},
-		{indexer.MetricObjects, map[string]string{"object_type": "Plane"}, 3},
+		{daemon.MetricBuilds, map[string]string{"object_type": "People", "kind": "full", "result": "ok"}, 1},
+		{daemon.MetricFilesRead, full, float64(st.LastBuild.FilesRead)},
+		{daemon.MetricBytesRead, full, float64(st.LastBuild.BytesRead)},
+		{daemon.MetricRowsRead, full, float64(e.rows)},
+		{daemon.MetricUpserts, full, float64(e.rows)},
+		{daemon.MetricDeletes, full, 0},
+		{daemon.MetricObjects, people, float64(e.rows)},
+		{daemon.MetricGeneration, people, 1},
+		{daemon.MetricLagSnapshots, people, 0},
+		{daemon.MetricLagSeconds, people, 0},
+		{daemon.MetricObjectTypeState, map[string]string{"object_type": "People", "state": "idle"}, 1},
+		{daemon.MetricObjectTypeState, map[string]string{"object_type": "People", "state": "blocked"}, 0},
+		{daemon.MetricObjects, map[string]string{"object_type": "Plane"}, 3},
 		{api.MetricHTTPRequests, map[string]string{"method": "POST", "route": "/api/v2/ontologies/{ontology}/objects/{objectType}/search", "code": "200"}, 3},
 		{api.MetricHTTPRequests, map[string]string{"method": "GET", "route": "/api/v2/ontologies/{ontology}/objects/{objectType}/{primaryKey}", "code": "404"}, 2},
 		{api.MetricHTTPRequests, map[string]string{"method": "GET", "route": api.RouteUnmatched, "code": "404"}, 1},
@@ -696,8 +697,8 @@ func TestOps_metrics(t *testing.T) {
 			t.Errorf("%s %v = %v, want %v", c.name, c.labels, got, c.want)
 		}
 	}
-	if x := findMetric(m, indexer.MetricBuildDuration, full); x == nil || x.Histogram.GetSampleCount() != 1 {
-		t.Errorf("%s: %v", indexer.MetricBuildDuration, x)
+	if x := findMetric(m, daemon.MetricBuildDuration, full); x == nil || x.Histogram.GetSampleCount() != 1 {
+		t.Errorf("%s: %v", daemon.MetricBuildDuration, x)
 	}
 	if x := findMetric(m, api.MetricHTTPRequestDuration, map[string]string{"method": "POST", "route": "/api/v2/ontologies/{ontology}/objects/{objectType}/search"}); x == nil ||
 		x.Histogram.GetSampleCount() != 3 || len(x.Histogram.GetBucket()) == 0 {
@@ -719,13 +720,13 @@ func TestOps_metrics(t *testing.T) {
 	st = e.waitStatus(t, "People", "updated", upToDateWith(e.people))
 	m = scrape(t, e.testEnv, adminToken)
 	inc := map[string]string{"object_type": "People", "kind": "incremental"}
-	if got := metricValue(t, m, indexer.MetricDeletes, inc); got != 1 {
+	if got := metricValue(t, m, daemon.MetricDeletes, inc); got != 1 {
 		t.Errorf("incremental deletes = %v", got)
 	}
-	if got := metricValue(t, m, indexer.MetricFilesRead, inc); got != float64(st.LastBuild.FilesRead) {
+	if got := metricValue(t, m, daemon.MetricFilesRead, inc); got != float64(st.LastBuild.FilesRead) {
 		t.Errorf("incremental files read = %v, status says %d", got, st.LastBuild.FilesRead)
 	}
-	if got := metricValue(t, m, indexer.MetricObjects, people); got != float64(e.rows-1) {
+	if got := metricValue(t, m, daemon.MetricObjects, people); got != float64(e.rows-1) {
 		t.Errorf("objects = %v", got)
 	}
 }

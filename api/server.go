@@ -41,7 +41,7 @@ type Options struct {
 	// Logger receives request logs and errors (default: discard).
 	Logger *slog.Logger
 	// Daemon serves the status, rebuild and reload ops endpoints
-	// (*indexer.Daemon). Without one, status is derived from the engine and
+	// (*daemon.Daemon). Without one, status is derived from the engine and
 	// rebuild and reload answer 409 OperationNotAvailable (see ops.go).
 	Daemon Daemon
 	// Registry receives the HTTP metrics and is served at /metrics; pass

@@ -290,7 +290,10 @@ func (sv *saver) start(ix *Indexer) {
 // poke asks the saver to look for generations to save.
 func (sv *saver) poke() {
 	if sv.kick != nil {
-		poke(sv.kick)
+		select {
+		case sv.kick <- struct{}{}:
+		default:
+		}
 	}
 }
 

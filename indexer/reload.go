@@ -202,6 +202,14 @@ func (ix *Indexer) closeDetached() []error {
 	return errs
 }
 
+// CheckReload checks a new config against the current one without changing
+// anything and returns the change Reload would make, or an error wrapping
+// ErrInvalidConfig.
+func (ix *Indexer) CheckReload(ctx context.Context, cfg *config.Config) (*ConfigChange, error) {
+	ch, _, err := ix.prepareReload(ctx, cfg)
+	return ch, err
+}
+
 // prepareReload checks a new config against the current one without
 // changing anything. It returns the change and the names of the catalogs
 // whose config changed or that were removed.

@@ -19,6 +19,7 @@ import (
 	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -90,7 +91,7 @@ type serveOptions struct {
 type serving struct {
 	BaseURL string
 	Config  *config.Config
-	Daemon  *indexer.Daemon // nil with NoDaemon
+	Daemon  *daemon.Daemon // nil with NoDaemon
 }
 
 // serve runs the daemon and the HTTP server until ctx is done, then shuts
@@ -150,10 +151,10 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	var d *indexer.Daemon
+	var d *daemon.Daemon
 	apiOpts := api.Options{Logger: log, Registry: reg, ConfigPath: cfgPath}
 	if !o.NoDaemon {
-		d, err = indexer.NewDaemon(ix, indexer.DaemonOptions{Logger: log, Registerer: reg, StopGrace: o.StopGrace})
+		d, err = daemon.New(ix, daemon.Options{Logger: log, Registerer: reg, StopGrace: o.StopGrace})
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "indexer serve: %v\n", err)
 			return exitFailed
@@ -268,10 +269,10 @@ func reload(ctx context.Context, w io.Writer, srv *api.Server) {
 // object type has a generation to serve, object types that become blocked
 // or failing and recover, full builds (first builds, generation swaps);
 // with verbose, every build.
-func watchDaemon(ctx context.Context, w io.Writer, d *indexer.Daemon, since time.Time, verbose bool) {
+func watchDaemon(ctx context.Context, w io.Writer, d *daemon.Daemon, since time.Time, verbose bool) {
 	t := time.NewTicker(250 * time.Millisecond)
 	defer t.Stop()
-	prev := map[string]indexer.TypeStatus{}
+	prev := map[string]daemon.TypeStatus{}
 	ready := false
 	for {
 		rep := d.Report()
@@ -292,7 +293,7 @@ func watchDaemon(ctx context.Context, w io.Writer, d *indexer.Daemon, since time
 	}
 }
 
-func reportChange(w io.Writer, prev, st indexer.TypeStatus, since time.Time, verbose bool) {
+func reportChange(w io.Writer, prev, st daemon.TypeStatus, since time.Time, verbose bool) {
 	stamp := time.Now().Format("15:04:05")
 	lb := st.LastBuild
 	built := lb != nil && !lb.FinishedAt.Before(since) &&
@@ -302,8 +303,8 @@ func reportChange(w io.Writer, prev, st indexer.TypeStatus, since time.Time, ver
 			stamp, st.ObjectType, lb.Kind, lb.To, lb.Generation, count(lb.Upserts, "upsert"), count(lb.Deletes, "delete"),
 			count(int64(lb.FilesRead), "file"), lb.DurationMs, st.Objects)
 	}
-	bad := st.State == indexer.StateBlocked || st.State == indexer.StateFailing
-	wasBad := prev.State == indexer.StateBlocked || prev.State == indexer.StateFailing
+	bad := st.State == daemon.StateBlocked || st.State == daemon.StateFailing
+	wasBad := prev.State == daemon.StateBlocked || prev.State == daemon.StateFailing
 	switch {
 	case bad && (prev.State != st.State || !sameError(prev.LastError, st.LastError)):
 		msg := ""
@@ -311,7 +312,7 @@ func reportChange(w io.Writer, prev, st indexer.TypeStatus, since time.Time, ver
 			msg = st.LastError.Message
 		}
 		fmt.Fprintf(w, "%s %-8s %s: %s (searches keep answering from snapshot %d)\n", stamp, st.State, st.ObjectType, msg, st.CheckpointSnapshotID)
-	case wasBad && st.State == indexer.StateIdle:
+	case wasBad && st.State == daemon.StateIdle:
 		fmt.Fprintf(w, "%s recovered %s: up to date at snapshot %d\n", stamp, st.ObjectType, st.CheckpointSnapshotID)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/indexertest"
 	dto "github.com/prometheus/client_model/go"
@@ -289,13 +290,13 @@ func (p *serveProc) ok(tb testing.TB, method, path, body string) map[string]any 
 	return m
 }
 
-func (p *serveProc) status(tb testing.TB, name string) indexer.TypeStatus {
+func (p *serveProc) status(tb testing.TB, name string) daemon.TypeStatus {
 	tb.Helper()
 	code, raw := p.do(tb, http.MethodGet, "/api/indexer/v1/status/"+url.PathEscape(name), serveAppToken, "")
 	if code != http.StatusOK {
 		tb.Fatalf("status %s: %d %s", name, code, raw)
 	}
-	var st indexer.TypeStatus
+	var st daemon.TypeStatus
 	if err := json.Unmarshal(raw, &st); err != nil {
 		tb.Fatal(err)
 	}
@@ -303,7 +304,7 @@ func (p *serveProc) status(tb testing.TB, name string) indexer.TypeStatus {
 }
 
 // waitStatus polls the status of a type over HTTP until cond holds.
-func (p *serveProc) waitStatus(tb testing.TB, name, what string, cond func(indexer.TypeStatus) bool) indexer.TypeStatus {
+func (p *serveProc) waitStatus(tb testing.TB, name, what string, cond func(daemon.TypeStatus) bool) daemon.TypeStatus {
 	tb.Helper()
 	deadline := time.Now().Add(waitLong)
 	for {
@@ -320,10 +321,10 @@ func (p *serveProc) waitStatus(tb testing.TB, name, what string, cond func(index
 }
 
 // indexed holds when the type is idle at the table's current snapshot.
-func indexed(tbl *icebergtest.Table) func(indexer.TypeStatus) bool {
+func indexed(tbl *icebergtest.Table) func(daemon.TypeStatus) bool {
 	id := tbl.T.CurrentSnapshot().SnapshotID
-	return func(st indexer.TypeStatus) bool {
-		return st.State == indexer.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
+	return func(st daemon.TypeStatus) bool {
+		return st.State == daemon.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
 	}
 }
 
@@ -415,7 +416,7 @@ func TestServe_daemon(t *testing.T) {
 	if err := planes.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(2))); err != nil {
 		t.Fatal(err)
 	}
-	st = p.waitStatus(t, "Plane", "blocked", func(st indexer.TypeStatus) bool { return st.State == indexer.StateBlocked })
+	st = p.waitStatus(t, "Plane", "blocked", func(st daemon.TypeStatus) bool { return st.State == daemon.StateBlocked })
 	if e := st.LastError; e == nil || e.Code != indexer.CodeMergeOnRead || !strings.Contains(e.Message, "merge-on-read") || st.Objects != 3 ||
 		st.TableSnapshotID != planes.T.CurrentSnapshot().SnapshotID || st.LagSnapshots != 1 {
 		t.Errorf("blocked status = %+v", st)
@@ -429,10 +430,10 @@ func TestServe_daemon(t *testing.T) {
 		t.Errorf("indexer status while blocked: exit %d\n%s%s", code, out, errOut)
 	}
 	m := p.scrape(t)
-	if v, _ := sample(m, indexer.MetricMORRefusals, map[string]string{"object_type": "Plane"}); v < 1 {
+	if v, _ := sample(m, daemon.MetricMORRefusals, map[string]string{"object_type": "Plane"}); v < 1 {
 		t.Errorf("merge-on-read refusals = %v", v)
 	}
-	if v, _ := sample(m, indexer.MetricObjectTypeState, map[string]string{"object_type": "Plane", "state": "blocked"}); v != 1 {
+	if v, _ := sample(m, daemon.MetricObjectTypeState, map[string]string{"object_type": "Plane", "state": "blocked"}); v != 1 {
 		t.Errorf("Plane blocked gauge = %v", v)
 	}
 
@@ -458,21 +459,21 @@ func TestServe_daemon(t *testing.T) {
 		labels map[string]string
 		want   float64
 	}{
-		{indexer.MetricBuilds, map[string]string{"object_type": "People", "kind": "full", "result": "ok"}, 1},
-		{indexer.MetricBuilds, map[string]string{"object_type": "People", "kind": "incremental", "result": "ok"}, 1},
-		{indexer.MetricUpserts, map[string]string{"object_type": "People", "kind": "full"}, 150},
-		{indexer.MetricUpserts, map[string]string{"object_type": "People", "kind": "incremental"}, 1},
-		{indexer.MetricFilesRead, map[string]string{"object_type": "People", "kind": "incremental"}, float64(peopleNow.LastBuild.FilesRead)},
-		{indexer.MetricObjects, people1, 150},
-		{indexer.MetricObjects, map[string]string{"object_type": "Plane"}, 2},
-		{indexer.MetricGeneration, people1, 1},
+		{daemon.MetricBuilds, map[string]string{"object_type": "People", "kind": "full", "result": "ok"}, 1},
+		{daemon.MetricBuilds, map[string]string{"object_type": "People", "kind": "incremental", "result": "ok"}, 1},
+		{daemon.MetricUpserts, map[string]string{"object_type": "People", "kind": "full"}, 150},
+		{daemon.MetricUpserts, map[string]string{"object_type": "People", "kind": "incremental"}, 1},
+		{daemon.MetricFilesRead, map[string]string{"object_type": "People", "kind": "incremental"}, float64(peopleNow.LastBuild.FilesRead)},
+		{daemon.MetricObjects, people1, 150},
+		{daemon.MetricObjects, map[string]string{"object_type": "Plane"}, 2},
+		{daemon.MetricGeneration, people1, 1},
 		{api.MetricHTTPRequests, map[string]string{"method": "POST", "route": "/api/v2/ontologies/{ontology}/objects/{objectType}/search", "code": "200"}, 1},
 	} {
 		if got, ok := sample(m, c.name, c.labels); !ok || got != c.want {
 			t.Errorf("%s %v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
 		}
 	}
-	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", api.MetricHTTPRequestDuration, indexer.MetricBuildDuration} {
+	for _, name := range []string{"go_goroutines", "process_cpu_seconds_total", api.MetricHTTPRequestDuration, daemon.MetricBuildDuration} {
 		if _, ok := m[name]; !ok {
 			t.Errorf("metric %s missing", name)
 		}
@@ -526,7 +527,7 @@ func TestServe_reload(t *testing.T) {
 	if err := json.Unmarshal(raw, &res); code != http.StatusOK || err != nil || strings.Join(res.Changed, ",") != "People" || len(res.Added) != 0 {
 		t.Fatalf("reload: %d %s", code, raw)
 	}
-	p.waitStatus(t, "People", "rebuilt", func(st indexer.TypeStatus) bool {
+	p.waitStatus(t, "People", "rebuilt", func(st daemon.TypeStatus) bool {
 		return indexed(sw.tables["ns.people"])(st) && st.LastBuild != nil && st.LastBuild.Kind == indexer.KindFull && st.Generation == 2
 	})
 	obj := p.ok(t, http.MethodGet, "/api/v2/ontologies/serve/objects/People/3", "")
@@ -556,7 +557,7 @@ func TestServe_sigterm(t *testing.T) {
 	sw.config(t, peopleType, "")
 	people := sw.tables["ns.people"]
 	types := map[string]string{"People": "ns.people"}
-	building := func(st indexer.TypeStatus) bool { return st.State == indexer.StateBuilding }
+	building := func(st daemon.TypeStatus) bool { return st.State == daemon.StateBuilding }
 
 	// The first build, abandoned at once.
 	p := startServe(t, sw.cfgPath, "--stop-grace", "0")
@@ -597,7 +598,7 @@ func TestServe_sigterm(t *testing.T) {
 			p.waitStatus(t, "People", "building", building)
 		} else {
 			// Whatever the daemon does first: the build of the change.
-			p.waitStatus(t, "People", "building or done", func(st indexer.TypeStatus) bool { return building(st) || indexed(people)(st) })
+			p.waitStatus(t, "People", "building or done", func(st daemon.TypeStatus) bool { return building(st) || indexed(people)(st) })
 		}
 		p.stop(t)
 		sw.match(t, types) // a type that was never built yet serves nothing

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/daemon"
 )
 
 func init() {
@@ -66,7 +67,7 @@ func runStatus(ctx context.Context, env *Env, args []string) int {
 		printStatus(env.Stdout, sts, time.Now())
 	}
 	for _, st := range sts {
-		if st.State == indexer.StateFailing || st.State == indexer.StateBlocked {
+		if st.State == daemon.StateFailing || st.State == daemon.StateBlocked {
 			return exitFailed
 		}
 	}
@@ -82,7 +83,7 @@ func envOr(name, def string) string {
 
 // fetchStatus gets the status of every object type (or of one) and returns
 // it parsed and as received.
-func fetchStatus(ctx context.Context, client *http.Client, base *url.URL, objectType, token string) ([]indexer.TypeStatus, []byte, error) {
+func fetchStatus(ctx context.Context, client *http.Client, base *url.URL, objectType, token string) ([]daemon.TypeStatus, []byte, error) {
 	u := base.JoinPath(StatusPath)
 	if objectType != "" {
 		u = u.JoinPath(objectType)
@@ -116,18 +117,18 @@ func fetchStatus(ctx context.Context, client *http.Client, base *url.URL, object
 
 // decodeStatus reads a status body: a report with objectTypes, a bare
 // array, or the status of one object type.
-func decodeStatus(raw []byte) ([]indexer.TypeStatus, error) {
+func decodeStatus(raw []byte) ([]daemon.TypeStatus, error) {
 	raw = bytes.TrimSpace(raw)
 	if bytes.HasPrefix(raw, []byte("[")) {
-		var sts []indexer.TypeStatus
+		var sts []daemon.TypeStatus
 		if err := json.Unmarshal(raw, &sts); err != nil {
 			return nil, fmt.Errorf("decode status: %w", err)
 		}
 		return sts, nil
 	}
 	var probe struct {
-		ObjectTypes *[]indexer.TypeStatus `json:"objectTypes"`
-		ObjectType  string                `json:"objectType"`
+		ObjectTypes *[]daemon.TypeStatus `json:"objectTypes"`
+		ObjectType  string               `json:"objectType"`
 	}
 	if err := json.Unmarshal(raw, &probe); err != nil {
 		return nil, fmt.Errorf("decode status: %w", err)
@@ -136,11 +137,11 @@ func decodeStatus(raw []byte) ([]indexer.TypeStatus, error) {
 	case probe.ObjectTypes != nil:
 		return *probe.ObjectTypes, nil
 	case probe.ObjectType != "":
-		var st indexer.TypeStatus
+		var st daemon.TypeStatus
 		if err := json.Unmarshal(raw, &st); err != nil {
 			return nil, fmt.Errorf("decode status: %w", err)
 		}
-		return []indexer.TypeStatus{st}, nil
+		return []daemon.TypeStatus{st}, nil
 	}
 	return nil, errors.New("decode status: the response holds no object types")
 }
@@ -172,7 +173,7 @@ func describeHTTPError(status string, body []byte) string {
 }
 
 // printStatus prints the status table, then the errors and invalid rows.
-func printStatus(w io.Writer, sts []indexer.TypeStatus, now time.Time) {
+func printStatus(w io.Writer, sts []daemon.TypeStatus, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "OBJECT TYPE\tSTATE\tGEN\tOBJECTS\tCHECKPOINT\tTABLE SNAPSHOT\tLAG\tLAST BUILD")
 	for _, st := range sts {
@@ -215,7 +216,7 @@ func snapshotText(id int64) string {
 	return fmt.Sprint(id)
 }
 
-func lagText(st indexer.TypeStatus) string {
+func lagText(st daemon.TypeStatus) string {
 	if st.LagSnapshots == 0 {
 		return "up to date"
 	}

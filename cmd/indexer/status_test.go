@@ -16,6 +16,7 @@ import (
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/indexertest"
 	"github.com/ontoindex/ontoindex/objects"
@@ -24,7 +25,7 @@ import (
 // mustStatusServer runs a daemon over two real tables, one of them blocked
 // by a merge-on-read delete, and serves its status as `indexer serve`
 // does, behind a bearer token.
-func mustStatusServer(tb testing.TB, token string) (*httptest.Server, *indexer.Daemon) {
+func mustStatusServer(tb testing.TB, token string) (*httptest.Server, *daemon.Daemon) {
 	tb.Helper()
 	ctx := context.Background()
 	w := icebergtest.MustWarehouse(tb)
@@ -49,7 +50,7 @@ func mustStatusServer(tb testing.TB, token string) (*httptest.Server, *indexer.D
 		objects.TypeSpec{APIName: "Plane", Table: "warehouse.ns.planes"})
 	cfg.Daemon.PollInterval = 20 * time.Millisecond
 	ix := indexertest.Open(tb, cfg)
-	d, err := indexer.NewDaemon(ix, indexer.DaemonOptions{})
+	d, err := daemon.New(ix, daemon.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -60,12 +61,12 @@ func mustStatusServer(tb testing.TB, token string) (*httptest.Server, *indexer.D
 		cancel()
 		<-done
 	})
-	waitState(tb, d, "Plane", indexer.StateIdle)
+	waitState(tb, d, "Plane", daemon.StateIdle)
 	if err := tables[1].Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(2))); err != nil {
 		tb.Fatal(err)
 	}
-	waitState(tb, d, "Plane", indexer.StateBlocked)
-	waitState(tb, d, "Person", indexer.StateIdle)
+	waitState(tb, d, "Plane", daemon.StateBlocked)
+	waitState(tb, d, "Person", daemon.StateIdle)
 
 	mux := http.NewServeMux()
 	writeJSON := func(w http.ResponseWriter, status int, v any) {
@@ -97,7 +98,7 @@ func mustStatusServer(tb testing.TB, token string) (*httptest.Server, *indexer.D
 	return srv, d
 }
 
-func waitState(tb testing.TB, d *indexer.Daemon, name string, want indexer.State) {
+func waitState(tb testing.TB, d *daemon.Daemon, name string, want daemon.State) {
 	tb.Helper()
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
@@ -106,7 +107,7 @@ func waitState(tb testing.TB, d *indexer.Daemon, name string, want indexer.State
 			tb.Fatal(err)
 		}
 		upToDate := st.TableSnapshotID != 0 && st.TableSnapshotID == st.CheckpointSnapshotID
-		if st.State == want && (want == indexer.StateBlocked || upToDate) {
+		if st.State == want && (want == daemon.StateBlocked || upToDate) {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -166,7 +167,7 @@ func TestMain_status(t *testing.T) {
 		if code != exitFailed {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		var rep indexer.StatusReport
+		var rep daemon.StatusReport
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%v:\n%s", err, out)
 		}
@@ -238,14 +239,14 @@ func TestDecodeStatus(t *testing.T) {
 
 func TestPrintStatus(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	sts := []indexer.TypeStatus{
-		{ObjectType: "Customer", State: indexer.StateFailing, Generation: 2, Objects: 100000, CheckpointSnapshotID: 11, TableSnapshotID: 13,
+	sts := []daemon.TypeStatus{
+		{ObjectType: "Customer", State: daemon.StateFailing, Generation: 2, Objects: 100000, CheckpointSnapshotID: 11, TableSnapshotID: 13,
 			LagSnapshots: 2, LagSeconds: 250,
 			LastBuild:   &indexer.BuildSummary{Kind: indexer.KindIncremental, Upserts: 4, Deletes: 1, FilesRead: 2, DurationMs: 1500, FinishedAt: now.Add(-3 * time.Hour)},
 			LastError:   &indexer.ErrorInfo{Code: indexer.CodeTableNotAvailable, Message: "load table: connection refused", At: now.Add(-10 * time.Second)},
 			NextRetryAt: now.Add(20 * time.Second),
 			InvalidRows: indexer.InvalidRows{Count: 3, Samples: []changelog.InvalidRow{{File: "s3://b/f.parquet", Row: 7, Reason: "null primary key"}}}},
-		{ObjectType: "New", State: indexer.StateBuilding},
+		{ObjectType: "New", State: daemon.StateBuilding},
 	}
 	var b bytes.Buffer
 	printStatus(&b, sts, now)

@@ -1,4 +1,4 @@
-package indexer_test
+package daemon_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -34,7 +35,7 @@ func ExampleDaemon() {
 	}
 	defer ix.Close()
 	reg := prometheus.NewRegistry() // also served at /metrics
-	d, err := indexer.NewDaemon(ix, indexer.DaemonOptions{Registerer: reg, StopGrace: 10 * time.Second})
+	d, err := daemon.New(ix, daemon.Options{Registerer: reg, StopGrace: 10 * time.Second})
 	if err != nil {
 		log.Fatal(err)
 	}

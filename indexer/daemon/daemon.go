@@ -1,4 +1,4 @@
-package indexer
+package daemon
 
 import (
 	"context"
@@ -10,12 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// DaemonOptions wire a Daemon.
-type DaemonOptions struct {
+// Options wire a Daemon.
+type Options struct {
 	Logger *slog.Logger
 	// Registerer, when set, receives the daemon's metrics (see metrics.go).
 	Registerer prometheus.Registerer
@@ -31,7 +32,7 @@ type DaemonOptions struct {
 	Rand func() float64
 }
 
-// Daemon keeps every object type of an Indexer fresh. It runs one loop per
+// Daemon keeps every object type of an indexer.Indexer fresh. It runs one loop per
 // object type that polls the type's table every pollInterval (with jitter)
 // and builds when the table's current snapshot differs from the checkpoint;
 // at most maxConcurrentBuilds builds run at once. A failed build is retried
@@ -40,10 +41,10 @@ type DaemonOptions struct {
 // and apply a new config (Reload); Status reports where each type stands.
 //
 // The caller owns the Daemon: Run starts the loops and returns once its
-// context is cancelled and every loop has stopped. The Indexer must stay
+// context is cancelled and every loop has stopped. The indexer.Indexer must stay
 // open until Run has returned.
 type Daemon struct {
-	ix    *Indexer
+	ix    *indexer.Indexer
 	log   *slog.Logger
 	m     *metrics
 	now   func() time.Time
@@ -74,8 +75,8 @@ type typeRun struct {
 	sched     schedule
 	poll      pollResult
 	polled    bool
-	lastBuild *BuildResult
-	lastErr   *ErrorInfo
+	lastBuild *indexer.BuildResult
+	lastErr   *indexer.ErrorInfo
 }
 
 // pollResult is what one poll saw.
@@ -87,11 +88,11 @@ type pollResult struct {
 	oldest       time.Time // commit time of the oldest unindexed snapshot
 }
 
-// ErrDaemonStarted is returned by a second call of Run.
-var ErrDaemonStarted = errors.New("daemon already started")
+// ErrStarted is returned by a second call of Run.
+var ErrStarted = errors.New("daemon already started")
 
-// NewDaemon returns a daemon over ix. It starts nothing: call Run.
-func NewDaemon(ix *Indexer, opts DaemonOptions) (*Daemon, error) {
+// New returns a daemon over ix. It starts nothing: call Run.
+func New(ix *indexer.Indexer, opts Options) (*Daemon, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -125,7 +126,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.mu.Lock()
 	if d.started {
 		d.mu.Unlock()
-		return ErrDaemonStarted
+		return ErrStarted
 	}
 	d.started = true
 	buildCtx, cancelBuilds := context.WithCancel(context.WithoutCancel(ctx))
@@ -250,7 +251,7 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 		d.m.pollError(r.name)
 		d.mu.Lock()
 		r.sched.failed(now, d.backoff(dc, r.sched.failures+1), false)
-		r.lastErr = &ErrorInfo{Code: ErrorCode(err), Message: err.Error(), At: now.UTC()}
+		r.lastErr = &indexer.ErrorInfo{Code: indexer.ErrorCode(err), Message: err.Error(), At: now.UTC()}
 		wait := r.sched.wait(now, interval)
 		d.mu.Unlock()
 		d.log.Warn("poll failed", "objectType", r.name, "error", err, "retryIn", wait)
@@ -258,13 +259,7 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 	}
 	d.mu.Lock()
 	r.poll, r.polled = p, true
-	ts, _ := d.ix.state(r.name)
-	var cp *Checkpoint
-	if ts != nil {
-		ts.mu.RLock()
-		cp = ts.cp
-		ts.mu.RUnlock()
-	}
+	cp, _ := d.ix.Checkpoint(r.name) // nil for a type removed meanwhile
 	dec := r.sched.decide(now, p.snapshotID, cp)
 	if !dec.build {
 		wait := r.sched.wait(now, interval)
@@ -280,7 +275,7 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 	full := r.sched.start(dec)
 	d.mu.Unlock()
 	d.log.Debug("build", "objectType", r.name, "full", full, "why", dec.why)
-	res, err := d.ix.Build(buildCtx, r.name, BuildOptions{Full: full})
+	res, err := d.ix.Build(buildCtx, r.name, indexer.BuildOptions{Full: full})
 	d.limit.release()
 	d.m.build(res)
 
@@ -291,18 +286,18 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 	case err == nil:
 		r.sched.succeeded()
 		r.lastErr = nil
-		if res.Kind != KindNone {
+		if res.Kind != indexer.KindNone {
 			r.lastBuild = res
 		}
 	case buildCtx.Err() != nil:
 		r.sched.interrupted(full)
 		return 0
-	case res.Error.Code == CodeMergeOnRead:
+	case res.Error.Code == indexer.CodeMergeOnRead:
 		r.sched.refused(res.ToSnapshotID, full)
-		r.lastErr = &ErrorInfo{Code: res.Error.Code, Message: res.Error.Message, At: now.UTC()}
+		r.lastErr = &indexer.ErrorInfo{Code: res.Error.Code, Message: res.Error.Message, At: now.UTC()}
 	default:
 		r.sched.failed(now, d.backoff(dc, r.sched.failures+1), full)
-		r.lastErr = &ErrorInfo{Code: res.Error.Code, Message: res.Error.Message, At: now.UTC()}
+		r.lastErr = &indexer.ErrorInfo{Code: res.Error.Code, Message: res.Error.Message, At: now.UTC()}
 	}
 	// Poll again at once: to see commits made during the build, and to
 	// refresh the lag; the schedule decides whether that builds.
@@ -349,7 +344,7 @@ func (d *Daemon) Rebuild(name string) error {
 	}
 	d.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownType, name)
+		return fmt.Errorf("%w %q", indexer.ErrUnknownType, name)
 	}
 	poke(r.wake)
 	return nil
@@ -362,23 +357,23 @@ func (d *Daemon) Refresh(name string) error {
 	r, ok := d.runs[name]
 	d.mu.Unlock()
 	if !ok {
-		return fmt.Errorf("%w %q", ErrUnknownType, name)
+		return fmt.Errorf("%w %q", indexer.ErrUnknownType, name)
 	}
 	poke(r.wake)
 	return nil
 }
 
-// Reload applies a new config without a restart (see Indexer.Reload): the
+// Reload applies a new config without a restart (see indexer.Indexer.Reload): the
 // config is checked first and, when bad, rejected with an error wrapping
 // ErrInvalidConfig while everything goes on as before. Otherwise the loops
 // of changed and removed object types are stopped (a running build of
 // theirs is cancelled safely), the indexer switches to the new config, and
 // loops start for changed and added types. The daemon section of the new
 // config applies too.
-func (d *Daemon) Reload(ctx context.Context, cfg *config.Config) (*ConfigChange, error) {
+func (d *Daemon) Reload(ctx context.Context, cfg *config.Config) (*indexer.ConfigChange, error) {
 	d.reloadMu.Lock()
 	defer d.reloadMu.Unlock()
-	ch, _, err := d.ix.prepareReload(ctx, cfg)
+	ch, err := d.ix.CheckReload(ctx, cfg)
 	if err != nil {
 		d.m.reload(err)
 		return nil, err

@@ -1,8 +1,10 @@
-package indexer
+package daemon
 
 import (
 	"math"
 	"time"
+
+	"github.com/ontoindex/ontoindex/indexer"
 )
 
 // schedule is the decision state of one object type's loop: what the
@@ -37,7 +39,7 @@ type decision struct {
 
 // decide is called with the table's current snapshot (0 when the table
 // has none) and the checkpoint (nil when never built).
-func (s *schedule) decide(now time.Time, current int64, cp *Checkpoint) decision {
+func (s *schedule) decide(now time.Time, current int64, cp *indexer.Checkpoint) decision {
 	switch {
 	case s.blocked && current == s.blockedAt:
 		return decision{why: "waiting for the table to change (merge-on-read)"}

@@ -1,4 +1,4 @@
-package indexer_test
+package daemon_test
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/indexertest"
@@ -90,16 +91,16 @@ func daemonConfig(tb testing.TB, w *icebergtest.Warehouse, specs ...objects.Type
 
 // runningDaemon is a daemon whose Run goroutine the test owns.
 type runningDaemon struct {
-	*indexer.Daemon
+	*daemon.Daemon
 	cancel context.CancelFunc
 	done   chan error
 }
 
 // mustRunDaemon starts a daemon over ix; it is stopped (and waited for)
 // when the test ends, before ix is closed.
-func mustRunDaemon(tb testing.TB, ix *indexer.Indexer, opts indexer.DaemonOptions) *runningDaemon {
+func mustRunDaemon(tb testing.TB, ix *indexer.Indexer, opts daemon.Options) *runningDaemon {
 	tb.Helper()
-	d, err := indexer.NewDaemon(ix, opts)
+	d, err := daemon.New(ix, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func (rd *runningDaemon) stop(tb testing.TB) error {
 }
 
 // waitStatus polls the status of an object type until cond holds.
-func waitStatus(tb testing.TB, d *indexer.Daemon, name, what string, cond func(indexer.TypeStatus) bool) indexer.TypeStatus {
+func waitStatus(tb testing.TB, d *daemon.Daemon, name, what string, cond func(daemon.TypeStatus) bool) daemon.TypeStatus {
 	tb.Helper()
 	deadline := time.Now().Add(waitTimeout)
 	for {
@@ -146,10 +147,10 @@ func waitStatus(tb testing.TB, d *indexer.Daemon, name, what string, cond func(i
 	}
 }
 
-func upToDate(tbl *icebergtest.Table) func(indexer.TypeStatus) bool {
+func upToDate(tbl *icebergtest.Table) func(daemon.TypeStatus) bool {
 	id := tbl.T.CurrentSnapshot().SnapshotID
-	return func(st indexer.TypeStatus) bool {
-		return st.State == indexer.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
+	return func(st daemon.TypeStatus) bool {
+		return st.State == daemon.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
 	}
 }
 
@@ -275,7 +276,7 @@ func TestDaemon_Run(t *testing.T) {
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
-	d := mustRunDaemon(t, ix, indexer.DaemonOptions{Registerer: reg})
+	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
 
 	first := tbl.T.CurrentSnapshot().SnapshotID
 	st := waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
@@ -350,27 +351,27 @@ func TestDaemon_Run(t *testing.T) {
 			labels map[string]string
 			want   float64
 		}{
-			{indexer.MetricBuilds, typ("kind", "full", "result", "ok"), 1},
-			{indexer.MetricBuilds, typ("kind", "incremental", "result", "ok"), 2},
-			{indexer.MetricBuilds, typ("kind", "none", "result", "ok"), 0},
-			{indexer.MetricBuildDuration, typ("kind", "full"), 1},
-			{indexer.MetricBuildDuration, typ("kind", "incremental"), 2},
-			{indexer.MetricFilesRead, typ("kind", "full"), 3},
-			{indexer.MetricBytesRead, typ("kind", "full"), float64(full.BytesRead)},
-			{indexer.MetricBytesRead, typ("kind", "incremental"), float64(incBytes)},
-			{indexer.MetricRowsRead, typ("kind", "full"), 15},
-			{indexer.MetricUpserts, typ("kind", "full"), 15},
-			{indexer.MetricUpserts, typ("kind", "incremental"), 1},
-			{indexer.MetricDeletes, typ("kind", "incremental"), 1},
-			{indexer.MetricSkippedRows, typ("kind", "full"), 0},
-			{indexer.MetricMORRefusals, typ(), 0},
-			{indexer.MetricLagSeconds, typ(), 0},
-			{indexer.MetricLagSnapshots, typ(), 0},
-			{indexer.MetricObjects, typ(), 14},
-			{indexer.MetricGeneration, typ(), 1},
-			{indexer.MetricObjectTypeState, typ("state", "idle"), 1},
-			{indexer.MetricObjectTypeState, typ("state", "failing"), 0},
-			{indexer.MetricBuildsRunning, nil, 0},
+			{daemon.MetricBuilds, typ("kind", "full", "result", "ok"), 1},
+			{daemon.MetricBuilds, typ("kind", "incremental", "result", "ok"), 2},
+			{daemon.MetricBuilds, typ("kind", "none", "result", "ok"), 0},
+			{daemon.MetricBuildDuration, typ("kind", "full"), 1},
+			{daemon.MetricBuildDuration, typ("kind", "incremental"), 2},
+			{daemon.MetricFilesRead, typ("kind", "full"), 3},
+			{daemon.MetricBytesRead, typ("kind", "full"), float64(full.BytesRead)},
+			{daemon.MetricBytesRead, typ("kind", "incremental"), float64(incBytes)},
+			{daemon.MetricRowsRead, typ("kind", "full"), 15},
+			{daemon.MetricUpserts, typ("kind", "full"), 15},
+			{daemon.MetricUpserts, typ("kind", "incremental"), 1},
+			{daemon.MetricDeletes, typ("kind", "incremental"), 1},
+			{daemon.MetricSkippedRows, typ("kind", "full"), 0},
+			{daemon.MetricMORRefusals, typ(), 0},
+			{daemon.MetricLagSeconds, typ(), 0},
+			{daemon.MetricLagSnapshots, typ(), 0},
+			{daemon.MetricObjects, typ(), 14},
+			{daemon.MetricGeneration, typ(), 1},
+			{daemon.MetricObjectTypeState, typ("state", "idle"), 1},
+			{daemon.MetricObjectTypeState, typ("state", "failing"), 0},
+			{daemon.MetricBuildsRunning, nil, 0},
 		}
 		for _, tt := range tests {
 			if got := metricValue(t, reg, tt.name, tt.labels); got != tt.want {
@@ -391,7 +392,7 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.mor"})
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
-	d := mustRunDaemon(t, ix, indexer.DaemonOptions{Registerer: reg})
+	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
 	first := tbl.T.CurrentSnapshot().SnapshotID
 	waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
 
@@ -400,7 +401,7 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	morSnap := other.T.CurrentSnapshot().SnapshotID
-	st := waitStatus(t, d.Daemon, "Person", "blocked", func(st indexer.TypeStatus) bool { return st.State == indexer.StateBlocked })
+	st := waitStatus(t, d.Daemon, "Person", "blocked", func(st daemon.TypeStatus) bool { return st.State == daemon.StateBlocked })
 	t.Run("blocked", func(t *testing.T) {
 		if st.LastError == nil || st.LastError.Code != indexer.CodeMergeOnRead || st.LastError.At.IsZero() ||
 			!strings.Contains(st.LastError.Message, "merge-on-read") || !strings.Contains(st.LastError.Message, "copy-on-write") {
@@ -423,24 +424,24 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 	t.Run("no blind retries", func(t *testing.T) {
 		// Let the loop poll several more times on the same snapshot.
 		polls := map[time.Time]bool{}
-		waitStatus(t, d.Daemon, "Person", "five more polls", func(st indexer.TypeStatus) bool {
-			if st.State != indexer.StateBlocked {
+		waitStatus(t, d.Daemon, "Person", "five more polls", func(st daemon.TypeStatus) bool {
+			if st.State != daemon.StateBlocked {
 				t.Fatalf("state %s while the table did not change", st.State)
 			}
 			polls[st.PolledAt] = true
 			return len(polls) > 5
 		})
 		labels := map[string]string{"object_type": "Person"}
-		if got := metricValue(t, reg, indexer.MetricMORRefusals, labels); got != 1 {
+		if got := metricValue(t, reg, daemon.MetricMORRefusals, labels); got != 1 {
 			t.Fatalf("refusals = %v, want 1", got)
 		}
-		if got := metricValue(t, reg, indexer.MetricBuilds, map[string]string{"object_type": "Person", "kind": "incremental", "result": indexer.CodeMergeOnRead}); got != 1 {
+		if got := metricValue(t, reg, daemon.MetricBuilds, map[string]string{"object_type": "Person", "kind": "incremental", "result": indexer.CodeMergeOnRead}); got != 1 {
 			t.Fatalf("refused builds = %v, want 1", got)
 		}
-		if got := metricValue(t, reg, indexer.MetricObjectTypeState, map[string]string{"object_type": "Person", "state": "blocked"}); got != 1 {
+		if got := metricValue(t, reg, daemon.MetricObjectTypeState, map[string]string{"object_type": "Person", "state": "blocked"}); got != 1 {
 			t.Fatalf("blocked state gauge = %v", got)
 		}
-		if got := metricValue(t, reg, indexer.MetricLagSnapshots, labels); got != 1 {
+		if got := metricValue(t, reg, daemon.MetricLagSnapshots, labels); got != 1 {
 			t.Fatalf("lag snapshots gauge = %v", got)
 		}
 	})
@@ -468,7 +469,7 @@ func TestDaemon_Rebuild(t *testing.T) {
 	tbl := mustPeople(t, w, "ns.people", nil, 6, rows/6)
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
 	ix := indexertest.Open(t, cfg)
-	d := mustRunDaemon(t, ix, indexer.DaemonOptions{})
+	d := mustRunDaemon(t, ix, daemon.Options{})
 	st := waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
 	if st.Generation != 1 {
 		t.Fatalf("generation %d", st.Generation)
@@ -544,8 +545,8 @@ func TestDaemon_Rebuild(t *testing.T) {
 	if err := d.Rebuild("Nobody"); !errors.Is(err, indexer.ErrUnknownType) {
 		t.Fatalf("rebuild of an unknown type: %v", err)
 	}
-	st = waitStatus(t, d.Daemon, "Person", "the new generation", func(st indexer.TypeStatus) bool {
-		return st.Generation == 2 && st.State == indexer.StateIdle
+	st = waitStatus(t, d.Daemon, "Person", "the new generation", func(st daemon.TypeStatus) bool {
+		return st.Generation == 2 && st.State == daemon.StateIdle
 	})
 	deadline := time.Now().Add(waitTimeout)
 	for !seenNew.Load() && time.Now().Before(deadline) {
@@ -608,7 +609,7 @@ func TestDaemon_Reload(t *testing.T) {
 	cfg := daemonConfig(t, w, specA, specB)
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
-	d := mustRunDaemon(t, ix, indexer.DaemonOptions{Registerer: reg})
+	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
 	waitStatus(t, d.Daemon, "A", "the first build", upToDate(ta))
 	waitStatus(t, d.Daemon, "B", "the first build", upToDate(tb))
 
@@ -678,8 +679,8 @@ func TestDaemon_Reload(t *testing.T) {
 			t.Fatalf("types = %v", got)
 		}
 		// A's mapping changed: a full build into a new generation.
-		st := waitStatus(t, d.Daemon, "A", "the rebuild", func(st indexer.TypeStatus) bool {
-			return st.Generation == 2 && st.State == indexer.StateIdle
+		st := waitStatus(t, d.Daemon, "A", "the rebuild", func(st daemon.TypeStatus) bool {
+			return st.Generation == 2 && st.State == daemon.StateIdle
 		})
 		if st.LastBuild.Kind != indexer.KindFull || st.Objects != 10 {
 			t.Fatalf("A: status %+v, lastBuild %+v", st, st.LastBuild)
@@ -717,7 +718,7 @@ func TestDaemon_Reload(t *testing.T) {
 		if st.Generation != 1 || st.Objects != 5 {
 			t.Fatalf("B: status %+v", st)
 		}
-		if got := metricValue(t, reg, indexer.MetricBuilds, map[string]string{"object_type": "B", "kind": "full", "result": "ok"}); got != 0 {
+		if got := metricValue(t, reg, daemon.MetricBuilds, map[string]string{"object_type": "B", "kind": "full", "result": "ok"}); got != 0 {
 			t.Fatalf("B was rebuilt in full %v times after re-adding", got)
 		}
 		indexertest.MatchTable(t, ix, "B", other)
@@ -742,10 +743,10 @@ func TestDaemon_Reload(t *testing.T) {
 	})
 
 	t.Run("metrics", func(t *testing.T) {
-		if got := metricValue(t, reg, indexer.MetricReloads, map[string]string{"result": "ok"}); got != 3 {
+		if got := metricValue(t, reg, daemon.MetricReloads, map[string]string{"result": "ok"}); got != 3 {
 			t.Errorf("ok reloads = %v", got)
 		}
-		if got := metricValue(t, reg, indexer.MetricReloads, map[string]string{"result": "rejected"}); got != 5 {
+		if got := metricValue(t, reg, daemon.MetricReloads, map[string]string{"result": "rejected"}); got != 5 {
 			t.Errorf("rejected reloads = %v", got)
 		}
 	})
@@ -759,9 +760,9 @@ func TestDaemon_Backoff(t *testing.T) {
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Late", Table: "warehouse.ns.late"})
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
-	d := mustRunDaemon(t, ix, indexer.DaemonOptions{Registerer: reg})
+	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
 
-	st := waitStatus(t, d.Daemon, "Late", "failing", func(st indexer.TypeStatus) bool { return st.State == indexer.StateFailing })
+	st := waitStatus(t, d.Daemon, "Late", "failing", func(st daemon.TypeStatus) bool { return st.State == daemon.StateFailing })
 	if st.LastError == nil || st.LastError.Code != indexer.CodeTableNotAvailable || st.NextRetryAt.IsZero() || st.Generation != 0 {
 		t.Fatalf("status %+v, lastError %+v", st, st.LastError)
 	}
@@ -770,7 +771,7 @@ func TestDaemon_Backoff(t *testing.T) {
 	}
 	// Retried: several failed polls.
 	deadline := time.Now().Add(waitTimeout)
-	for metricValue(t, reg, indexer.MetricPollErrors, map[string]string{"object_type": "Late"}) < 3 {
+	for metricValue(t, reg, daemon.MetricPollErrors, map[string]string{"object_type": "Late"}) < 3 {
 		if time.Now().After(deadline) {
 			t.Fatal("no retries")
 		}
@@ -817,7 +818,7 @@ func TestDaemon_Stop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := indexer.NewDaemon(ix, indexer.DaemonOptions{StopGrace: tt.grace})
+			d, err := daemon.New(ix, daemon.Options{StopGrace: tt.grace})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -843,7 +844,7 @@ func TestDaemon_Stop(t *testing.T) {
 			}
 
 			ix = indexertest.Open(t, cfg)
-			rd := mustRunDaemon(t, ix, indexer.DaemonOptions{})
+			rd := mustRunDaemon(t, ix, daemon.Options{})
 			st := waitStatus(t, rd.Daemon, "Person", "the build after the restart", upToDate(tbl))
 			if st.Objects != 4000 {
 				t.Fatalf("status %+v", st)
@@ -868,19 +869,19 @@ func TestDaemon_MaxConcurrentBuilds(t *testing.T) {
 	cfg.Build.BatchRows = 100
 
 	var (
-		daemon  atomic.Pointer[indexer.Daemon]
+		running atomic.Pointer[daemon.Daemon]
 		mu      sync.Mutex
 		most    int
 		samples int
 	)
 	ix, err := indexer.Open(context.Background(), cfg, indexer.Options{Progress: func(indexer.Progress) {
-		d := daemon.Load()
+		d := running.Load()
 		if d == nil {
 			return
 		}
 		n := 0
 		for _, st := range d.Status() {
-			if st.State == indexer.StateBuilding {
+			if st.State == daemon.StateBuilding {
 				n++
 			}
 		}
@@ -892,11 +893,11 @@ func TestDaemon_MaxConcurrentBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ix.Close() })
-	d, err := indexer.NewDaemon(ix, indexer.DaemonOptions{})
+	d, err := daemon.New(ix, daemon.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	daemon.Store(d)
+	running.Store(d)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
@@ -931,7 +932,7 @@ func TestDaemon_InvalidRows(t *testing.T) {
 	}
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Loose", Table: "warehouse.ns.loose", PrimaryKey: []string{"id"}})
 	ix := indexertest.Open(t, cfg)
-	d := mustRunDaemon(t, ix, indexer.DaemonOptions{})
+	d := mustRunDaemon(t, ix, daemon.Options{})
 	st := waitStatus(t, d.Daemon, "Loose", "the first build", upToDate(tbl))
 	if st.Objects != 2 || st.InvalidRows.Count != 1 || len(st.InvalidRows.Samples) != 1 || st.LastBuild.SkippedRows != 1 {
 		t.Fatalf("status %+v", st)

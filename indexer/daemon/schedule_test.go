@@ -1,4 +1,4 @@
-package indexer
+package daemon
 
 import (
 	"context"
@@ -7,19 +7,20 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go"
+	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/icebergtest"
 )
 
 func TestSchedule_Decide(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	cp := &Checkpoint{SnapshotID: 10}
+	cp := &indexer.Checkpoint{SnapshotID: 10}
 	tests := []struct {
 		name    string
 		s       schedule
 		now     time.Time
 		current int64
-		cp      *Checkpoint
+		cp      *indexer.Checkpoint
 		build   bool
 		full    bool
 	}{
@@ -54,7 +55,7 @@ func TestSchedule_Decide(t *testing.T) {
 // with an injected clock.
 func TestSchedule_Sequence(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	cp := &Checkpoint{SnapshotID: 10}
+	cp := &indexer.Checkpoint{SnapshotID: 10}
 	base, limit := time.Second, 5*time.Second
 	var s schedule
 	s.dirty = true
@@ -119,7 +120,7 @@ func TestSchedule_Sequence(t *testing.T) {
 	if s.blocked || s.failures != 0 || s.rebuild || s.dirty {
 		t.Fatalf("after success: %+v", s)
 	}
-	if d := s.decide(now, 13, &Checkpoint{SnapshotID: 13}); d.build {
+	if d := s.decide(now, 13, &indexer.Checkpoint{SnapshotID: 13}); d.build {
 		t.Fatalf("up-to-date type builds: %s", d.why)
 	}
 
@@ -127,7 +128,7 @@ func TestSchedule_Sequence(t *testing.T) {
 	s.requestRebuild()
 	full = s.start(s.decide(now, 13, cp))
 	s.interrupted(full)
-	if d := s.decide(now, 13, &Checkpoint{SnapshotID: 13}); !d.build || !d.full {
+	if d := s.decide(now, 13, &indexer.Checkpoint{SnapshotID: 13}); !d.build || !d.full {
 		t.Fatalf("after an interrupted rebuild: %+v", d)
 	}
 }

@@ -1,9 +1,10 @@
-package indexer
+package daemon
 
 import (
 	"errors"
 	"fmt"
 
+	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -94,7 +95,7 @@ func newMetrics(reg prometheus.Registerer, d *Daemon) (*metrics, error) {
 }
 
 // build records a finished build.
-func (m *metrics) build(res *BuildResult) {
+func (m *metrics) build(res *indexer.BuildResult) {
 	if m == nil {
 		return
 	}
@@ -111,7 +112,7 @@ func (m *metrics) build(res *BuildResult) {
 	m.upserts.WithLabelValues(res.ObjectType, kind).Add(float64(res.Upserts))
 	m.deletes.WithLabelValues(res.ObjectType, kind).Add(float64(res.Deletes))
 	m.skipped.WithLabelValues(res.ObjectType, kind).Add(float64(res.SkippedRows))
-	if result == CodeMergeOnRead {
+	if result == indexer.CodeMergeOnRead {
 		m.morRefusals.WithLabelValues(res.ObjectType).Inc()
 	}
 }

@@ -1,4 +1,4 @@
-package indexer
+package daemon
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/changelog"
+	"github.com/ontoindex/ontoindex/indexer"
 )
 
 // State is where an object type stands in the daemon.
@@ -45,40 +46,17 @@ type TypeStatus struct {
 	Generation int   `json:"generation"`
 	Objects    int64 `json:"objects"`
 	// LastBuild is the last build that moved the checkpoint (null: none).
-	LastBuild *BuildSummary `json:"lastBuild"`
+	LastBuild *indexer.BuildSummary `json:"lastBuild"`
 	// LastError is the error of the last build or poll, cleared by the next
 	// successful build (null: none).
-	LastError   *ErrorInfo  `json:"lastError"`
-	InvalidRows InvalidRows `json:"invalidRows"`
+	LastError   *indexer.ErrorInfo  `json:"lastError"`
+	InvalidRows indexer.InvalidRows `json:"invalidRows"`
 	// PolledAt is the time of the last successful poll; NextRetryAt the
 	// earliest retry of a failing type.
 	PolledAt    time.Time `json:"polledAt,omitzero"`
 	NextRetryAt time.Time `json:"nextRetryAt,omitzero"`
 
 	builtAt time.Time // when the checkpoint was written, for metrics
-}
-
-// BuildSummary is a finished build as status reports it.
-type BuildSummary struct {
-	Kind        Kind      `json:"kind"`
-	From        int64     `json:"from"`
-	To          int64     `json:"to"`
-	Generation  int       `json:"generation"`
-	FilesRead   int       `json:"filesRead"`
-	BytesRead   int64     `json:"bytesRead"`
-	RowsRead    int64     `json:"rowsRead"`
-	Upserts     int64     `json:"upserts"`
-	Deletes     int64     `json:"deletes"`
-	SkippedRows int64     `json:"skippedRows"`
-	DurationMs  int64     `json:"durationMs"`
-	FinishedAt  time.Time `json:"finishedAt"`
-}
-
-// Summary is the status form of a build result.
-func (r *BuildResult) Summary() *BuildSummary {
-	return &BuildSummary{Kind: r.Kind, From: r.FromSnapshotID, To: r.ToSnapshotID, Generation: r.Generation,
-		FilesRead: r.FilesRead, BytesRead: r.BytesRead, RowsRead: r.RowsRead, Upserts: r.Upserts, Deletes: r.Deletes,
-		SkippedRows: r.SkippedRows, DurationMs: r.DurationMs, FinishedAt: r.FinishedAt}
 }
 
 // StatusReport is the status of every object type: the body of the ops
@@ -122,7 +100,7 @@ func (d *Daemon) StatusOf(name string) (TypeStatus, error) {
 	defer d.mu.Unlock()
 	r, ok := d.runs[name]
 	if !ok {
-		return TypeStatus{ObjectType: name}, fmt.Errorf("%w %q", ErrUnknownType, name)
+		return TypeStatus{ObjectType: name}, fmt.Errorf("%w %q", indexer.ErrUnknownType, name)
 	}
 	return d.statusLocked(r, now), nil
 }
@@ -140,7 +118,7 @@ func (d *Daemon) NotReady() []string {
 }
 
 func (d *Daemon) statusLocked(r *typeRun, now time.Time) TypeStatus {
-	st := TypeStatus{ObjectType: r.name, State: StateIdle, InvalidRows: InvalidRows{Samples: []changelog.InvalidRow{}}}
+	st := TypeStatus{ObjectType: r.name, State: StateIdle, InvalidRows: indexer.InvalidRows{Samples: []changelog.InvalidRow{}}}
 	es, err := d.ix.Status(r.name)
 	if err != nil {
 		return st
