@@ -20,6 +20,7 @@ type configEngine struct{ cfg *config.Config }
 
 func (e configEngine) Config() *config.Config { return e.cfg }
 func (e configEngine) Types() []string        { return nil }
+func (e configEngine) NotReady() []string     { return nil }
 func (e configEngine) ObjectType(context.Context, string) (*objects.Type, error) {
 	return nil, indexer.ErrUnknownType
 }

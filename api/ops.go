@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
@@ -136,16 +135,7 @@ func (s *Server) notReady() []string {
 	if s.ops.daemon != nil {
 		return s.ops.daemon.NotReady()
 	}
-	var out []string
-	for _, name := range s.engine.Types() {
-		v, err := s.engine.View(name)
-		if err != nil {
-			out = append(out, name)
-			continue
-		}
-		v.Release()
-	}
-	return out
+	return s.engine.NotReady()
 }
 
 // visible reports whether the request's principal may see an object type
@@ -171,17 +161,13 @@ func (s *Server) opsStatus(r *http.Request) (any, error) {
 		}
 	}
 	p := PrincipalFrom(r.Context())
-	rep := daemon.StatusReport{Ready: true, ObjectTypes: []daemon.TypeStatus{}}
+	seen := []daemon.TypeStatus{}
 	for _, st := range sts {
-		if p == nil || !p.CanSee(st.ObjectType) {
-			continue
-		}
-		rep.ObjectTypes = append(rep.ObjectTypes, st)
-		if st.Generation == 0 {
-			rep.Ready = false
+		if p != nil && p.CanSee(st.ObjectType) {
+			seen = append(seen, st)
 		}
 	}
-	return rep, nil
+	return daemon.NewReport(seen), nil
 }
 
 func (s *Server) opsStatusOf(r *http.Request) (any, error) {
@@ -202,46 +188,16 @@ func (s *Server) opsStatusOf(r *http.Request) (any, error) {
 	return st, nil
 }
 
-// engineStatus derives the status of an object type from the engine, for
-// a server without a daemon: nothing polls the table, so the table
-// snapshot and the lag are unknown (0), and the state says only whether a
-// build runs and whether the last one failed.
+// engineStatus is the status of an object type on a server without a
+// daemon (see daemon.EngineStatus).
 func (s *Server) engineStatus(name string) daemon.TypeStatus {
-	st := daemon.TypeStatus{ObjectType: name, State: daemon.StateIdle, InvalidRows: indexer.InvalidRows{Samples: []changelog.InvalidRow{}}}
-	se, ok := s.engine.(statuser)
-	if !ok {
-		return st
-	}
-	es, err := se.Status(name)
-	if err != nil {
-		return st
-	}
-	st.Table = es.Table
-	if cp := es.Checkpoint; cp != nil {
-		st.CheckpointSnapshotID, st.Generation, st.Objects = cp.SnapshotID, cp.Generation, cp.Objects
-		st.InvalidRows.Count = cp.InvalidRows.Count
-		if len(cp.InvalidRows.Samples) > 0 {
-			st.InvalidRows.Samples = cp.InvalidRows.Samples
-		}
-		if cp.LastBuild != nil {
-			st.LastBuild = cp.LastBuild.Summary()
-			if st.LastBuild.FinishedAt.IsZero() {
-				st.LastBuild.FinishedAt = cp.BuiltAt
-			}
+	es := indexer.Status{ObjectType: name}
+	if se, ok := s.engine.(statuser); ok {
+		if st, err := se.Status(name); err == nil {
+			es = st
 		}
 	}
-	if es.LastError != nil {
-		e := *es.LastError
-		st.LastError = &e
-		st.State = daemon.StateFailing
-		if e.Code == indexer.CodeMergeOnRead {
-			st.State = daemon.StateBlocked
-		}
-	}
-	if es.Building {
-		st.State = daemon.StateBuilding
-	}
-	return st
+	return daemon.EngineStatus(es)
 }
 
 // writeModeCheck is one line of the write-mode report: the report of the

@@ -27,6 +27,8 @@ type Engine interface {
 	Config() *config.Config
 	// Types lists the object types in config order.
 	Types() []string
+	// NotReady lists the object types without a generation to serve.
+	NotReady() []string
 	// ObjectType resolves an object type (from its checkpoint, or from its
 	// table when it was never built).
 	ObjectType(ctx context.Context, name string) (*objects.Type, error)

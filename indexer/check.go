@@ -46,3 +46,15 @@ func (ix *Indexer) Status(name string) (Status, error) {
 	defer ts.mu.RUnlock()
 	return Status{ObjectType: name, Table: ts.spec.Table, Building: ts.building, Checkpoint: ts.cp, LastError: ts.lastErr}, nil
 }
+
+// NotReady lists the object types that have no generation to serve yet,
+// in config order; the indexer is ready when it is empty.
+func (ix *Indexer) NotReady() []string {
+	var out []string
+	for _, name := range ix.Types() {
+		if cp, err := ix.Checkpoint(name); err == nil && cp == nil {
+			out = append(out, name)
+		}
+	}
+	return out
+}

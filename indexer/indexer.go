@@ -76,16 +76,6 @@ type typeState struct {
 	lastAt   time.Time
 }
 
-// Errors of the read side.
-var (
-	// ErrUnknownType reports an object type the config does not declare.
-	ErrUnknownType = errors.New("unknown object type")
-	// ErrNotBuilt reports an object type that has never been built.
-	ErrNotBuilt = errors.New("object type has not been built yet")
-	// ErrClosed reports a use of a closed indexer.
-	ErrClosed = errors.New("indexer is closed")
-)
-
 // Open opens the data directory of cfg and recovers any interrupted build.
 func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, error) {
 	if opts.Logger == nil {
@@ -114,25 +104,10 @@ func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, erro
 	return ix, nil
 }
 
+// addType opens an object type of the config the indexer opens with.
 func (ix *Indexer) addType(ctx context.Context, spec objects.TypeSpec) error {
-	ts := &typeState{spec: spec}
-	cp, bs, err := loadCheckpoint(ix.db, spec.APIName)
+	ts, err := ix.loadType(ctx, spec)
 	if err != nil {
-		return fmt.Errorf("object type %s: %w", spec.APIName, err)
-	}
-	keep := map[int]bool{}
-	if cp != nil {
-		keep[cp.Generation] = true
-		g, err := ix.openGeneration(ctx, spec.APIName, cp.Generation, cp.Type)
-		if err != nil {
-			return fmt.Errorf("object type %s: %w", spec.APIName, err)
-		}
-		ts.cp, ts.gen = cp, g
-	}
-	if bs != nil {
-		keep[bs.Generation] = true
-	}
-	if err := ix.dropGenerations(spec.APIName, func(n int) bool { return !keep[n] }); err != nil {
 		return err
 	}
 	ix.mu.Lock()
@@ -172,7 +147,7 @@ func (ix *Indexer) Close() error {
 	return errors.Join(errs...)
 }
 
-// config.Config returns the config the indexer was opened with.
+// Config returns the config the indexer was opened with.
 func (ix *Indexer) Config() *config.Config {
 	ix.cfgMu.RLock()
 	defer ix.cfgMu.RUnlock()

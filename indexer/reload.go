@@ -15,9 +15,6 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// ErrInvalidConfig wraps the reasons a reload rejected a new config.
-var ErrInvalidConfig = errors.New("invalid config")
-
 // ConfigChange is how a new config's object types differ from the current
 // ones. A type is changed when its spec differs in any way, or when the
 // config of its catalog changed.

@@ -68,15 +68,21 @@ type StatusReport struct {
 }
 
 // Report returns the status of every object type, in config order.
-func (d *Daemon) Report() StatusReport {
-	sts := d.Status()
-	ready := true
+func (d *Daemon) Report() StatusReport { return NewReport(d.Status()) }
+
+// NewReport is the report of some object types: ready when each has a
+// generation to serve.
+func NewReport(sts []TypeStatus) StatusReport {
+	rep := StatusReport{Ready: true, ObjectTypes: sts}
+	if rep.ObjectTypes == nil {
+		rep.ObjectTypes = []TypeStatus{}
+	}
 	for _, st := range sts {
 		if st.Generation == 0 {
-			ready = false
+			rep.Ready = false
 		}
 	}
-	return StatusReport{Ready: ready, ObjectTypes: sts}
+	return rep
 }
 
 // Status reports every object type, in config order.
@@ -107,40 +113,56 @@ func (d *Daemon) StatusOf(name string) (TypeStatus, error) {
 
 // NotReady lists the object types that have no generation to serve yet;
 // the daemon is ready when it is empty.
-func (d *Daemon) NotReady() []string {
-	var out []string
-	for _, name := range d.ix.Types() {
-		if cp, err := d.ix.Checkpoint(name); err == nil && cp == nil {
-			out = append(out, name)
-		}
-	}
-	return out
-}
+func (d *Daemon) NotReady() []string { return d.ix.NotReady() }
 
-func (d *Daemon) statusLocked(r *typeRun, now time.Time) TypeStatus {
-	st := TypeStatus{ObjectType: r.name, State: StateIdle, InvalidRows: indexer.InvalidRows{Samples: []changelog.InvalidRow{}}}
-	es, err := d.ix.Status(r.name)
-	if err != nil {
-		return st
-	}
-	st.Table = es.Table
-	cp := es.Checkpoint
-	if cp != nil {
+// EngineStatus is the status of an object type as the engine alone knows
+// it: its checkpoint, whether a build runs, and the error of the last
+// build. Nothing polls the table, so the table snapshot and the lag are
+// unknown (0). A daemon adds what its loop knows (statusLocked); a server
+// without one reports this.
+func EngineStatus(es indexer.Status) TypeStatus {
+	st := TypeStatus{ObjectType: es.ObjectType, Table: es.Table, State: StateIdle, InvalidRows: indexer.InvalidRows{Samples: []changelog.InvalidRow{}}}
+	if cp := es.Checkpoint; cp != nil {
 		st.CheckpointSnapshotID, st.Generation, st.Objects, st.builtAt = cp.SnapshotID, cp.Generation, cp.Objects, cp.BuiltAt
 		st.InvalidRows.Count = cp.InvalidRows.Count
 		if len(cp.InvalidRows.Samples) > 0 {
 			st.InvalidRows.Samples = cp.InvalidRows.Samples
 		}
-		// The daemon's own result has the full duration; the one stored
-		// with the checkpoint covers builds made elsewhere.
-		if lb := r.lastBuild; lb != nil && lb.ToSnapshotID == cp.SnapshotID && lb.Generation == cp.Generation {
-			st.LastBuild = lb.Summary()
-		} else if cp.LastBuild != nil {
+		if cp.LastBuild != nil {
 			st.LastBuild = cp.LastBuild.Summary()
 			if st.LastBuild.FinishedAt.IsZero() {
 				st.LastBuild.FinishedAt = cp.BuiltAt
 			}
 		}
+	}
+	if es.LastError != nil {
+		e := *es.LastError
+		st.LastError = &e
+		st.State = StateFailing
+		if e.Code == indexer.CodeMergeOnRead {
+			st.State = StateBlocked
+		}
+	}
+	if es.Building {
+		st.State = StateBuilding
+	}
+	return st
+}
+
+func (d *Daemon) statusLocked(r *typeRun, now time.Time) TypeStatus {
+	es, err := d.ix.Status(r.name)
+	if err != nil {
+		return EngineStatus(indexer.Status{ObjectType: r.name})
+	}
+	st := EngineStatus(es)
+	// The schedule, not the engine's last build, says whether the type is
+	// failing or blocked: it counts failed polls too.
+	st.State, st.LastError = StateIdle, nil
+	cp := es.Checkpoint
+	// The daemon's own result has the full duration; the one stored with
+	// the checkpoint covers builds made elsewhere.
+	if lb := r.lastBuild; cp != nil && lb != nil && lb.ToSnapshotID == cp.SnapshotID && lb.Generation == cp.Generation {
+		st.LastBuild = lb.Summary()
 	}
 	if r.polled {
 		st.TableSnapshotID, st.PolledAt = r.poll.snapshotID, r.poll.at.UTC()

@@ -1,0 +1,60 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ontoindex/ontoindex/changelog"
+)
+
+// incremental applies the baseline diff from the checkpoint to the target
+// in one store transaction, and the changed documents to a copy of the
+// served index snapshot, staged before the commit and promoted after it.
+func (j *buildJob) incremental(ctx context.Context) error {
+	name, cp := j.name(), j.cp
+	j.ts.mu.RLock()
+	gen := j.ts.gen
+	j.ts.mu.RUnlock()
+	w, err := newGenWriter(j.ix.db, name, cp.Generation, false)
+	if err != nil {
+		return err
+	}
+	defer w.rollback()
+	base := gen.snapshot()
+	w.docs = newDocChanges(base)
+	manifests, in, err := j.diff(ctx, w, w.knownManifest)
+	if err != nil {
+		return err
+	}
+	st, err := changelog.Diff(ctx, in, w, w)
+	j.record(st)
+	if err != nil {
+		return err
+	}
+	if err := w.setManifests(manifests); err != nil {
+		return err
+	}
+	inv := cp.InvalidRows
+	inv.Count += st.Skipped
+	inv.Samples = append(append([]changelog.InvalidRow(nil), st.Samples...), inv.Samples...)
+	next := j.checkpoint(cp.Generation, inv)
+	j.res.Generation = cp.Generation
+	// The index of the new version is ready before the commit, so that
+	// readers that see the commit find it.
+	changes := w.docs.list()
+	idx, err := base.Apply(changes, w.docs.version)
+	if err != nil {
+		return fmt.Errorf("object type %s: update index: %w", name, err)
+	}
+	gen.stage(idx)
+	err = j.commit(w, next, nil)
+	gen.promote(err == nil, len(changes))
+	if err != nil {
+		return err
+	}
+	j.ts.mu.Lock()
+	j.ts.cp = next
+	j.ts.mu.Unlock()
+	j.ix.saver.poke()
+	return nil
+}

@@ -1,0 +1,289 @@
+package indexer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/changelog"
+	"github.com/ontoindex/ontoindex/cowguard"
+	"github.com/ontoindex/ontoindex/objects"
+	bolt "go.etcd.io/bbolt"
+)
+
+// buildJob is one build of one object type, run by Build while it holds
+// the type's build lock. plan settles what the build starts from and goes
+// to and which kind it is; incremental and full (build_incremental.go,
+// build_full.go) do the work; commit writes the new checkpoint in the
+// store transaction that makes the work visible.
+type buildJob struct {
+	ix    *Indexer
+	ts    *typeState
+	opts  BuildOptions
+	res   *BuildResult
+	start time.Time
+
+	// Set by plan.
+	tbl      *table.Table
+	snap     *table.Snapshot // nil for a table without snapshots
+	typ      *objects.Type   // the spec resolved against the target's schema
+	schemaID int
+	cp       *Checkpoint // the checkpoint the build starts from; nil before the first
+	resume   *buildState // an interrupted full build to the same target
+}
+
+func (j *buildJob) name() string { return j.ts.spec.APIName }
+
+// run plans the build and runs the kind it settles on.
+func (j *buildJob) run(ctx context.Context) error {
+	kind, err := j.plan(ctx)
+	if err != nil {
+		return err
+	}
+	j.res.Kind = kind
+	switch kind {
+	case KindNone:
+		return j.touch()
+	case KindFull:
+		return j.full(ctx)
+	default:
+		return j.incremental(ctx)
+	}
+}
+
+// plan loads the table and the target snapshot, refuses merge-on-read
+// before anything is read or written, resolves the type and decides the
+// kind of build. res reports the kind the build attempts as soon as it is
+// known, so that a failed build says what it tried.
+func (j *buildJob) plan(ctx context.Context) (Kind, error) {
+	spec, res := &j.ts.spec, j.res
+	tbl, err := j.ix.loadTable(ctx, spec.Table)
+	if err != nil {
+		return "", &tableError{fmt.Errorf("object type %s: %w", spec.APIName, err)}
+	}
+	snap, err := target(tbl, spec.Table, j.opts.SnapshotID)
+	if err != nil {
+		return "", err
+	}
+	j.tbl, j.snap = tbl, snap
+	j.ts.mu.RLock()
+	cp := j.ts.cp
+	j.ts.mu.RUnlock()
+	j.cp = cp
+	if cp != nil {
+		res.FromSnapshotID = cp.SnapshotID
+		res.Generation = cp.Generation
+	}
+	res.ToSnapshotID = j.snapID()
+	res.Kind = KindIncremental
+	if j.opts.Full || cp == nil || cp.SemanticVersion != spec.SemanticVersion {
+		res.Kind = KindFull
+	}
+	if err := cowguard.Check(ctx, tbl, spec.Table, snap); err != nil {
+		var mor *cowguard.MergeOnReadError
+		if errors.As(err, &mor) {
+			mor.ObjectType = spec.APIName
+			return "", mor
+		}
+		return "", &tableError{fmt.Errorf("object type %s: table %s: %w", spec.APIName, spec.Table, err)}
+	}
+	if j.typ, j.schemaID, err = resolve(spec, tbl, snap); err != nil {
+		return "", err
+	}
+
+	hash := mappingHash(j.typ)
+	full := j.opts.Full || cp == nil || cp.SemanticVersion != spec.SemanticVersion || cp.MappingHash != hash
+	if full && cp != nil && !j.opts.Full && spec.RequireIncremental {
+		why := "the mapping changed"
+		if cp.SemanticVersion != spec.SemanticVersion {
+			why = fmt.Sprintf("semanticVersion changed from %d to %d", cp.SemanticVersion, spec.SemanticVersion)
+		}
+		return "", fmt.Errorf("object type %s: %w (%s); run a build with --full to rebuild", spec.APIName, ErrIncrementalRequired, why)
+	}
+	_, bs, err := loadCheckpoint(j.ix.db, spec.APIName)
+	if err != nil {
+		return "", err
+	}
+	if bs != nil && (bs.Target != j.snapID() || bs.MappingHash != hash || !full) {
+		// An interrupted full build to another target: start afresh.
+		if err := j.ix.abandonBuild(spec.APIName, bs); err != nil {
+			return "", err
+		}
+		bs = nil
+	}
+	j.resume = bs
+	switch {
+	case full:
+		return KindFull, nil
+	case cp.SnapshotID == j.snapID():
+		return KindNone, nil
+	}
+	return KindIncremental, nil
+}
+
+func (j *buildJob) snapID() int64 { return snapIDOf(j.snap) }
+
+// touch records a no-op build: the type may have changed (a promoted
+// column, a new display name) while the data did not.
+func (j *buildJob) touch() error {
+	cp := *j.cp
+	before, _ := json.Marshal(cp.Type)
+	after, _ := json.Marshal(j.typ)
+	if cp.SchemaID == j.schemaID && bytes.Equal(before, after) {
+		return nil
+	}
+	cp.Type, cp.SchemaID = j.typ, j.schemaID
+	err := j.ix.db.Update(func(tx *bolt.Tx) error {
+		tb, err := typeBucket(tx, j.name(), true)
+		if err != nil {
+			return err
+		}
+		return putJSON(tb, keyCheckpoint, &cp)
+	})
+	if err != nil {
+		return err
+	}
+	j.ts.mu.Lock()
+	j.ts.cp = &cp
+	j.ts.mu.Unlock()
+	return nil
+}
+
+// diff lists the live data files of the target (taking the manifests
+// known returns from the baseline instead of reading them), plans the diff
+// against the baseline of w, and prepares reads of the mapped columns.
+func (j *buildJob) diff(ctx context.Context, w *genWriter, known func(string) ([]changelog.DataFile, bool, error)) ([]changelog.Manifest, changelog.Input, error) {
+	name := j.name()
+	fs, err := j.tbl.FS(ctx)
+	if err != nil {
+		return nil, changelog.Input{}, &tableError{err}
+	}
+	manifests, err := changelog.LiveFiles(ctx, fs, j.snap, known)
+	if err != nil {
+		return nil, changelog.Input{}, &tableError{fmt.Errorf("object type %s: %w", name, err)}
+	}
+	plan, err := changelog.PlanDiff(manifests, w.baselineFiles)
+	if err != nil {
+		return nil, changelog.Input{}, fmt.Errorf("object type %s: %w", name, err)
+	}
+	rd, err := changelog.NewReader(j.tbl, j.snapID(), j.typ.Columns(), j.ix.Config().Build.BatchRows)
+	if err != nil {
+		return nil, changelog.Input{}, &SchemaError{ObjectType: name, Table: j.ts.spec.Table, SchemaID: j.schemaID, Err: err}
+	}
+	in := changelog.Input{Type: j.typ, Table: j.ts.spec.Table, SnapshotID: j.snapID(), Plan: plan, Reader: rd,
+		Progress: j.ix.progress(name, j.res.Kind, plan.TotalRecords(), time.Now())}
+	return manifests, in, nil
+}
+
+// record copies what a diff read and applied into the result.
+func (j *buildJob) record(st changelog.Stats) {
+	res := j.res
+	res.FilesRead, res.BytesRead, res.RowsRead = st.FilesRead, st.BytesRead, st.RowsRead
+	res.Upserts, res.Deletes, res.SkippedRows = st.Inserts+st.Updates, st.Deletes, st.Skipped
+}
+
+// checkpoint is the checkpoint the build commits, in generation gen, with
+// the invalid rows seen so far (the newest samples kept).
+func (j *buildJob) checkpoint(gen int, inv InvalidRows) *Checkpoint {
+	if len(inv.Samples) > changelog.MaxSamples {
+		inv.Samples = inv.Samples[:changelog.MaxSamples]
+	}
+	return &Checkpoint{SnapshotID: j.snapID(), SchemaID: j.schemaID, MappingHash: mappingHash(j.typ), SemanticVersion: j.ts.spec.SemanticVersion,
+		Generation: gen, Type: j.typ, BuiltAt: time.Now().UTC(), InvalidRows: inv}
+}
+
+// commit commits w with next as the type's checkpoint, after also, in the
+// same transaction. The checkpoint holds the result as it will be reported
+// when the build ends now.
+func (j *buildJob) commit(w *genWriter, next *Checkpoint, also func(b *genBuckets, tb *bolt.Bucket) error) error {
+	err := w.commit(func(tx *bolt.Tx, b *genBuckets) error {
+		next.Objects = w.count
+		done := *j.res
+		done.DurationMs = time.Since(j.start).Milliseconds()
+		done.FinishedAt = time.Now().UTC()
+		next.LastBuild = &done
+		tb, err := typeBucket(tx, j.name(), false)
+		if err != nil {
+			return err
+		}
+		if also != nil {
+			if err := also(b, tb); err != nil {
+				return err
+			}
+		}
+		return putJSON(tb, keyCheckpoint, next)
+	})
+	if err != nil {
+		return fmt.Errorf("object type %s: commit: %w", j.name(), err)
+	}
+	return nil
+}
+
+// abandonBuild drops an interrupted full build and its generation.
+func (ix *Indexer) abandonBuild(name string, bs *buildState) error {
+	err := ix.db.Update(func(tx *bolt.Tx) error {
+		tb, err := typeBucket(tx, name, false)
+		if err != nil || tb == nil {
+			return err
+		}
+		return tb.Delete(keyBuild)
+	})
+	if err != nil {
+		return err
+	}
+	return ix.dropGenerations(name, func(n int) bool { return n == bs.Generation })
+}
+
+// progress reports the rows a build has read to Options.Progress.
+func (ix *Indexer) progress(name string, kind Kind, total int64, start time.Time) func(int64) {
+	if ix.opts.Progress == nil {
+		return nil
+	}
+	return func(rows int64) {
+		ix.opts.Progress(Progress{ObjectType: name, Kind: kind, Rows: rows, TotalRows: total, Elapsed: time.Since(start)})
+	}
+}
+
+// target resolves the snapshot a build goes to; nil for a table without
+// snapshots.
+func target(tbl *table.Table, ref string, id int64) (*table.Snapshot, error) {
+	if id != 0 {
+		s := tbl.SnapshotByID(id)
+		if s == nil {
+			return nil, fmt.Errorf("table %s: %w: %d", ref, ErrSnapshotNotFound, id)
+		}
+		return s, nil
+	}
+	return tbl.CurrentSnapshot(), nil
+}
+
+// resolve checks the spec against the schema a read of the target sees:
+// the table's current schema for its current snapshot (as Iceberg's live
+// reads do, so a dropped column is gone), the snapshot's own schema for an
+// older one.
+func resolve(spec *objects.TypeSpec, tbl *table.Table, snap *table.Snapshot) (*objects.Type, int, error) {
+	sc := tbl.Schema()
+	if cur := tbl.CurrentSnapshot(); snap != nil && cur != nil && snap.SnapshotID != cur.SnapshotID && snap.SchemaID != nil {
+		for _, s := range tbl.Metadata().Schemas() {
+			if s.ID == *snap.SchemaID {
+				sc = s
+			}
+		}
+	}
+	t, err := spec.Resolve(changelog.Columns(sc), changelog.IdentifierColumns(sc))
+	if err != nil {
+		return nil, sc.ID, &SchemaError{ObjectType: spec.APIName, Table: spec.Table, SchemaID: sc.ID, Err: err}
+	}
+	return t, sc.ID, nil
+}
+
+func snapIDOf(s *table.Snapshot) int64 {
+	if s == nil {
+		return 0
+	}
+	return s.SnapshotID
+}

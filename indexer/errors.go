@@ -1,0 +1,105 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ontoindex/ontoindex/changelog"
+	"github.com/ontoindex/ontoindex/cowguard"
+)
+
+// Sentinel errors of the engine. Callers branch with errors.Is; builds
+// also fail with the typed errors of packages cowguard
+// (*MergeOnReadError) and changelog (*DuplicateKeyError,
+// *InvalidRowError), and with *SchemaError below. ErrorCode classifies
+// them all for status and metrics.
+var (
+	// ErrUnknownType reports an object type the config does not declare.
+	ErrUnknownType = errors.New("unknown object type")
+	// ErrNotBuilt reports an object type that has never been built.
+	ErrNotBuilt = errors.New("object type has not been built yet")
+	// ErrClosed reports a use of a closed indexer.
+	ErrClosed = errors.New("indexer is closed")
+	// ErrInvalidConfig wraps the reasons a reload rejected a new config.
+	ErrInvalidConfig = errors.New("invalid config")
+	// ErrIncrementalRequired: the type sets requireIncremental and the
+	// build would have to be full.
+	ErrIncrementalRequired = errors.New("a full build is needed but requireIncremental is set")
+	// ErrSnapshotNotFound: the requested snapshot is not in the table.
+	ErrSnapshotNotFound = errors.New("snapshot not found")
+)
+
+// ErrorInfo is an error as builds and status report it.
+type ErrorInfo struct {
+	Code    string    `json:"code"`
+	Message string    `json:"message"`
+	At      time.Time `json:"at,omitzero"`
+}
+
+// Error codes of failed builds.
+const (
+	CodeMergeOnRead       = "MERGE_ON_READ"
+	CodeDuplicateKeys     = "DUPLICATE_PRIMARY_KEYS"
+	CodeInvalidRow        = "INVALID_ROW"
+	CodeSchemaMismatch    = "SCHEMA_MISMATCH"
+	CodeIncrementalNeeded = "INCREMENTAL_REQUIRED"
+	CodeSnapshotNotFound  = "SNAPSHOT_NOT_FOUND"
+	CodeTableNotAvailable = "TABLE_NOT_AVAILABLE"
+	CodeCanceled          = "CANCELED"
+	CodeInternal          = "INTERNAL"
+	CodeUnknownObjectType = "UNKNOWN_OBJECT_TYPE"
+)
+
+// SchemaError reports a mapping that does not fit the table's schema.
+type SchemaError struct {
+	ObjectType string
+	Table      string
+	SchemaID   int
+	Err        error
+}
+
+func (e *SchemaError) Error() string {
+	return fmt.Sprintf("object type %s: %v (table %s, schema id %d)", e.ObjectType, e.Err, e.Table, e.SchemaID)
+}
+
+func (e *SchemaError) Unwrap() error { return e.Err }
+
+// tableError reports a table that could not be loaded or read.
+type tableError struct{ err error }
+
+func (e *tableError) Error() string { return e.err.Error() }
+func (e *tableError) Unwrap() error { return e.err }
+
+// ErrorCode classifies a build error.
+func ErrorCode(err error) string {
+	var mor *cowguard.MergeOnReadError
+	var dup *changelog.DuplicateKeyError
+	var inv *changelog.InvalidRowError
+	var sch *SchemaError
+	var te *tableError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &mor):
+		return CodeMergeOnRead
+	case errors.As(err, &dup):
+		return CodeDuplicateKeys
+	case errors.As(err, &inv):
+		return CodeInvalidRow
+	case errors.As(err, &sch):
+		return CodeSchemaMismatch
+	case errors.Is(err, ErrIncrementalRequired):
+		return CodeIncrementalNeeded
+	case errors.Is(err, ErrSnapshotNotFound):
+		return CodeSnapshotNotFound
+	case errors.Is(err, ErrUnknownType):
+		return CodeUnknownObjectType
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return CodeCanceled
+	case errors.As(err, &te):
+		return CodeTableNotAvailable
+	}
+	return CodeInternal
+}
