@@ -90,7 +90,7 @@ func invalidToken(tok string) *Error {
 	if len(tok) > 100 {
 		tok = tok[:100] + "..."
 	}
-	return apiErr("InvalidPageToken", map[string]any{"pageToken": tok, "reason": "the token was not returned for this request (same object type, where, object set and orderBy)"})
+	return apiErr(nameInvalidPageToken, map[string]any{"pageToken": tok, "reason": "the token was not returned for this request (same object type, where, object set and orderBy)"})
 }
 
 // decodeToken decodes a token of the given kind and fingerprint.
