@@ -119,18 +119,6 @@ func aggProperty(t *objects.Type, what string, field *string, pi json.RawMessage
 	return lookupProperty(t, name)
 }
 
-func isNumericKind(k objects.Kind) bool {
-	switch k {
-	case objects.KindInteger, objects.KindLong, objects.KindFloat, objects.KindDouble, objects.KindDecimal:
-		return true
-	}
-	return false
-}
-
-func isDateKind(k objects.Kind) bool {
-	return k == objects.KindDate || k == objects.KindTimestamp || k == objects.KindTimestampTZ
-}
-
 func wrongType(p objects.Property, what string) *Error {
 	return apiErr(nameInvalidPropertyType, map[string]any{"property": p.APIName, "propertyBaseType": dataType(p.Type.Primitive())["type"],
 		"reason": fmt.Sprintf("%s does not apply to property %s of type %s", what, p.APIName, p.Type)})
@@ -161,11 +149,11 @@ func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error
 			k := p.Type.Primitive().Kind
 			switch rm.Type {
 			case "min", "max":
-				if !isNumericKind(k) && !isDateKind(k) {
+				if !k.Numeric() && !k.DateLike() {
 					return nil, wrongType(p, rm.Type)
 				}
 			case "avg", "sum":
-				if !isNumericKind(k) {
+				if !k.Numeric() {
 					return nil, wrongType(p, rm.Type)
 				}
 			}
@@ -233,7 +221,7 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 			}
 			g.Default, g.IncludeNull = rg.DefaultValue, rg.IncludeNullValues
 		case "fixedWidth":
-			if !isNumericKind(k) {
+			if !k.Numeric() {
 				return nil, wrongType(p, "fixedWidth grouping")
 			}
 			if rg.FixedWidth == nil || !(*rg.FixedWidth > 0) || math.IsInf(*rg.FixedWidth, 0) {
@@ -241,7 +229,7 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 			}
 			g.Width = *rg.FixedWidth
 		case "ranges":
-			if !isNumericKind(k) && !isDateKind(k) {
+			if !k.Numeric() && !k.DateLike() {
 				return nil, apiErr(nameInvalidAggregationRangePropertyType, map[string]any{"property": p.APIName, "objectType": t.APIName,
 					"propertyBaseType": dataType(p.Type.Primitive())["type"]})
 			}

@@ -42,6 +42,24 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", k)
 }
 
+// Numeric reports whether values of kind k are numbers: integer, long,
+// float, double and decimal, the kinds that sum, average and take the
+// numeric search role.
+func (k Kind) Numeric() bool {
+	switch k {
+	case KindInteger, KindLong, KindFloat, KindDouble, KindDecimal:
+		return true
+	}
+	return false
+}
+
+// DateLike reports whether values of kind k are dates or instants: date,
+// timestamp and timestamptz, the kinds that take the date search role. A
+// time of day is not: it has no date, and is a keyword.
+func (k Kind) DateLike() bool {
+	return k == KindDate || k == KindTimestamp || k == KindTimestampTZ
+}
+
 // DataType is the type of a property: a primitive kind, a decimal with its
 // precision and scale, or a list of a primitive type.
 type DataType struct {
@@ -93,16 +111,16 @@ const (
 // DefaultRole is the search role a property of type t gets when the config
 // does not name one.
 func DefaultRole(t DataType) SearchRole {
-	switch t.Primitive().Kind {
-	case KindString:
+	switch k := t.Primitive().Kind; {
+	case k == KindString:
 		return SearchText
-	case KindUUID, KindTime:
+	case k == KindUUID, k == KindTime:
 		return SearchKeyword
-	case KindBoolean:
+	case k == KindBoolean:
 		return SearchBoolean
-	case KindInteger, KindLong, KindFloat, KindDouble, KindDecimal:
+	case k.Numeric():
 		return SearchNumeric
-	case KindDate, KindTimestamp, KindTimestampTZ:
+	case k.DateLike():
 		return SearchDate
 	}
 	return SearchNone
@@ -110,16 +128,16 @@ func DefaultRole(t DataType) SearchRole {
 
 // rolesFor lists the roles a type may take.
 func rolesFor(t DataType) []SearchRole {
-	switch t.Primitive().Kind {
-	case KindString:
+	switch k := t.Primitive().Kind; {
+	case k == KindString:
 		return []SearchRole{SearchText, SearchKeyword, SearchNone}
-	case KindUUID, KindTime:
+	case k == KindUUID, k == KindTime:
 		return []SearchRole{SearchKeyword, SearchNone}
-	case KindBoolean:
+	case k == KindBoolean:
 		return []SearchRole{SearchBoolean, SearchKeyword, SearchNone}
-	case KindInteger, KindLong, KindFloat, KindDouble, KindDecimal:
+	case k.Numeric():
 		return []SearchRole{SearchNumeric, SearchKeyword, SearchNone}
-	case KindDate, KindTimestamp, KindTimestampTZ:
+	case k.DateLike():
 		return []SearchRole{SearchDate, SearchKeyword, SearchNone}
 	}
 	return []SearchRole{SearchNone}

@@ -2,6 +2,7 @@ package objects
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -112,5 +113,82 @@ func TestType_UnmarshalJSON(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"properties": 1}`), &typ); err == nil {
 		t.Error("bad JSON decoded")
+	}
+}
+
+// kindFacts is what each kind is, for the Kind method tests; every kind is
+// in it, so that a new kind has to be placed.
+var kindFacts = []struct {
+	kind     Kind
+	numeric  bool
+	dateLike bool
+	role     SearchRole // DefaultRole of the kind
+}{
+	{KindInvalid, false, false, SearchNone},
+	{KindBoolean, false, false, SearchBoolean},
+	{KindInteger, true, false, SearchNumeric},
+	{KindLong, true, false, SearchNumeric},
+	{KindFloat, true, false, SearchNumeric},
+	{KindDouble, true, false, SearchNumeric},
+	{KindDecimal, true, false, SearchNumeric},
+	{KindString, false, false, SearchText},
+	{KindUUID, false, false, SearchKeyword},
+	{KindDate, false, true, SearchDate},
+	{KindTime, false, false, SearchKeyword},
+	{KindTimestamp, false, true, SearchDate},
+	{KindTimestampTZ, false, true, SearchDate},
+	{KindList, false, false, SearchNone}, // a list of nothing; its elements have the facts
+}
+
+func TestKind_facts(t *testing.T) {
+	if len(kindFacts) != len(kindNames) {
+		t.Fatalf("kindFacts has %d kinds, kindNames %d", len(kindFacts), len(kindNames))
+	}
+	for i, tt := range kindFacts {
+		if tt.kind != Kind(i) {
+			t.Fatalf("kindFacts[%d] is %s", i, tt.kind)
+		}
+	}
+}
+
+func TestKind_Numeric(t *testing.T) {
+	for _, tt := range kindFacts {
+		t.Run(tt.kind.String(), func(t *testing.T) {
+			if got := tt.kind.Numeric(); got != tt.numeric {
+				t.Errorf("Numeric() = %v, want %v", got, tt.numeric)
+			}
+		})
+	}
+}
+
+func TestKind_DateLike(t *testing.T) {
+	for _, tt := range kindFacts {
+		t.Run(tt.kind.String(), func(t *testing.T) {
+			if got := tt.kind.DateLike(); got != tt.dateLike {
+				t.Errorf("DateLike() = %v, want %v", got, tt.dateLike)
+			}
+		})
+	}
+}
+
+func TestDefaultRole(t *testing.T) {
+	for _, tt := range kindFacts {
+		t.Run(tt.kind.String(), func(t *testing.T) {
+			dt := DataType{Kind: tt.kind}
+			if got := DefaultRole(dt); got != tt.role {
+				t.Errorf("DefaultRole(%s) = %s, want %s", dt, got, tt.role)
+			}
+			if tt.kind == KindList {
+				return
+			}
+			// A list takes the role of its elements, and every kind may
+			// take its default role.
+			if got := DefaultRole(DataType{Kind: KindList, Elem: &dt}); got != tt.role {
+				t.Errorf("DefaultRole(list<%s>) = %s, want %s", dt, got, tt.role)
+			}
+			if !slices.Contains(rolesFor(dt), tt.role) {
+				t.Errorf("rolesFor(%s) = %v lacks %s", dt, rolesFor(dt), tt.role)
+			}
+		})
 	}
 }
