@@ -13,7 +13,8 @@ import (
 // so that a token given to another query is refused instead of silently
 // paging something else. The next page starts strictly after that
 // position, so while no build runs objects are neither skipped nor
-// repeated, and a page costs the same however deep it is.
+// repeated, and a page costs the same however deep it is. (The bearer
+// tokens clients authenticate with are auth.go's.)
 
 // tokenVersion 2: engine cursors (version 1 held bleve sort values).
 const tokenVersion = 2
