@@ -104,7 +104,7 @@ func aggProperty(t *objects.Type, what string, field *string, pi json.RawMessage
 	var name string
 	switch {
 	case field != nil && pi != nil:
-		return objects.Property{}, apiErr("MalformedRequestBody", map[string]any{"reason": what + ": give either field or propertyIdentifier, not both"})
+		return objects.Property{}, apiErr(nameMalformedRequestBody, map[string]any{"reason": what + ": give either field or propertyIdentifier, not both"})
 	case field != nil:
 		name = *field
 	case pi != nil:
@@ -114,25 +114,13 @@ func aggProperty(t *objects.Type, what string, field *string, pi json.RawMessage
 		}
 		name = n
 	default:
-		return objects.Property{}, apiErr("MalformedRequestBody", map[string]any{"reason": what + " needs field or propertyIdentifier"})
+		return objects.Property{}, apiErr(nameMalformedRequestBody, map[string]any{"reason": what + " needs field or propertyIdentifier"})
 	}
 	return lookupProperty(t, name)
 }
 
-func isNumericKind(k objects.Kind) bool {
-	switch k {
-	case objects.KindInteger, objects.KindLong, objects.KindFloat, objects.KindDouble, objects.KindDecimal:
-		return true
-	}
-	return false
-}
-
-func isDateKind(k objects.Kind) bool {
-	return k == objects.KindDate || k == objects.KindTimestamp || k == objects.KindTimestampTZ
-}
-
 func wrongType(p objects.Property, what string) *Error {
-	return apiErr("InvalidPropertyType", map[string]any{"property": p.APIName, "propertyBaseType": dataType(p.Type.Primitive())["type"],
+	return apiErr(nameInvalidPropertyType, map[string]any{"property": p.APIName, "propertyBaseType": dataType(p.Type.Primitive())["type"],
 		"reason": fmt.Sprintf("%s does not apply to property %s of type %s", what, p.APIName, p.Type)})
 }
 
@@ -142,13 +130,13 @@ func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error
 	for _, raw := range raws {
 		var rm rawMetric
 		if err := strictDecode(raw, &rm); err != nil {
-			return nil, apiErr("MalformedRequestBody", map[string]any{"reason": "aggregation: " + jsonReason(err)})
+			return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": "aggregation: " + jsonReason(err)})
 		}
 		m := metricSpec{Metric: query.Metric{Kind: metricKinds[rm.Type]}, name: rm.Name}
 		switch rm.Type {
 		case "count":
 			if rm.Field != nil || rm.PropertyIdentifier != nil {
-				return nil, apiErr("MalformedRequestBody", map[string]any{"reason": "count takes no field"})
+				return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": "count takes no field"})
 			}
 			if m.name == "" {
 				m.name = "count"
@@ -161,11 +149,11 @@ func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error
 			k := p.Type.Primitive().Kind
 			switch rm.Type {
 			case "min", "max":
-				if !isNumericKind(k) && !isDateKind(k) {
+				if !k.Numeric() && !k.DateLike() {
 					return nil, wrongType(p, rm.Type)
 				}
 			case "avg", "sum":
-				if !isNumericKind(k) {
+				if !k.Numeric() {
 					return nil, wrongType(p, rm.Type)
 				}
 			}
@@ -174,9 +162,9 @@ func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error
 				m.name = p.APIName + "." + rm.Type
 			}
 		case "approximatePercentile":
-			return nil, apiErr("AggregationMetricNotSupported", map[string]any{"metricType": rm.Type})
+			return nil, apiErr(nameAggregationMetricNotSupported, map[string]any{"metricType": rm.Type})
 		default:
-			return nil, apiErr("AggregationMetricNotSupported", map[string]any{"metricType": rm.Type, "reason": "unknown metric type"})
+			return nil, apiErr(nameAggregationMetricNotSupported, map[string]any{"metricType": rm.Type, "reason": "unknown metric type"})
 		}
 		switch rm.Direction {
 		case "":
@@ -185,10 +173,10 @@ func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error
 		case "DESC", "desc":
 			m.Order = -1
 		default:
-			return nil, apiErr("InvalidSortOrder", map[string]any{"invalidSortOrder": rm.Direction})
+			return nil, apiErr(nameInvalidSortOrder, map[string]any{"invalidSortOrder": rm.Direction})
 		}
 		if names[m.name] {
-			return nil, apiErr("MalformedRequestBody", map[string]any{"reason": fmt.Sprintf("two metrics are named %q", m.name)})
+			return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": fmt.Sprintf("two metrics are named %q", m.name)})
 		}
 		names[m.name] = true
 		out = append(out, m)
@@ -202,20 +190,20 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 	for _, raw := range raws {
 		var rg rawGroup
 		if err := strictDecode(raw, &rg); err != nil {
-			return nil, apiErr("MalformedRequestBody", map[string]any{"reason": "groupBy: " + jsonReason(err)})
+			return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": "groupBy: " + jsonReason(err)})
 		}
 		if rg.Type == "duration" {
-			return nil, apiErr("AggregationGroupByNotSupported", map[string]any{"groupByType": rg.Type, "reason": "use ranges over the date or timestamp property"})
+			return nil, apiErr(nameAggregationGroupByNotSupported, map[string]any{"groupByType": rg.Type, "reason": "use ranges over the date or timestamp property"})
 		}
 		if rg.Type != "exact" && rg.Type != "fixedWidth" && rg.Type != "ranges" {
-			return nil, apiErr("AggregationGroupByNotSupported", map[string]any{"groupByType": rg.Type, "reason": "groupBy types are exact, fixedWidth and ranges"})
+			return nil, apiErr(nameAggregationGroupByNotSupported, map[string]any{"groupByType": rg.Type, "reason": "groupBy types are exact, fixedWidth and ranges"})
 		}
 		p, err := aggProperty(t, rg.Type, rg.Field, rg.PropertyIdentifier)
 		if err != nil {
 			return nil, err
 		}
 		if seen[p.APIName] {
-			return nil, apiErr("MultipleGroupByOnFieldNotSupported", map[string]any{"duplicateFields": []string{p.APIName}})
+			return nil, apiErr(nameMultipleGroupByOnFieldNotSupported, map[string]any{"duplicateFields": []string{p.APIName}})
 		}
 		seen[p.APIName] = true
 		g := groupSpec{Group: query.Group{Kind: groupKinds[rg.Type], Property: p.APIName}, prop: p}
@@ -224,29 +212,29 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 		case "exact":
 			if rg.MaxGroupCount != nil {
 				if *rg.MaxGroupCount < 1 {
-					return nil, apiErr("MalformedRequestBody", map[string]any{"reason": "maxGroupCount must be positive"})
+					return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": "maxGroupCount must be positive"})
 				}
 				g.MaxGroupCount = *rg.MaxGroupCount
 			}
 			if rg.DefaultValue != nil && rg.IncludeNullValues {
-				return nil, apiErr("DefaultAndNullGroupsNotSupported", nil)
+				return nil, apiErr(nameDefaultAndNullGroupsNotSupported, nil)
 			}
 			g.Default, g.IncludeNull = rg.DefaultValue, rg.IncludeNullValues
 		case "fixedWidth":
-			if !isNumericKind(k) {
+			if !k.Numeric() {
 				return nil, wrongType(p, "fixedWidth grouping")
 			}
 			if rg.FixedWidth == nil || !(*rg.FixedWidth > 0) || math.IsInf(*rg.FixedWidth, 0) {
-				return nil, apiErr("InvalidAggregationRange", map[string]any{"reason": "fixedWidth must be a positive number"})
+				return nil, apiErr(nameInvalidAggregationRange, map[string]any{"reason": "fixedWidth must be a positive number"})
 			}
 			g.Width = *rg.FixedWidth
 		case "ranges":
-			if !isNumericKind(k) && !isDateKind(k) {
-				return nil, apiErr("InvalidAggregationRangePropertyType", map[string]any{"property": p.APIName, "objectType": t.APIName,
+			if !k.Numeric() && !k.DateLike() {
+				return nil, apiErr(nameInvalidAggregationRangePropertyType, map[string]any{"property": p.APIName, "objectType": t.APIName,
 					"propertyBaseType": dataType(p.Type.Primitive())["type"]})
 			}
 			if len(rg.Ranges) == 0 {
-				return nil, apiErr("InvalidAggregationRange", map[string]any{"reason": "ranges needs at least one range"})
+				return nil, apiErr(nameInvalidAggregationRange, map[string]any{"reason": "ranges needs at least one range"})
 			}
 			for _, rr := range rg.Ranges {
 				var ar aggRange
@@ -257,7 +245,7 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 					}
 					v, err := parseValue(p, "ranges", raw)
 					if err != nil {
-						return nil, apiErr("InvalidAggregationRangeValue", map[string]any{"property": p.APIName, "objectType": t.APIName,
+						return nil, apiErr(nameInvalidAggregationRangeValue, map[string]any{"property": p.APIName, "objectType": t.APIName,
 							"propertyBaseType": dataType(p.Type.Primitive())["type"]})
 					}
 					if i == 0 {
@@ -267,7 +255,7 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 					}
 				}
 				if qr.Start == nil && qr.End == nil {
-					return nil, apiErr("InvalidAggregationRange", map[string]any{"reason": "a range needs startValue, endValue or both"})
+					return nil, apiErr(nameInvalidAggregationRange, map[string]any{"reason": "a range needs startValue, endValue or both"})
 				}
 				g.Ranges = append(g.Ranges, qr)
 				g.ranges = append(g.ranges, ar)
@@ -298,7 +286,7 @@ func (s *Server) aggregate(ctx context.Context, v *indexer.View, f *query.Filter
 	switch accuracy {
 	case "", "REQUIRE_ACCURATE", "ALLOW_APPROXIMATE":
 	default:
-		return nil, apiErr("MalformedRequestBody", map[string]any{"reason": "accuracy must be REQUIRE_ACCURATE or ALLOW_APPROXIMATE"})
+		return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": "accuracy must be REQUIRE_ACCURATE or ALLOW_APPROXIMATE"})
 	}
 	t := v.Type()
 	metrics, err := decodeMetrics(t, metricsRaw)
@@ -412,7 +400,7 @@ func (s *Server) aggregateObjectSet(r *http.Request) (any, error) {
 	}
 	defer d.release()
 	if d.view == nil {
-		return nil, apiErr("UnsupportedObjectSet", map[string]any{"reason": "the object set names no object type (an empty static set)"})
+		return nil, apiErr(nameUnsupportedObjectSet, map[string]any{"reason": "the object set names no object type (an empty static set)"})
 	}
 	return s.aggregate(r.Context(), d.view, c, req.Aggregation, req.GroupBy, req.Accuracy)
 }

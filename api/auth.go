@@ -72,7 +72,7 @@ func (a *authenticator) check(header string) (*Principal, *Error) {
 	}
 	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
 	if header == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return nil, apiErr("MissingCredentials", map[string]any{"reason": "send Authorization: Bearer <token>"})
+		return nil, apiErr(nameMissingCredentials, map[string]any{"reason": "send Authorization: Bearer <token>"})
 	}
 	d := sha256.Sum256([]byte(strings.TrimSpace(token)))
 	var found *Principal
@@ -82,7 +82,7 @@ func (a *authenticator) check(header string) (*Principal, *Error) {
 		}
 	}
 	if found == nil {
-		return nil, apiErr("InvalidCredentials", nil)
+		return nil, apiErr(nameInvalidCredentials, nil)
 	}
 	return found, nil
 }
@@ -108,7 +108,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 func (s *Server) requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := PrincipalFrom(r.Context()); p == nil || !p.Admin {
-			s.writeError(w, r, apiErr("PermissionDenied", map[string]any{"reason": "this endpoint needs an admin token"}))
+			s.writeError(w, r, apiErr(namePermissionDenied, map[string]any{"reason": "this endpoint needs an admin token"}))
 			return
 		}
 		next.ServeHTTP(w, r)

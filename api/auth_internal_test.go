@@ -74,13 +74,13 @@ func TestErrorTable(t *testing.T) {
 			t.Errorf("%s: %d %s", name, e.Status(), e.Code())
 		}
 	}
-	if e := apiErr("NoSuchError", nil); e.Code() != codeInternal || e.Status() != 500 {
+	if e := apiErr(errorName("NoSuchError"), nil); e.Code() != codeInternal || e.Status() != 500 {
 		t.Errorf("unknown names are internal: %s %d", e.Code(), e.Status())
 	}
-	want := map[string]int{"ObjectTypeNotFound": 404, "ObjectNotFound": 404, "OntologyNotFound": 404, "PropertiesNotFound": 404,
-		"PropertiesNotSearchable": 400, "PropertiesNotSortable": 400, "MalformedPropertyFilters": 400, "InvalidRangeQuery": 400,
-		"DuplicateOrderBy": 400, "InvalidPageSize": 400, "InvalidPageToken": 400, "ObjectTypeNotSynced": 409,
-		"MissingCredentials": 401, "InvalidCredentials": 401, "PermissionDenied": 403, "RequestEntityTooLarge": 413}
+	want := map[errorName]int{nameObjectTypeNotFound: 404, nameObjectNotFound: 404, nameOntologyNotFound: 404, namePropertiesNotFound: 404,
+		namePropertiesNotSearchable: 400, namePropertiesNotSortable: 400, nameMalformedPropertyFilters: 400, nameInvalidRangeQuery: 400,
+		nameDuplicateOrderBy: 400, nameInvalidPageSize: 400, nameInvalidPageToken: 400, nameObjectTypeNotSynced: 409,
+		nameMissingCredentials: 401, nameInvalidCredentials: 401, namePermissionDenied: 403, nameRequestEntityTooLarge: 413}
 	for name, status := range want {
 		if got := apiErr(name, nil).Status(); got != status {
 			t.Errorf("%s: status %d, want %d", name, got, status)

@@ -47,10 +47,11 @@
 // PropertyFiltersNotSupported and a reason (see where.go for how each maps
 // onto the engine's query.Filter). Results are ordered by orderBy (any searchable property
 // that is not an array; nulls last) and then by primary key, so the order
-// is total. Page tokens are opaque cursors holding the sort values of the
-// last object and its primary key, never offsets: a page costs the same
-// at any depth, and while no build runs, paging neither skips nor repeats
-// objects. Listings without an order are in primary-key order.
+// is total. Page tokens (pagetoken.go) are opaque cursors holding the sort
+// values of the last object and its primary key, never offsets: a page
+// costs the same at any depth, and while no build runs, paging neither
+// skips nor repeats objects. Listings without an order are in primary-key
+// order.
 //
 // Aggregations (count, min, max, avg, sum, exactDistinct,
 // approximateDistinct; groupBy exact, fixedWidth, ranges) are computed

@@ -17,7 +17,7 @@ import (
 // code and HTTP status from errorTable; Params are returned to the client
 // and must not hold internals.
 type Error struct {
-	Name   string
+	Name   errorName
 	Params map[string]any
 	// cause is logged with the error instance id, never returned.
 	cause error
@@ -25,7 +25,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.cause != nil {
-		return e.Name + ": " + e.cause.Error()
+		return string(e.Name) + ": " + e.cause.Error()
 	}
 	return fmt.Sprintf("%s %v", e.Name, e.Params)
 }
@@ -70,6 +70,71 @@ var conjureStatus = map[string]int{
 	codeTimeout:          http.StatusInternalServerError,
 }
 
+// errorName is the errorName of an API error, as the wire spells it.
+// Errors are made from the constants below, never from string literals
+// (TestErrorTable_NoLiteralNames holds the package to it), so that a
+// misspelt name is a compile error rather than a silent 500 INTERNAL: Code
+// falls back to INTERNAL for names errorTable lacks. Each constant is its
+// wire name with a name prefix and has its row in errorTable.
+type errorName string
+
+// Error names, in the order of errorTable.
+const (
+	// Lookups.
+	nameOntologyNotFound    errorName = "OntologyNotFound"
+	nameObjectTypeNotFound  errorName = "ObjectTypeNotFound"
+	nameObjectNotFound      errorName = "ObjectNotFound"
+	namePropertiesNotFound  errorName = "PropertiesNotFound"
+	nameObjectTypeNotSynced errorName = "ObjectTypeNotSynced"
+	nameApiNotFound         errorName = "ApiNotFound"
+	nameMethodNotAllowed    errorName = "MethodNotAllowed"
+
+	// Requests.
+	nameMalformedRequestBody        errorName = "MalformedRequestBody"
+	nameMissingPostBody             errorName = "MissingPostBody"
+	nameInvalidParameterValue       errorName = "InvalidParameterValue"
+	nameInvalidPropertyValue        errorName = "InvalidPropertyValue"
+	nameInvalidPageSize             errorName = "InvalidPageSize"
+	nameInvalidPageToken            errorName = "InvalidPageToken"
+	nameInvalidFields               errorName = "InvalidFields"
+	nameInvalidSortOrder            errorName = "InvalidSortOrder"
+	nameInvalidOrderType            errorName = "InvalidOrderType"
+	nameDuplicateOrderBy            errorName = "DuplicateOrderBy"
+	namePropertiesNotSortable       errorName = "PropertiesNotSortable"
+	namePropertiesNotSearchable     errorName = "PropertiesNotSearchable"
+	nameMalformedPropertyFilters    errorName = "MalformedPropertyFilters"
+	nameInvalidPropertyFilterValue  errorName = "InvalidPropertyFilterValue"
+	namePropertyFiltersNotSupported errorName = "PropertyFiltersNotSupported"
+	nameInvalidRangeQuery           errorName = "InvalidRangeQuery"
+	nameWhereClauseTooComplex       errorName = "WhereClauseTooComplex"
+	nameQueryTooExpensive           errorName = "QueryTooExpensive"
+	nameMalformedObjectSet          errorName = "MalformedObjectSet"
+	nameUnsupportedObjectSet        errorName = "UnsupportedObjectSet"
+
+	// Aggregations.
+	nameAggregationMetricNotSupported       errorName = "AggregationMetricNotSupported"
+	nameAggregationGroupByNotSupported      errorName = "AggregationGroupByNotSupported"
+	nameAggregationGroupCountExceededLimit  errorName = "AggregationGroupCountExceededLimit"
+	nameInvalidAggregationRange             errorName = "InvalidAggregationRange"
+	nameInvalidAggregationRangeValue        errorName = "InvalidAggregationRangeValue"
+	nameInvalidAggregationRangePropertyType errorName = "InvalidAggregationRangePropertyType"
+	nameMultipleGroupByOnFieldNotSupported  errorName = "MultipleGroupByOnFieldNotSupported"
+	nameInvalidPropertyType                 errorName = "InvalidPropertyType"
+	nameDefaultAndNullGroupsNotSupported    errorName = "DefaultAndNullGroupsNotSupported"
+
+	// Ops endpoints (ops.go).
+	nameInvalidConfig         errorName = "InvalidConfig"
+	nameOperationNotAvailable errorName = "OperationNotAvailable"
+
+	// Auth and limits.
+	nameMissingCredentials    errorName = "MissingCredentials"
+	nameInvalidCredentials    errorName = "InvalidCredentials"
+	namePermissionDenied      errorName = "PermissionDenied"
+	nameRequestEntityTooLarge errorName = "RequestEntityTooLarge"
+	nameRequestTimeout        errorName = "RequestTimeout"
+	nameInternal              errorName = "Internal"
+)
+
 type errorKind struct {
 	code string
 	doc  string
@@ -78,64 +143,64 @@ type errorKind struct {
 // errorTable is the one table of error names the API returns, with their
 // Conjure codes. Names that Foundry's Ontology API v2 defines keep its
 // code; the others are ontoindex's own.
-var errorTable = map[string]errorKind{
+var errorTable = map[errorName]errorKind{
 	// Lookups.
-	"OntologyNotFound":    {codeNotFound, "the ontology is not the configured one (apiName or rid)"},
-	"ObjectTypeNotFound":  {codeNotFound, "no such object type, or the token may not see it"},
-	"ObjectNotFound":      {codeNotFound, "no object with that primary key"},
-	"PropertiesNotFound":  {codeNotFound, "a property named in select, where, orderBy or an aggregation does not exist"},
-	"ObjectTypeNotSynced": {codeConflict, "the object type has never been built"},
-	"ApiNotFound":         {codeNotFound, "no such endpoint"},
-	"MethodNotAllowed":    {codeInvalidArgument, "the endpoint does not take this HTTP method"},
+	nameOntologyNotFound:    {codeNotFound, "the ontology is not the configured one (apiName or rid)"},
+	nameObjectTypeNotFound:  {codeNotFound, "no such object type, or the token may not see it"},
+	nameObjectNotFound:      {codeNotFound, "no object with that primary key"},
+	namePropertiesNotFound:  {codeNotFound, "a property named in select, where, orderBy or an aggregation does not exist"},
+	nameObjectTypeNotSynced: {codeConflict, "the object type has never been built"},
+	nameApiNotFound:         {codeNotFound, "no such endpoint"},
+	nameMethodNotAllowed:    {codeInvalidArgument, "the endpoint does not take this HTTP method"},
 
 	// Requests.
-	"MalformedRequestBody":        {codeInvalidArgument, "the body is not the JSON the endpoint takes"},
-	"MissingPostBody":             {codeInvalidArgument, "the endpoint needs a JSON body"},
-	"InvalidParameterValue":       {codeInvalidArgument, "a query parameter has a bad value"},
-	"InvalidPropertyValue":        {codeInvalidArgument, "a primary key or object rid does not fit its property type"},
-	"InvalidPageSize":             {codeInvalidArgument, "pageSize is outside 1..server.maxPageSize"},
-	"InvalidPageToken":            {codeInvalidArgument, "pageToken was not returned for this request"},
-	"InvalidFields":               {codeInvalidArgument, "orderBy must read properties.<p>[:asc|:desc] or p.<p>[:asc|:desc]"},
-	"InvalidSortOrder":            {codeInvalidArgument, "sort direction is neither asc nor desc"},
-	"InvalidOrderType":            {codeInvalidArgument, "orderType other than fields"},
-	"DuplicateOrderBy":            {codeInvalidArgument, "a property appears twice in orderBy"},
-	"PropertiesNotSortable":       {codeInvalidArgument, "orderBy names a property without search role, or an array"},
-	"PropertiesNotSearchable":     {codeInvalidArgument, "a filter names a property with search role none"},
-	"MalformedPropertyFilters":    {codeInvalidArgument, "a where clause is malformed"},
-	"InvalidPropertyFilterValue":  {codeInvalidArgument, "a where value does not fit the property type"},
-	"PropertyFiltersNotSupported": {codeInvalidArgument, "the query type does not apply to the property, or is not supported (geo, vector, interval)"},
-	"InvalidRangeQuery":           {codeInvalidArgument, "a range query on a property that has no order (boolean)"},
-	"WhereClauseTooComplex":       {codeInvalidArgument, "where or object set deeper or larger than the server limits"},
-	"QueryTooExpensive":           {codeInvalidArgument, "a prefix, wildcard, regex or fuzzy query expands to more terms or values than server.maxQueryTerms"},
-	"MalformedObjectSet":          {codeInvalidArgument, "an object set is malformed (shape, missing keys, rids not of this server)"},
-	"UnsupportedObjectSet":        {codeInvalidArgument, "object set kind not supported (searchAround, reference, ...) or of several object types"},
+	nameMalformedRequestBody:        {codeInvalidArgument, "the body is not the JSON the endpoint takes"},
+	nameMissingPostBody:             {codeInvalidArgument, "the endpoint needs a JSON body"},
+	nameInvalidParameterValue:       {codeInvalidArgument, "a query parameter has a bad value"},
+	nameInvalidPropertyValue:        {codeInvalidArgument, "a primary key or object rid does not fit its property type"},
+	nameInvalidPageSize:             {codeInvalidArgument, "pageSize is outside 1..server.maxPageSize"},
+	nameInvalidPageToken:            {codeInvalidArgument, "pageToken was not returned for this request"},
+	nameInvalidFields:               {codeInvalidArgument, "orderBy must read properties.<p>[:asc|:desc] or p.<p>[:asc|:desc]"},
+	nameInvalidSortOrder:            {codeInvalidArgument, "sort direction is neither asc nor desc"},
+	nameInvalidOrderType:            {codeInvalidArgument, "orderType other than fields"},
+	nameDuplicateOrderBy:            {codeInvalidArgument, "a property appears twice in orderBy"},
+	namePropertiesNotSortable:       {codeInvalidArgument, "orderBy names a property without search role, or an array"},
+	namePropertiesNotSearchable:     {codeInvalidArgument, "a filter names a property with search role none"},
+	nameMalformedPropertyFilters:    {codeInvalidArgument, "a where clause is malformed"},
+	nameInvalidPropertyFilterValue:  {codeInvalidArgument, "a where value does not fit the property type"},
+	namePropertyFiltersNotSupported: {codeInvalidArgument, "the query type does not apply to the property, or is not supported (geo, vector, interval)"},
+	nameInvalidRangeQuery:           {codeInvalidArgument, "a range query on a property that has no order (boolean)"},
+	nameWhereClauseTooComplex:       {codeInvalidArgument, "where or object set deeper or larger than the server limits"},
+	nameQueryTooExpensive:           {codeInvalidArgument, "a prefix, wildcard, regex or fuzzy query expands to more terms or values than server.maxQueryTerms"},
+	nameMalformedObjectSet:          {codeInvalidArgument, "an object set is malformed (shape, missing keys, rids not of this server)"},
+	nameUnsupportedObjectSet:        {codeInvalidArgument, "object set kind not supported (searchAround, reference, ...) or of several object types"},
 
 	// Aggregations.
-	"AggregationMetricNotSupported":       {codeInvalidArgument, "metric type not supported (approximatePercentile)"},
-	"AggregationGroupByNotSupported":      {codeInvalidArgument, "groupBy type not supported (duration)"},
-	"AggregationGroupCountExceededLimit":  {codeInvalidArgument, "more groups than server.maxAggregationGroups"},
-	"InvalidAggregationRange":             {codeInvalidArgument, "a range of a ranges groupBy is malformed"},
-	"InvalidAggregationRangeValue":        {codeInvalidArgument, "a range bound does not fit the property type"},
-	"InvalidAggregationRangePropertyType": {codeInvalidArgument, "ranges grouping on a property that is neither numeric nor a date"},
-	"MultipleGroupByOnFieldNotSupported":  {codeInvalidArgument, "two groupBys on one property"},
-	"InvalidPropertyType":                 {codeInvalidArgument, "the metric or grouping does not apply to the property type"},
-	"DefaultAndNullGroupsNotSupported":    {codeInvalidArgument, "exact groupBy with both defaultValue and includeNullValues"},
+	nameAggregationMetricNotSupported:       {codeInvalidArgument, "metric type not supported (approximatePercentile)"},
+	nameAggregationGroupByNotSupported:      {codeInvalidArgument, "groupBy type not supported (duration)"},
+	nameAggregationGroupCountExceededLimit:  {codeInvalidArgument, "more groups than server.maxAggregationGroups"},
+	nameInvalidAggregationRange:             {codeInvalidArgument, "a range of a ranges groupBy is malformed"},
+	nameInvalidAggregationRangeValue:        {codeInvalidArgument, "a range bound does not fit the property type"},
+	nameInvalidAggregationRangePropertyType: {codeInvalidArgument, "ranges grouping on a property that is neither numeric nor a date"},
+	nameMultipleGroupByOnFieldNotSupported:  {codeInvalidArgument, "two groupBys on one property"},
+	nameInvalidPropertyType:                 {codeInvalidArgument, "the metric or grouping does not apply to the property type"},
+	nameDefaultAndNullGroupsNotSupported:    {codeInvalidArgument, "exact groupBy with both defaultValue and includeNullValues"},
 
 	// Ops endpoints (ops.go).
-	"InvalidConfig":         {codeInvalidArgument, "POST /api/indexer/v1/reload: the config file is invalid; the old config keeps running"},
-	"OperationNotAvailable": {codeConflict, "rebuild or reload on a server that runs without a daemon or without a config file"},
+	nameInvalidConfig:         {codeInvalidArgument, "POST /api/indexer/v1/reload: the config file is invalid; the old config keeps running"},
+	nameOperationNotAvailable: {codeConflict, "rebuild or reload on a server that runs without a daemon or without a config file"},
 
 	// Auth and limits.
-	"MissingCredentials":    {codeUnauthorized, "no Authorization: Bearer header"},
-	"InvalidCredentials":    {codeUnauthorized, "the bearer token is not a configured token"},
-	"PermissionDenied":      {codePermissionDenied, "the token may not call this endpoint (admin only)"},
-	"RequestEntityTooLarge": {codeTooLarge, "the body is larger than server.maxBodyBytes"},
-	"RequestTimeout":        {codeTimeout, "the request took longer than server.requestTimeout"},
-	"Internal":              {codeInternal, "an internal error; its errorInstanceId is in the server log"},
+	nameMissingCredentials:    {codeUnauthorized, "no Authorization: Bearer header"},
+	nameInvalidCredentials:    {codeUnauthorized, "the bearer token is not a configured token"},
+	namePermissionDenied:      {codePermissionDenied, "the token may not call this endpoint (admin only)"},
+	nameRequestEntityTooLarge: {codeTooLarge, "the body is larger than server.maxBodyBytes"},
+	nameRequestTimeout:        {codeTimeout, "the request took longer than server.requestTimeout"},
+	nameInternal:              {codeInternal, "an internal error; its errorInstanceId is in the server log"},
 }
 
 // apiErr returns an error of the named kind.
-func apiErr(name string, params map[string]any) *Error {
+func apiErr(name errorName, params map[string]any) *Error {
 	if params == nil {
 		params = map[string]any{}
 	}
@@ -144,7 +209,7 @@ func apiErr(name string, params map[string]any) *Error {
 
 // internalErr wraps an unexpected error: the client learns nothing of it.
 func internalErr(err error) *Error {
-	return &Error{Name: "Internal", Params: map[string]any{}, cause: err}
+	return &Error{Name: nameInternal, Params: map[string]any{}, cause: err}
 }
 
 // conjureError is the wire form.
@@ -165,15 +230,15 @@ func toAPIError(ctx context.Context, err error) *Error {
 	case errors.As(err, &ae):
 		return ae
 	case errors.As(err, &mbe):
-		return apiErr("RequestEntityTooLarge", map[string]any{"maxBytes": mbe.Limit})
+		return apiErr(nameRequestEntityTooLarge, map[string]any{"maxBytes": mbe.Limit})
 	case errors.Is(err, context.DeadlineExceeded), ctx.Err() != nil && errors.Is(context.Cause(ctx), errRequestTimeout):
-		return &Error{Name: "RequestTimeout", Params: map[string]any{}, cause: err}
+		return &Error{Name: nameRequestTimeout, Params: map[string]any{}, cause: err}
 	case errors.Is(err, indexer.ErrNotBuilt):
-		return apiErr("ObjectTypeNotSynced", nil)
+		return apiErr(nameObjectTypeNotSynced, nil)
 	case errors.As(err, &te):
-		return &Error{Name: "QueryTooExpensive", Params: map[string]any{"property": te.Property, "propertyFilter": te.Op.String(), "reason": te.Reason}, cause: err}
+		return &Error{Name: nameQueryTooExpensive, Params: map[string]any{"property": te.Property, "propertyFilter": te.Op.String(), "reason": te.Reason}, cause: err}
 	case errors.As(err, &tg):
-		return &Error{Name: "AggregationGroupCountExceededLimit", Params: map[string]any{"groupsCount": tg.Groups, "groupsLimit": tg.Limit}, cause: err}
+		return &Error{Name: nameAggregationGroupCountExceededLimit, Params: map[string]any{"groupsCount": tg.Groups, "groupsLimit": tg.Limit}, cause: err}
 	}
 	return internalErr(err)
 }
@@ -196,7 +261,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == 0 {
 		status = http.StatusInternalServerError
 	}
-	attrs := []any{"errorName", ae.Name, "errorInstanceId", id, "method", r.Method, "path", r.URL.Path}
+	attrs := []any{"errorName", string(ae.Name), "errorInstanceId", id, "method", r.Method, "path", r.URL.Path}
 	if info := requestInfoFrom(r.Context()); info != nil {
 		info.errorName = ae.Name
 		attrs = append(attrs, "token", info.token)
@@ -212,5 +277,5 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: ae.Code(), ErrorName: ae.Name, ErrorInstanceID: id, Parameters: params})
+	_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: ae.Code(), ErrorName: string(ae.Name), ErrorInstanceID: id, Parameters: params})
 }

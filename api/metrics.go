@@ -76,7 +76,7 @@ func (s *Server) metrics(next http.Handler) http.Handler {
 				code = http.StatusInternalServerError
 			}
 			route := chi.RouteContext(r.Context()).RoutePattern()
-			if route == "" || (info != nil && info.errorName == "ApiNotFound") {
+			if route == "" || (info != nil && info.errorName == nameApiNotFound) {
 				route = RouteUnmatched
 			}
 			method := methodLabel(r.Method)

@@ -27,7 +27,7 @@ type requestInfo struct {
 	status    int
 	bytes     int64
 	token     string
-	errorName string
+	errorName errorName
 }
 
 func requestInfoFrom(ctx context.Context) *requestInfo {
@@ -76,7 +76,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			attrs = append(attrs, "token", info.token)
 		}
 		if info.errorName != "" {
-			attrs = append(attrs, "errorName", info.errorName)
+			attrs = append(attrs, "errorName", string(info.errorName))
 		}
 		s.log.Info("request", attrs...)
 	})
@@ -103,7 +103,7 @@ var errRequestTimeout = errors.New("request timeout")
 func (s *Server) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > s.cfg.MaxBodyBytes {
-			s.writeError(w, r, apiErr("RequestEntityTooLarge", map[string]any{"maxBytes": s.cfg.MaxBodyBytes}))
+			s.writeError(w, r, apiErr(nameRequestEntityTooLarge, map[string]any{"maxBytes": s.cfg.MaxBodyBytes}))
 			return
 		}
 		if r.Body != nil {
@@ -124,7 +124,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 		s.log.Error("encode response", "error", err)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
-		_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: codeInternal, ErrorName: "Internal", ErrorInstanceID: newInstanceID(), Parameters: map[string]any{}})
+		_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: codeInternal, ErrorName: string(nameInternal), ErrorInstanceID: newInstanceID(), Parameters: map[string]any{}})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -137,7 +137,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 // that misspelled keys are not silently ignored.
 func readBody(r *http.Request, v any) error {
 	if r.Body == nil {
-		return apiErr("MissingPostBody", nil)
+		return apiErr(nameMissingPostBody, nil)
 	}
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -145,19 +145,19 @@ func readBody(r *http.Request, v any) error {
 		if errors.As(err, &mbe) {
 			return err
 		}
-		return apiErr("MalformedRequestBody", map[string]any{"reason": "could not read the body"})
+		return apiErr(nameMalformedRequestBody, map[string]any{"reason": "could not read the body"})
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return apiErr("MissingPostBody", nil)
+		return apiErr(nameMissingPostBody, nil)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return apiErr("MalformedRequestBody", map[string]any{"reason": jsonReason(err)})
+		return apiErr(nameMalformedRequestBody, map[string]any{"reason": jsonReason(err)})
 	}
 	if len(bytes.TrimSpace(raw[dec.InputOffset():])) != 0 {
-		return apiErr("MalformedRequestBody", map[string]any{"reason": "trailing data after the JSON value"})
+		return apiErr(nameMalformedRequestBody, map[string]any{"reason": "trailing data after the JSON value"})
 	}
 	return nil
 }

@@ -20,10 +20,10 @@ func (s *Server) view(r *http.Request, name string) (*indexer.View, error) {
 	v, err := s.engine.View(name)
 	if err != nil {
 		if errors.Is(err, indexer.ErrNotBuilt) {
-			return nil, apiErr("ObjectTypeNotSynced", map[string]any{"objectType": name})
+			return nil, apiErr(nameObjectTypeNotSynced, map[string]any{"objectType": name})
 		}
 		if errors.Is(err, indexer.ErrUnknownType) {
-			return nil, apiErr("ObjectTypeNotFound", map[string]any{"objectType": name, "objectTypeRid": objectTypeRIDPrefix + name})
+			return nil, apiErr(nameObjectTypeNotFound, map[string]any{"objectType": name, "objectTypeRid": objectTypeRIDPrefix + name})
 		}
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func parseBool(name, raw string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(raw)
 	if err != nil {
-		return false, apiErr("InvalidParameterValue", map[string]any{"parameterId": name, "parameterValue": raw, "reason": "must be true or false"})
+		return false, apiErr(nameInvalidParameterValue, map[string]any{"parameterId": name, "parameterValue": raw, "reason": "must be true or false"})
 	}
 	return b, nil
 }
@@ -110,7 +110,7 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 	key, err := t.ParseKey(pk)
 	if err != nil {
 		kp, _ := t.Property(t.PrimaryKey[0])
-		return nil, apiErr("InvalidPropertyValue", map[string]any{"property": strings.Join(t.PrimaryKey, ","), "propertyValue": truncate(pk),
+		return nil, apiErr(nameInvalidPropertyValue, map[string]any{"property": strings.Join(t.PrimaryKey, ","), "propertyValue": truncate(pk),
 			"propertyBaseType": dataType(kp.Type)["type"], "reason": err.Error()})
 	}
 	p, err := v.Lookup(key)
@@ -118,7 +118,7 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if p.Len() == 0 {
-		return nil, apiErr("ObjectNotFound", map[string]any{"objectType": t.APIName, "primaryKey": map[string]any{"value": pk}})
+		return nil, apiErr(nameObjectNotFound, map[string]any{"objectType": t.APIName, "primaryKey": map[string]any{"value": pk}})
 	}
 	return oneObject{r: s.renderer(t, sel, excl), page: p}, nil
 }

@@ -48,7 +48,7 @@ type setDecoder struct {
 }
 
 func badSet(reason string) *Error {
-	return apiErr("MalformedObjectSet", map[string]any{"reason": reason})
+	return apiErr(nameMalformedObjectSet, map[string]any{"reason": reason})
 }
 
 func (d *setDecoder) useType(name string) (*objects.Type, error) {
@@ -59,7 +59,7 @@ func (d *setDecoder) useType(name string) (*objects.Type, error) {
 		if _, err := d.s.typeName(d.r, name); err != nil {
 			return nil, err
 		}
-		return nil, apiErr("UnsupportedObjectSet", map[string]any{"reason": fmt.Sprintf("object sets of more than one object type (%s, %s) are not supported", d.view.Type().APIName, name)})
+		return nil, apiErr(nameUnsupportedObjectSet, map[string]any{"reason": fmt.Sprintf("object sets of more than one object type (%s, %s) are not supported", d.view.Type().APIName, name)})
 	}
 	v, err := d.s.view(d.r, name)
 	if err != nil {
@@ -81,7 +81,7 @@ func (d *setDecoder) release() {
 // names an object type (an empty static set does not).
 func (d *setDecoder) decode(raw json.RawMessage, depth int) (f *query.Filter, typed bool, err error) {
 	if depth > d.wd.maxDepth {
-		return nil, false, apiErr("WhereClauseTooComplex", map[string]any{"maxDepth": d.wd.maxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.wd.maxDepth)})
+		return nil, false, apiErr(nameWhereClauseTooComplex, map[string]any{"maxDepth": d.wd.maxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.wd.maxDepth)})
 	}
 	if err := d.wd.count(1); err != nil {
 		return nil, false, err
@@ -95,7 +95,7 @@ func (d *setDecoder) decode(raw json.RawMessage, depth int) (f *query.Filter, ty
 		return nil, false, badSet("an object set needs a string type")
 	}
 	if reason, ok := unsupportedSets[typ]; ok {
-		return nil, false, apiErr("UnsupportedObjectSet", map[string]any{"objectSetType": typ, "reason": reason})
+		return nil, false, apiErr(nameUnsupportedObjectSet, map[string]any{"objectSetType": typ, "reason": reason})
 	}
 	rs, err := setOf(head)
 	if err != nil {

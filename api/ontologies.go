@@ -63,7 +63,7 @@ func (s *Server) checkOntology(r *http.Request) error {
 	if name == o.APIName || name == o.RID {
 		return nil
 	}
-	return apiErr("OntologyNotFound", map[string]any{"apiName": name, "ontologyRid": name})
+	return apiErr(nameOntologyNotFound, map[string]any{"apiName": name, "ontologyRid": name})
 }
 
 // visibleTypes lists the object types the request's principal may see.
@@ -85,7 +85,7 @@ func (s *Server) typeName(r *http.Request, name string) (string, error) {
 	if p != nil && p.CanSee(name) && slices.Contains(s.engine.Types(), name) {
 		return name, nil
 	}
-	return "", apiErr("ObjectTypeNotFound", map[string]any{"objectType": name, "objectTypeRid": objectTypeRIDPrefix + name})
+	return "", apiErr(nameObjectTypeNotFound, map[string]any{"objectType": name, "objectTypeRid": objectTypeRIDPrefix + name})
 }
 
 func (s *Server) listObjectTypes(r *http.Request) (any, error) {
@@ -244,14 +244,14 @@ func (s *Server) pageSize(raw string) (int, error) {
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil {
-		return 0, apiErr("InvalidPageSize", map[string]any{"pageSize": raw, "reason": "not an integer"})
+		return 0, apiErr(nameInvalidPageSize, map[string]any{"pageSize": raw, "reason": "not an integer"})
 	}
 	return s.checkPageSize(n)
 }
 
 func (s *Server) checkPageSize(n int) (int, error) {
 	if n < 1 || n > s.cfg.MaxPageSize {
-		return 0, apiErr("InvalidPageSize", map[string]any{"pageSize": n, "reason": "must be from 1 to " + strconv.Itoa(s.cfg.MaxPageSize)})
+		return 0, apiErr(nameInvalidPageSize, map[string]any{"pageSize": n, "reason": "must be from 1 to " + strconv.Itoa(s.cfg.MaxPageSize)})
 	}
 	return n, nil
 }

@@ -106,7 +106,7 @@ func (p slogPrinter) Println(v ...any) { p.s.log.Error("metrics", "error", fmt.S
 func (s *Server) requireAllTypes(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := PrincipalFrom(r.Context()); p == nil || !p.all {
-			s.writeError(w, r, apiErr("PermissionDenied", map[string]any{"reason": "the metrics cover every object type: this endpoint needs a token with objectTypes [\"*\"]"}))
+			s.writeError(w, r, apiErr(namePermissionDenied, map[string]any{"reason": "the metrics cover every object type: this endpoint needs a token with objectTypes [\"*\"]"}))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -146,7 +146,7 @@ func (s *Server) visible(r *http.Request, name string) bool {
 }
 
 func objectTypeNotFound(name string) *Error {
-	return apiErr("ObjectTypeNotFound", map[string]any{"objectType": name})
+	return apiErr(nameObjectTypeNotFound, map[string]any{"objectType": name})
 }
 
 // opsStatus reports the object types the token may see; ready covers
@@ -255,7 +255,7 @@ func (s *Server) opsRebuild(w http.ResponseWriter, r *http.Request) {
 	}
 	d := s.ops.daemon
 	if d == nil {
-		s.writeError(w, r, apiErr("OperationNotAvailable", map[string]any{"reason": "the server runs without a daemon: nothing builds object types"}))
+		s.writeError(w, r, apiErr(nameOperationNotAvailable, map[string]any{"reason": "the server runs without a daemon: nothing builds object types"}))
 		return
 	}
 	err := d.Rebuild(name)
@@ -327,10 +327,10 @@ func (s *Server) opsReload(r *http.Request) (any, error) {
 	res, err := s.Reload(r.Context())
 	switch {
 	case errors.Is(err, errNoDaemon), errors.Is(err, errNoConfigPath):
-		return nil, apiErr("OperationNotAvailable", map[string]any{"reason": err.Error()})
+		return nil, apiErr(nameOperationNotAvailable, map[string]any{"reason": err.Error()})
 	case errors.Is(err, indexer.ErrInvalidConfig):
 		s.log.Warn("reload rejected, the old config keeps running", "error", err)
-		return nil, &Error{Name: "InvalidConfig", Params: map[string]any{"reason": err.Error()}, cause: err}
+		return nil, &Error{Name: nameInvalidConfig, Params: map[string]any{"reason": err.Error()}, cause: err}
 	case err != nil:
 		return nil, err
 	}

@@ -19,7 +19,7 @@ import (
 func TestRenderer_appendObject(t *testing.T) {
 	str := objects.DataType{Kind: objects.KindString}
 	long := objects.DataType{Kind: objects.KindLong}
-	typ := &objects.Type{APIName: "Thing", PrimaryKey: []string{"id", "code"}, TitleProperty: "name", Properties: []objects.Property{
+	typ := objects.NewType(objects.Type{APIName: "Thing", PrimaryKey: []string{"id", "code"}, TitleProperty: "name", Properties: []objects.Property{
 		{APIName: "id", Type: long, Search: objects.SearchNumeric},
 		{APIName: "code", Type: str, Search: objects.SearchKeyword},
 		{APIName: "name", Type: str, Search: objects.SearchText},
@@ -34,7 +34,7 @@ func TestRenderer_appendObject(t *testing.T) {
 		{APIName: "tags", Type: objects.DataType{Kind: objects.KindList, Elem: &str}, Search: objects.SearchKeyword},
 		{APIName: "nums", Type: objects.DataType{Kind: objects.KindList, Elem: &long}, Search: objects.SearchNumeric},
 		{APIName: "Zeta", Type: str, Search: objects.SearchNone},
-	}}
+	}})
 	strs := []string{"", "plain", "quote\"d", "back\\slash", "<tag>&amp;", "line\nbreak\ttab\x01\x1f", "ünïcødé", "\u2028\u2029",
 		"bad\xffutf8", "emoji 😀", strings.Repeat("x", 300)}
 	floats := []float64{0, math.Copysign(0, -1), 1.5, -2.25e-300, 1e21, 123456789.125, math.Inf(1), math.Inf(-1), math.NaN(), math.MaxFloat64}

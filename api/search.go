@@ -33,7 +33,7 @@ func sortFields(t *objects.Type, ob *orderByV2) ([]sortField, error) {
 		return nil, nil
 	}
 	if ob.OrderType != "" && ob.OrderType != "fields" {
-		return nil, apiErr("InvalidOrderType", map[string]any{"orderType": ob.OrderType, "reason": "only orderType fields is supported"})
+		return nil, apiErr(nameInvalidOrderType, map[string]any{"orderType": ob.OrderType, "reason": "only orderType fields is supported"})
 	}
 	var out []sortField
 	for _, f := range ob.Fields {
@@ -59,7 +59,7 @@ func parseOrderBy(t *objects.Type, raw string) ([]sortField, error) {
 		var ok bool
 		if name, ok = strings.CutPrefix(name, "properties."); !ok {
 			if name, ok = strings.CutPrefix(name, "p."); !ok {
-				return nil, apiErr("InvalidFields", map[string]any{"properties": []string{part},
+				return nil, apiErr(nameInvalidFields, map[string]any{"properties": []string{part},
 					"reason": "orderBy fields read properties.<apiName>[:asc|:desc] or p.<apiName>[:asc|:desc]"})
 			}
 		}
@@ -75,10 +75,10 @@ func parseOrderBy(t *objects.Type, raw string) ([]sortField, error) {
 func sortFieldOf(t *objects.Type, name, dir string) (sortField, error) {
 	p, ok := t.Property(name)
 	if !ok {
-		return sortField{}, apiErr("PropertiesNotFound", map[string]any{"objectType": t.APIName, "properties": []string{name}})
+		return sortField{}, apiErr(namePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": []string{name}})
 	}
 	if !p.Sortable() {
-		return sortField{}, apiErr("PropertiesNotSortable", map[string]any{"properties": []string{name},
+		return sortField{}, apiErr(namePropertiesNotSortable, map[string]any{"properties": []string{name},
 			"reason": fmt.Sprintf("property %s has search role %s and type %s; sorting needs a searchable property that is not an array", name, p.Search, p.Type)})
 	}
 	switch strings.ToLower(dir) {
@@ -87,14 +87,14 @@ func sortFieldOf(t *objects.Type, name, dir string) (sortField, error) {
 	case "desc":
 		return sortField{prop: p, desc: true}, nil
 	}
-	return sortField{}, apiErr("InvalidSortOrder", map[string]any{"invalidSortOrder": dir})
+	return sortField{}, apiErr(nameInvalidSortOrder, map[string]any{"invalidSortOrder": dir})
 }
 
 func checkSortFields(fs []sortField) error {
 	seen := map[string]bool{}
 	for _, f := range fs {
 		if seen[f.prop.APIName] {
-			return apiErr("DuplicateOrderBy", map[string]any{"properties": []string{f.prop.APIName}})
+			return apiErr(nameDuplicateOrderBy, map[string]any{"properties": []string{f.prop.APIName}})
 		}
 		seen[f.prop.APIName] = true
 	}
@@ -132,7 +132,7 @@ func parseSelect(t *objects.Type, names []string) (selection, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, apiErr("PropertiesNotFound", map[string]any{"objectType": t.APIName, "properties": missing})
+		return nil, apiErr(namePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": missing})
 	}
 	if sel != nil {
 		for _, k := range t.PrimaryKey {

@@ -100,10 +100,10 @@ func (s *Server) routes() http.Handler {
 	r.Use(s.logRequests, s.recoverPanics)
 	r.Use(s.metrics) // HTTP metrics, in metrics.go
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, apiErr("ApiNotFound", map[string]any{"path": r.URL.Path}))
+		s.writeError(w, r, apiErr(nameApiNotFound, map[string]any{"path": r.URL.Path}))
 	})
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, apiErr("MethodNotAllowed", map[string]any{"method": r.Method}))
+		s.writeError(w, r, apiErr(nameMethodNotAllowed, map[string]any{"method": r.Method}))
 	})
 	s.routeOps(r) // /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
 	r.Route("/api/v2/ontologies", func(r chi.Router) {

@@ -97,21 +97,21 @@ func isNull(raw json.RawMessage) bool {
 }
 
 func malformed(what, reason string) *Error {
-	return apiErr("MalformedPropertyFilters", map[string]any{"malformedPropertyFilter": what, "reason": reason})
+	return apiErr(nameMalformedPropertyFilters, map[string]any{"malformedPropertyFilter": what, "reason": reason})
 }
 
 // count charges n clauses against the limit.
 func (d *whereDecoder) count(n int) error {
 	d.clauses += n
 	if d.clauses > d.maxClauses {
-		return apiErr("WhereClauseTooComplex", map[string]any{"maxClauses": d.maxClauses, "reason": fmt.Sprintf("more than %d clauses and values", d.maxClauses)})
+		return apiErr(nameWhereClauseTooComplex, map[string]any{"maxClauses": d.maxClauses, "reason": fmt.Sprintf("more than %d clauses and values", d.maxClauses)})
 	}
 	return nil
 }
 
 func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, error) {
 	if depth > d.maxDepth {
-		return nil, apiErr("WhereClauseTooComplex", map[string]any{"maxDepth": d.maxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.maxDepth)})
+		return nil, apiErr(nameWhereClauseTooComplex, map[string]any{"maxDepth": d.maxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.maxDepth)})
 	}
 	if err := d.count(1); err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 		return nil, malformed("where", "a query needs a string type")
 	}
 	if reason, ok := unsupportedQueries[typ]; ok {
-		return nil, apiErr("PropertyFiltersNotSupported", map[string]any{"propertyFilters": typ, "property": fieldOf(head), "reason": reason})
+		return nil, apiErr(namePropertyFiltersNotSupported, map[string]any{"propertyFilters": typ, "property": fieldOf(head), "reason": reason})
 	}
 	q, err := whereOf(head)
 	if err != nil {
@@ -178,7 +178,7 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 	}
 	f := &query.Filter{Op: wireOps[typ], Property: p.APIName}
 	if typ != opIsNull && !p.Searchable() {
-		return nil, apiErr("PropertiesNotSearchable", map[string]any{"propertyApiNames": []string{p.APIName},
+		return nil, apiErr(namePropertiesNotSearchable, map[string]any{"propertyApiNames": []string{p.APIName},
 			"reason": fmt.Sprintf("property %s has search role none", p.APIName)})
 	}
 	switch typ {
@@ -201,7 +201,7 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 		}
 	case opGt, opGte, opLt, opLte:
 		if p.Search == objects.SearchBoolean {
-			return nil, apiErr("InvalidRangeQuery", map[string]any{typ: string(q.Value), "field": p.APIName,
+			return nil, apiErr(nameInvalidRangeQuery, map[string]any{typ: string(q.Value), "field": p.APIName,
 				"reason": fmt.Sprintf("property %s is boolean and has no order", p.APIName)})
 		}
 		if f.Value, err = parseValue(p, typ, q.Value); err != nil {
@@ -355,7 +355,7 @@ func decodePropertyIdentifier(typ string, raw json.RawMessage) (string, error) {
 			raw = pi.PropertyIdentifier
 			continue
 		case "structField":
-			return "", apiErr("PropertyFiltersNotSupported", map[string]any{"propertyFilters": typ, "property": pi.PropertyAPIName,
+			return "", apiErr(namePropertyFiltersNotSupported, map[string]any{"propertyFilters": typ, "property": pi.PropertyAPIName,
 				"reason": "struct fields are not supported: ontoindex has no struct properties"})
 		}
 		return "", malformed(typ, fmt.Sprintf("unknown propertyIdentifier type %q", pi.Type))
@@ -366,7 +366,7 @@ func decodePropertyIdentifier(typ string, raw json.RawMessage) (string, error) {
 func lookupProperty(t *objects.Type, name string) (objects.Property, error) {
 	p, ok := t.Property(name)
 	if !ok {
-		return objects.Property{}, apiErr("PropertiesNotFound", map[string]any{"objectType": t.APIName, "properties": []string{name}})
+		return objects.Property{}, apiErr(namePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": []string{name}})
 	}
 	return p, nil
 }
@@ -376,12 +376,12 @@ func filterValueErr(p objects.Property, typ string, raw json.RawMessage, expecte
 	if len(v) > 100 {
 		v = v[:100] + "..."
 	}
-	return apiErr("InvalidPropertyFilterValue", map[string]any{"property": p.APIName, "propertyFilter": typ,
+	return apiErr(nameInvalidPropertyFilterValue, map[string]any{"property": p.APIName, "propertyFilter": typ,
 		"propertyFilterValue": v, "expectedType": expected})
 }
 
 func notSupported(typ string, p objects.Property, reason string) *Error {
-	return apiErr("PropertyFiltersNotSupported", map[string]any{"propertyFilters": typ, "property": p.APIName, "reason": reason})
+	return apiErr(namePropertyFiltersNotSupported, map[string]any{"propertyFilters": typ, "property": p.APIName, "reason": reason})
 }
 
 // parseValue parses a JSON value of a filter into the typed value of p's
@@ -448,7 +448,7 @@ func checkTextQuery(typ string, p objects.Property, f *query.Filter) error {
 			if typ == opWildcard {
 				expected = "wildcard pattern"
 			}
-			return apiErr("InvalidPropertyFilterValue", map[string]any{"property": p.APIName, "propertyFilter": typ,
+			return apiErr(nameInvalidPropertyFilterValue, map[string]any{"property": p.APIName, "propertyFilter": typ,
 				"propertyFilterValue": truncate(f.Text), "expectedType": expected, "reason": err.Error()})
 		}
 	case opStartsWith, opInOrderPrefix:
@@ -464,7 +464,7 @@ func checkTextQuery(typ string, p objects.Property, f *query.Filter) error {
 }
 
 func noTerms(typ string, p objects.Property, text string) *Error {
-	return apiErr("InvalidPropertyFilterValue", map[string]any{"property": p.APIName, "propertyFilter": typ,
+	return apiErr(nameInvalidPropertyFilterValue, map[string]any{"property": p.APIName, "propertyFilter": typ,
 		"propertyFilterValue": truncate(text), "expectedType": "text with at least one word"})
 }
 

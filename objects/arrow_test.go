@@ -32,13 +32,14 @@ func TestConverter_Row(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rec.Release()
-	typ := &Type{APIName: "T", PrimaryKey: []string{"id"}}
 	kinds := map[string]DataType{"id": {Kind: KindLong}, "small": {Kind: KindInteger}, "f": {Kind: KindFloat}, "dec": {Kind: KindDecimal, Precision: 38, Scale: 4},
 		"s": {Kind: KindString}, "d": {Kind: KindDate}, "tm": {Kind: KindTime}, "ts": {Kind: KindTimestampTZ}, "tsns": {Kind: KindTimestamp},
 		"tags": {Kind: KindList, Elem: &DataType{Kind: KindString}}, "b": {Kind: KindBoolean}}
+	var props []Property
 	for _, f := range sc.Fields() {
-		typ.Properties = append(typ.Properties, Property{APIName: f.Name, Column: f.Name, Type: kinds[f.Name]})
+		props = append(props, Property{APIName: f.Name, Column: f.Name, Type: kinds[f.Name]})
 	}
+	typ := NewType(Type{APIName: "T", PrimaryKey: []string{"id"}, Properties: props})
 	c, err := NewConverter(typ, sc)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func TextOfJSON(v any) string {
 
 func TestNewConverter_missingColumn(t *testing.T) {
 	sc := arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}, nil)
-	typ := &Type{Properties: []Property{{APIName: "id", Column: "id"}, {APIName: "gone", Column: "gone"}}}
+	typ := NewType(Type{Properties: []Property{{APIName: "id", Column: "id"}, {APIName: "gone", Column: "gone"}}})
 	if _, err := NewConverter(typ, sc); err == nil || !strings.Contains(err.Error(), `"gone"`) {
 		t.Errorf("err = %v", err)
 	}

@@ -218,7 +218,7 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 		}
 		return cmp.Compare(ia, ib)
 	})
-	t.index()
+	t.index() // the order is final; readers share the type from here on
 
 	t.TitleProperty = s.TitleProperty
 	if t.TitleProperty == "" {

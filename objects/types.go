@@ -1,6 +1,7 @@
 package objects
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -39,6 +40,24 @@ func (k Kind) String() string {
 		return kindNames[k]
 	}
 	return fmt.Sprintf("kind(%d)", k)
+}
+
+// Numeric reports whether values of kind k are numbers: integer, long,
+// float, double and decimal, the kinds that sum, average and take the
+// numeric search role.
+func (k Kind) Numeric() bool {
+	switch k {
+	case KindInteger, KindLong, KindFloat, KindDouble, KindDecimal:
+		return true
+	}
+	return false
+}
+
+// DateLike reports whether values of kind k are dates or instants: date,
+// timestamp and timestamptz, the kinds that take the date search role. A
+// time of day is not: it has no date, and is a keyword.
+func (k Kind) DateLike() bool {
+	return k == KindDate || k == KindTimestamp || k == KindTimestampTZ
 }
 
 // DataType is the type of a property: a primitive kind, a decimal with its
@@ -92,16 +111,16 @@ const (
 // DefaultRole is the search role a property of type t gets when the config
 // does not name one.
 func DefaultRole(t DataType) SearchRole {
-	switch t.Primitive().Kind {
-	case KindString:
+	switch k := t.Primitive().Kind; {
+	case k == KindString:
 		return SearchText
-	case KindUUID, KindTime:
+	case k == KindUUID, k == KindTime:
 		return SearchKeyword
-	case KindBoolean:
+	case k == KindBoolean:
 		return SearchBoolean
-	case KindInteger, KindLong, KindFloat, KindDouble, KindDecimal:
+	case k.Numeric():
 		return SearchNumeric
-	case KindDate, KindTimestamp, KindTimestampTZ:
+	case k.DateLike():
 		return SearchDate
 	}
 	return SearchNone
@@ -109,16 +128,16 @@ func DefaultRole(t DataType) SearchRole {
 
 // rolesFor lists the roles a type may take.
 func rolesFor(t DataType) []SearchRole {
-	switch t.Primitive().Kind {
-	case KindString:
+	switch k := t.Primitive().Kind; {
+	case k == KindString:
 		return []SearchRole{SearchText, SearchKeyword, SearchNone}
-	case KindUUID, KindTime:
+	case k == KindUUID, k == KindTime:
 		return []SearchRole{SearchKeyword, SearchNone}
-	case KindBoolean:
+	case k == KindBoolean:
 		return []SearchRole{SearchBoolean, SearchKeyword, SearchNone}
-	case KindInteger, KindLong, KindFloat, KindDouble, KindDecimal:
+	case k.Numeric():
 		return []SearchRole{SearchNumeric, SearchKeyword, SearchNone}
-	case KindDate, KindTimestamp, KindTimestampTZ:
+	case k.DateLike():
 		return []SearchRole{SearchDate, SearchKeyword, SearchNone}
 	}
 	return []SearchRole{SearchNone}
@@ -166,6 +185,13 @@ const (
 
 // Type is a resolved object type: its spec checked against the columns of
 // its table.
+//
+// A Type is shared by the requests that read it, so nothing in it changes
+// after it is made: Resolve, NewType and UnmarshalJSON build its
+// property-name index up front, and a Type written as a struct literal
+// (tests do) has none and looks properties up by a linear scan instead of
+// building the index under its readers. Properties must not change once the
+// index is built.
 type Type struct {
 	APIName            string           `json:"apiName"`
 	DisplayName        string           `json:"displayName"`
@@ -179,25 +205,44 @@ type Type struct {
 	RequireIncremental bool             `json:"requireIncremental,omitempty"`
 	OnInvalidRow       InvalidRowPolicy `json:"onInvalidRow"`
 
-	byName map[string]int
+	byName map[string]int // apiName to position in Properties; nil: scan
+}
+
+// NewType returns a copy of t with its property-name index built, for
+// types that are not resolved from a spec (tests, tools).
+func NewType(t Type) *Type {
+	t.index()
+	return &t
+}
+
+// UnmarshalJSON decodes a type and builds its index, so that a type read
+// back from the store is as ready for concurrent readers as a resolved one.
+func (t *Type) UnmarshalJSON(b []byte) error {
+	type plain Type // the fields without the methods, UnmarshalJSON included
+	if err := json.Unmarshal(b, (*plain)(t)); err != nil {
+		return err
+	}
+	t.index()
+	return nil
 }
 
 // Property returns the property with the given apiName.
 func (t *Type) Property(apiName string) (Property, bool) {
-	if t.byName == nil {
-		t.index()
+	if i := t.PropertyIndex(apiName); i >= 0 {
+		return t.Properties[i], true
 	}
-	i, ok := t.byName[apiName]
-	if !ok {
-		return Property{}, false
-	}
-	return t.Properties[i], true
+	return Property{}, false
 }
 
 // PropertyIndex returns the position of a property in Properties, or -1.
 func (t *Type) PropertyIndex(apiName string) int {
 	if t.byName == nil {
-		t.index()
+		for i := len(t.Properties) - 1; i >= 0; i-- { // the last of duplicates, as in the index
+			if t.Properties[i].APIName == apiName {
+				return i
+			}
+		}
+		return -1
 	}
 	if i, ok := t.byName[apiName]; ok {
 		return i
@@ -205,6 +250,8 @@ func (t *Type) PropertyIndex(apiName string) int {
 	return -1
 }
 
+// index builds the property-name index. Only the makers of a Type call it,
+// before the Type is shared.
 func (t *Type) index() {
 	m := make(map[string]int, len(t.Properties))
 	for i, p := range t.Properties {

@@ -146,8 +146,8 @@ func TestAppendKey_order(t *testing.T) {
 }
 
 func TestType_ParseKey(t *testing.T) {
-	typ := &Type{APIName: "Line", PrimaryKey: []string{"order", "sku"}, Properties: []Property{
-		{APIName: "order", Type: DataType{Kind: KindLong}}, {APIName: "sku", Type: DataType{Kind: KindString}}}}
+	typ := NewType(Type{APIName: "Line", PrimaryKey: []string{"order", "sku"}, Properties: []Property{
+		{APIName: "order", Type: DataType{Kind: KindLong}}, {APIName: "sku", Type: DataType{Kind: KindString}}}})
 	o := &Object{Values: []any{int64(42), "a,b%c"}}
 	s := typ.KeyString(o)
 	if s != "42,a%2Cb%25c" {
@@ -169,8 +169,8 @@ func TestType_ParseKey(t *testing.T) {
 }
 
 func FuzzType_ParseKey(f *testing.F) {
-	typ := &Type{APIName: "T", PrimaryKey: []string{"a", "b"}, Properties: []Property{
-		{APIName: "a", Type: DataType{Kind: KindString}}, {APIName: "b", Type: DataType{Kind: KindDate}}}}
+	typ := NewType(Type{APIName: "T", PrimaryKey: []string{"a", "b"}, Properties: []Property{
+		{APIName: "a", Type: DataType{Kind: KindString}}, {APIName: "b", Type: DataType{Kind: KindDate}}}})
 	f.Add("x,2024-01-02")
 	f.Add("%2C%25,1970-01-01")
 	f.Fuzz(func(t *testing.T, s string) {

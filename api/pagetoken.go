@@ -13,7 +13,8 @@ import (
 // so that a token given to another query is refused instead of silently
 // paging something else. The next page starts strictly after that
 // position, so while no build runs objects are neither skipped nor
-// repeated, and a page costs the same however deep it is.
+// repeated, and a page costs the same however deep it is. (The bearer
+// tokens clients authenticate with are auth.go's.)
 
 // tokenVersion 2: engine cursors (version 1 held bleve sort values).
 const tokenVersion = 2
@@ -90,7 +91,7 @@ func invalidToken(tok string) *Error {
 	if len(tok) > 100 {
 		tok = tok[:100] + "..."
 	}
-	return apiErr("InvalidPageToken", map[string]any{"pageToken": tok, "reason": "the token was not returned for this request (same object type, where, object set and orderBy)"})
+	return apiErr(nameInvalidPageToken, map[string]any{"pageToken": tok, "reason": "the token was not returned for this request (same object type, where, object set and orderBy)"})
 }
 
 // decodeToken decodes a token of the given kind and fingerprint.
