@@ -12,10 +12,6 @@ import (
 	"github.com/ontoindex/ontoindex/indexer"
 )
 
-func init() {
-	register(Command{Name: "build", Summary: "build object types to the current (or a given) snapshot", Run: runBuild})
-}
-
 func runBuild(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "build", "--config F [--type T] [--full] [--snapshot ID] [--json]")
 	cfgPath := fs.String("config", "", "config file")

@@ -10,10 +10,6 @@ import (
 	"github.com/ontoindex/ontoindex/indexer"
 )
 
-func init() {
-	register(Command{Name: "check", Summary: "check the write modes and live delete files of every table", Run: runCheck})
-}
-
 // checkResult is one line of the report; Error is set when the table could
 // not be checked.
 type checkResult struct {

@@ -10,10 +10,6 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-func init() {
-	register(Command{Name: "export", Summary: "print every object of a type as JSON lines, sorted by primary key", Run: runExport})
-}
-
 func runExport(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "export", "--config F --type T")
 	cfgPath := fs.String("config", "", "config file")

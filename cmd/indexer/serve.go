@@ -21,10 +21,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-func init() {
-	register(Command{Name: "serve", Summary: "keep every object type fresh and serve the API until interrupted", Run: runServe})
-}
-
 // Shutdown: on the first SIGINT or SIGTERM, scheduling stops, running
 // builds get the stop grace to finish and are then abandoned (safely: an
 // incremental build leaves its checkpoint, a full build resumes from its

@@ -17,10 +17,6 @@ import (
 	"github.com/ontoindex/ontoindex/indexer"
 )
 
-func init() {
-	register(Command{Name: "status", Summary: "print where each object type of a running `indexer serve` stands", Run: runStatus})
-}
-
 // StatusPath is where `indexer serve` reports status.
 const StatusPath = "/api/indexer/v1/status"
 

@@ -6,10 +6,6 @@ import (
 	"runtime/debug"
 )
 
-func init() {
-	register(Command{Name: "version", Summary: "print the version", Run: runVersion})
-}
-
 // version is set at link time (-ldflags "-X main.version=v1.2.3").
 var version = "dev"
 
