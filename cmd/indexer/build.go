@@ -26,18 +26,10 @@ func runBuild(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "indexer build: --snapshot needs --type")
 		return exitUsage
 	}
-	cfg, code, ok := loadConfig(env, "build", *cfgPath)
+	prog := newProgress(env.Stderr)
+	ix, code, ok := openIndex(ctx, env, "build", *cfgPath, *typ, prog.report, exitFailed)
 	if !ok {
 		return code
-	}
-	if !checkType(env, "build", cfg, *typ) {
-		return exitUsage
-	}
-	prog := newProgress(env.Stderr)
-	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: logger(env), Progress: prog.report})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer build: %v\n", err)
-		return exitFailed
 	}
 	defer ix.Close()
 	opts := indexer.BuildOptions{Full: *full, SnapshotID: *snap}
