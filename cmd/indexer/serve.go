@@ -293,8 +293,8 @@ func reportChange(w io.Writer, prev, st indexer.TypeStatus, since time.Time, ver
 		(prev.LastBuild == nil || !lb.FinishedAt.Equal(prev.LastBuild.FinishedAt) || lb.To != prev.LastBuild.To)
 	if built && (verbose || lb.Kind == indexer.KindFull) {
 		fmt.Fprintf(w, "%s indexed  %s: %s build to snapshot %d (generation %d): %s, %s, %s read, %d ms; %d objects\n",
-			stamp, st.ObjectType, lb.Kind, lb.To, lb.Generation, count(lb.Upserts, "upsert"), count(lb.Deletes, "delete"),
-			count(int64(lb.FilesRead), "file"), lb.DurationMs, st.Objects)
+			stamp, st.ObjectType, lb.Kind, lb.To, lb.Generation, plural(lb.Upserts, "upsert"), plural(lb.Deletes, "delete"),
+			plural(lb.FilesRead, "file"), lb.DurationMs, st.Objects)
 	}
 	bad := st.State == indexer.StateBlocked || st.State == indexer.StateFailing
 	wasBad := prev.State == indexer.StateBlocked || prev.State == indexer.StateFailing
@@ -315,13 +315,6 @@ func sameError(a, b *indexer.ErrorInfo) bool {
 		return a == b
 	}
 	return a.Code == b.Code && a.Message == b.Message
-}
-
-func count(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // lineProgress prints the progress of long builds as lines (not \r

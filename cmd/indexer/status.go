@@ -219,7 +219,7 @@ func lagText(st indexer.TypeStatus) string {
 }
 
 // plural counts things: 1 file, 2 files.
-func plural(n int, word string) string {
+func plural[N int | int64](n N, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
