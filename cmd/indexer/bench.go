@@ -22,10 +22,6 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-func init() {
-	register(Command{Name: "bench", Summary: "benchmarks: build (the default) measures builds, search compares search with PostgreSQL", Run: runBench})
-}
-
 // runBench dispatches to `bench build` (also plain `bench`, as before
 // there were two) and `bench search`.
 func runBench(ctx context.Context, env *Env, args []string) int {

@@ -12,10 +12,6 @@ import (
 	"github.com/ontoindex/ontoindex/indexer"
 )
 
-func init() {
-	register(Command{Name: "build", Summary: "build object types to the current (or a given) snapshot", Run: runBuild})
-}
-
 func runBuild(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "build", "--config F [--type T] [--full] [--snapshot ID] [--json]")
 	cfgPath := fs.String("config", "", "config file")
@@ -30,18 +26,10 @@ func runBuild(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "indexer build: --snapshot needs --type")
 		return exitUsage
 	}
-	cfg, code, ok := loadConfig(env, "build", *cfgPath)
+	prog := newProgress(env.Stderr)
+	ix, code, ok := openIndex(ctx, env, "build", *cfgPath, *typ, prog.report, exitFailed)
 	if !ok {
 		return code
-	}
-	if !checkType(env, "build", cfg, *typ) {
-		return exitUsage
-	}
-	prog := newProgress(env.Stderr)
-	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: logger(env), Progress: prog.report})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer build: %v\n", err)
-		return exitFailed
 	}
 	defer ix.Close()
 	opts := indexer.BuildOptions{Full: *full, SnapshotID: *snap}

@@ -17,10 +17,6 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config"
 )
 
-func init() {
-	register(Command{Name: "changelog", Summary: "print the row-level changes of a table between two snapshots", Run: runChangelog})
-}
-
 const changelogSynopsis = "(--config F --type T | --catalog-type hadoop --warehouse DIR --table ns.t) [--from ID] [--to ID] " +
 	"[--id col,...] [--compute-updates] [--net] [--latest] [--format jsonl|table]"
 

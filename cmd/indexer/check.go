@@ -10,10 +10,6 @@ import (
 	"github.com/ontoindex/ontoindex/indexer"
 )
 
-func init() {
-	register(Command{Name: "check", Summary: "check the write modes and live delete files of every table", Run: runCheck})
-}
-
 // checkResult is one line of the report; Error is set when the table could
 // not be checked.
 type checkResult struct {
@@ -29,17 +25,9 @@ func runCheck(ctx context.Context, env *Env, args []string) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	cfg, code, ok := loadConfig(env, "check", *cfgPath)
+	ix, code, ok := openIndex(ctx, env, "check", *cfgPath, *typ, nil, exitUsage)
 	if !ok {
 		return code
-	}
-	if !checkType(env, "check", cfg, *typ) {
-		return exitUsage
-	}
-	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: logger(env)})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer check: %v\n", err)
-		return exitUsage
 	}
 	defer ix.Close()
 	names := ix.Types()

@@ -35,15 +35,27 @@ type Command struct {
 	Run     func(ctx context.Context, env *Env, args []string) int
 }
 
-// commands lists the subcommands; files add theirs in init.
-var commands []Command
-
-func register(c Command) { commands = append(commands, c) }
+// commandTable lists every subcommand, in one place: a function, not a
+// package variable, so that no file can add to it or change it at run time.
+func commandTable() []Command {
+	return []Command{
+		{Name: "bench", Summary: "benchmarks: build (the default) measures builds, search compares search with PostgreSQL", Run: runBench},
+		{Name: "build", Summary: "build object types to the current (or a given) snapshot", Run: runBuild},
+		{Name: "changelog", Summary: "print the row-level changes of a table between two snapshots", Run: runChangelog},
+		{Name: "check", Summary: "check the write modes and live delete files of every table", Run: runCheck},
+		{Name: "demo", Summary: "serve a demo warehouse in ./demo while a writer changes its tables", Run: runDemo},
+		{Name: "export", Summary: "print every object of a type as JSON lines, sorted by primary key", Run: runExport},
+		{Name: "serve", Summary: "keep every object type fresh and serve the API until interrupted", Run: runServe},
+		{Name: "status", Summary: "print where each object type of a running `indexer serve` stands", Run: runStatus},
+		{Name: "version", Summary: "print the version", Run: runVersion},
+	}
+}
 
 // Main runs the indexer command line and returns the exit code.
 func Main(ctx context.Context, args []string, env *Env) int {
+	commands := commandTable()
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(env.Stderr)
+		usage(env.Stderr, commands)
 		if len(args) == 0 {
 			return exitUsage
 		}
@@ -52,13 +64,14 @@ func Main(ctx context.Context, args []string, env *Env) int {
 	i := slices.IndexFunc(commands, func(c Command) bool { return c.Name == args[0] })
 	if i < 0 {
 		fmt.Fprintf(env.Stderr, "indexer: unknown command %q\n\n", args[0])
-		usage(env.Stderr)
+		usage(env.Stderr, commands)
 		return exitUsage
 	}
 	return commands[i].Run(ctx, env, args[1:])
 }
 
-func usage(w io.Writer) {
+// usage lists the commands sorted by name, whatever the table's order.
+func usage(w io.Writer, commands []Command) {
 	fmt.Fprintln(w, "usage: indexer <command> [flags]\n\ncommands:")
 	sorted := slices.Clone(commands)
 	slices.SortFunc(sorted, func(a, b Command) int { return strings.Compare(a.Name, b.Name) })

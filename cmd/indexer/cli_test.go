@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,6 +155,50 @@ func TestMain_exitCodes(t *testing.T) {
 	code, out, _ = run("build", "--config", cfg)
 	if code != exitFailed || !strings.Contains(out, "MERGE_ON_READ") || !strings.Contains(out, "copy-on-write") {
 		t.Errorf("build exit %d:\n%s", code, out)
+	}
+}
+
+// TestCommandTable checks every command of the table: a unique name, a
+// summary, and `-h` answering with exit 0 and a usage line of its own.
+func TestCommandTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range commandTable() {
+		t.Run(c.Name, func(t *testing.T) {
+			if c.Name == "" || strings.ContainsAny(c.Name, " \t") || seen[c.Name] {
+				t.Fatalf("name %q is empty, not one word, or not unique", c.Name)
+			}
+			seen[c.Name] = true
+			if c.Summary == "" || c.Run == nil {
+				t.Errorf("%s: summary %q, Run set %v", c.Name, c.Summary, c.Run != nil)
+			}
+			code, out, errOut := run(c.Name, "-h")
+			first, _, _ := strings.Cut(errOut, "\n")
+			if code != exitOK || out != "" || !strings.HasPrefix(first+" ", "usage: indexer "+c.Name+" ") {
+				t.Errorf("%s -h: exit %d, stdout %q, stderr:\n%s", c.Name, code, out, errOut)
+			}
+		})
+	}
+}
+
+// TestMain_usage checks that the usage lists every command with its
+// summary, sorted by name.
+func TestMain_usage(t *testing.T) {
+	code, out, errOut := run("help")
+	if code != exitOK || out != "" {
+		t.Fatalf("help: exit %d, stdout %q", code, out)
+	}
+	_, list, ok := strings.Cut(errOut, "commands:\n")
+	if !ok {
+		t.Fatalf("no command list in:\n%s", errOut)
+	}
+	list, _, _ = strings.Cut(list, "\n\n")
+	var want []string
+	for _, c := range commandTable() {
+		want = append(want, fmt.Sprintf("  %-10s %s", c.Name, c.Summary))
+	}
+	slices.Sort(want)
+	if got := strings.Split(list, "\n"); !slices.Equal(got, want) {
+		t.Errorf("command list:\n%s\nwant:\n%s", list, strings.Join(want, "\n"))
 	}
 }
 

@@ -19,10 +19,6 @@ import (
 	"github.com/ontoindex/ontoindex/internal/demo"
 )
 
-func init() {
-	register(Command{Name: "demo", Summary: "serve a demo warehouse in ./demo while a writer changes its tables", Run: runDemo})
-}
-
 func runDemo(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "demo", "[--dir DIR] [--listen ADDR] [--writer=false] [--every D] [--once]\n\n"+
 		"Creates DIR (default ./demo) with a hadoop-catalog Iceberg warehouse of three object types\n"+

@@ -6,13 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/objects"
 )
-
-func init() {
-	register(Command{Name: "export", Summary: "print every object of a type as JSON lines, sorted by primary key", Run: runExport})
-}
 
 func runExport(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "export", "--config F --type T")
@@ -25,17 +20,9 @@ func runExport(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "indexer export: --type is required")
 		return exitUsage
 	}
-	cfg, code, ok := loadConfig(env, "export", *cfgPath)
+	ix, code, ok := openIndex(ctx, env, "export", *cfgPath, *typ, nil, exitFailed)
 	if !ok {
 		return code
-	}
-	if !checkType(env, "export", cfg, *typ) {
-		return exitUsage
-	}
-	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: logger(env)})
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer export: %v\n", err)
-		return exitFailed
 	}
 	defer ix.Close()
 	v, err := ix.View(*typ)

@@ -24,10 +24,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-func init() {
-	register(Command{Name: "serve", Summary: "keep every object type fresh and serve the API until interrupted", Run: runServe})
-}
-
 // Shutdown: on the first SIGINT or SIGTERM, scheduling stops, running
 // builds get the stop grace to finish and are then abandoned (safely: an
 // incremental build leaves its checkpoint, a full build resumes from its
@@ -300,8 +296,8 @@ func reportChange(w io.Writer, prev, st daemon.TypeStatus, since time.Time, verb
 		(prev.LastBuild == nil || !lb.FinishedAt.Equal(prev.LastBuild.FinishedAt) || lb.To != prev.LastBuild.To)
 	if built && (verbose || lb.Kind == indexer.KindFull) {
 		fmt.Fprintf(w, "%s indexed  %s: %s build to snapshot %d (generation %d): %s, %s, %s read, %d ms; %d objects\n",
-			stamp, st.ObjectType, lb.Kind, lb.To, lb.Generation, count(lb.Upserts, "upsert"), count(lb.Deletes, "delete"),
-			count(int64(lb.FilesRead), "file"), lb.DurationMs, st.Objects)
+			stamp, st.ObjectType, lb.Kind, lb.To, lb.Generation, plural(lb.Upserts, "upsert"), plural(lb.Deletes, "delete"),
+			plural(lb.FilesRead, "file"), lb.DurationMs, st.Objects)
 	}
 	bad := st.State == daemon.StateBlocked || st.State == daemon.StateFailing
 	wasBad := prev.State == daemon.StateBlocked || prev.State == daemon.StateFailing
@@ -322,13 +318,6 @@ func sameError(a, b *indexer.ErrorInfo) bool {
 		return a == b
 	}
 	return a.Code == b.Code && a.Message == b.Message
-}
-
-func count(n int64, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // lineProgress prints the progress of long builds as lines (not \r

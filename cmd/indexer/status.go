@@ -18,10 +18,6 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 )
 
-func init() {
-	register(Command{Name: "status", Summary: "print where each object type of a running `indexer serve` stands", Run: runStatus})
-}
-
 // StatusPath is where `indexer serve` reports status.
 const StatusPath = "/api/indexer/v1/status"
 
@@ -224,7 +220,7 @@ func lagText(st daemon.TypeStatus) string {
 }
 
 // plural counts things: 1 file, 2 files.
-func plural(n int, word string) string {
+func plural[N int | int64](n N, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}

@@ -6,14 +6,19 @@ import (
 	"runtime/debug"
 )
 
-func init() {
-	register(Command{Name: "version", Summary: "print the version", Run: runVersion})
-}
-
 // version is set at link time (-ldflags "-X main.version=v1.2.3").
 var version = "dev"
 
-func runVersion(_ context.Context, env *Env, _ []string) int {
+func runVersion(_ context.Context, env *Env, args []string) int {
+	// Parsed like every command's, so that -h answers with a usage line;
+	// there are no flags to list.
+	fs := newFlags(env, "version", "")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "usage: indexer version\n\nPrints the version of this binary and of its core dependencies.")
+	}
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
 	v := version
 	var deps string
 	if bi, ok := debug.ReadBuildInfo(); ok {
