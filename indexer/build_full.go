@@ -2,7 +2,6 @@ package indexer
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"time"
@@ -10,7 +9,7 @@ import (
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/index"
-	bolt "go.etcd.io/bbolt"
+	"github.com/ontoindex/ontoindex/indexer/store"
 )
 
 // full reads every live row of the target into a new generation (or
@@ -25,35 +24,36 @@ func (j *buildJob) full(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		bs = &buildState{Generation: n, Target: j.snapID(), MappingHash: mappingHash(j.typ), Type: j.typ, StartedAt: time.Now().UTC()}
+		bs = &store.BuildState{Generation: n, Target: j.snapID(), MappingHash: mappingHash(j.typ), Type: j.typ, StartedAt: time.Now().UTC()}
 		// Files left by an earlier, dropped generation n.
 		if err := os.RemoveAll(ix.genDir(name, n)); err != nil {
 			return err
 		}
 	}
 	j.res.Generation = bs.Generation
-	w, err := newGenWriter(ix.db, name, bs.Generation, true)
+	w, err := store.OpenWriter(ix.db, name, bs.Generation, true)
 	if err != nil {
 		return err
 	}
-	defer w.rollback()
-	w.state, w.chunkRows = bs, ix.Config().Build.ChunkRows
-	if w.chunkRows == 0 {
-		w.chunkRows = config.DefaultChunkRows
+	defer w.Rollback()
+	rows := ix.Config().Build.ChunkRows
+	if rows == 0 {
+		rows = config.DefaultChunkRows
 	}
-	w.builder = index.NewBuilder(j.typ)
+	docs := &fullDocs{b: index.NewBuilder(j.typ)}
+	w.Full(docs, rows, bs)
 	if resume {
 		// The index of an interrupted build starts from the chunks it
 		// committed.
-		if w.nextDoc, err = fillBuilder(ctx, w.b, w.builder); err != nil {
+		if docs.next, err = fillBuilder(ctx, w.Gen(), docs.b); err != nil {
 			return fmt.Errorf("object type %s: resume build: %w", name, err)
 		}
 	}
 	// Save the build record before anything else, so a crash can resume.
-	if err := w.commit(nil); err != nil {
+	if err := w.Commit(nil); err != nil {
 		return err
 	}
-	if err := w.begin(false); err != nil {
+	if err := w.Begin(); err != nil {
 		return err
 	}
 	manifests, in, err := j.diff(ctx, w, nil)
@@ -66,7 +66,7 @@ func (j *buildJob) full(ctx context.Context) error {
 	st, err := changelog.Diff(ctx, in, w, w)
 	j.record(st)
 	if err != nil {
-		w.rollback()
+		w.Rollback()
 		if changelog.IsDataError(err) {
 			// The target itself is bad: resuming would fail again.
 			if aerr := ix.abandonBuild(name, bs); aerr != nil {
@@ -77,7 +77,7 @@ func (j *buildJob) full(ctx context.Context) error {
 	}
 	bs.Skipped += st.Skipped
 	bs.Samples = append(bs.Samples, st.Samples...)
-	if err := w.setManifests(manifests); err != nil {
+	if err := w.SetManifests(manifests); err != nil {
 		return err
 	}
 	j.ts.mu.RLock()
@@ -90,16 +90,10 @@ func (j *buildJob) full(ctx context.Context) error {
 	// Every object is indexed before the generation is switched in.
 	const firstVersion = 1
 	// dirty -1: no index file yet; the saver writes it.
-	gen := &generation{ix: ix, name: name, n: bs.Generation, cur: w.builder.Finish(firstVersion), dirty: -1}
-	w.builder = nil
-	w.state = nil
-	err = j.commit(w, next, func(b *genBuckets, tb *bolt.Bucket) error {
-		if err := b.meta.Put(keyVersion, binary.AppendUvarint(nil, firstVersion)); err != nil {
-			return err
-		}
-		return tb.Delete(keyBuild)
-	})
-	if err != nil {
+	gen := &generation{ix: ix, name: name, n: bs.Generation, cur: docs.b.Finish(firstVersion), dirty: -1}
+	// The switch also drops the build record.
+	w.Finish(firstVersion)
+	if err := j.commit(w, next); err != nil {
 		return err
 	}
 	j.ts.mu.Lock()
@@ -115,13 +109,10 @@ func (j *buildJob) full(ctx context.Context) error {
 
 // nextGeneration is the number of a new generation of an object type.
 func (ix *Indexer) nextGeneration(name string) (int, error) {
+	gens, err := ix.db.Generations(name)
 	n := 0
-	err := ix.db.View(func(tx *bolt.Tx) error {
-		gens, err := generations(tx, name)
-		for _, g := range gens {
-			n = max(n, g)
-		}
-		return err
-	})
+	for _, g := range gens {
+		n = max(n, g)
+	}
 	return n + 1, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ontoindex/ontoindex/changelog"
+	"github.com/ontoindex/ontoindex/indexer/store"
 )
 
 // incremental applies the baseline diff from the checkpoint to the target
@@ -15,14 +16,15 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	j.ts.mu.RLock()
 	gen := j.ts.gen
 	j.ts.mu.RUnlock()
-	w, err := newGenWriter(j.ix.db, name, cp.Generation, false)
+	w, err := store.OpenWriter(j.ix.db, name, cp.Generation, false)
 	if err != nil {
 		return err
 	}
-	defer w.rollback()
+	defer w.Rollback()
 	base := gen.snapshot()
-	w.docs = newDocChanges(base)
-	manifests, in, err := j.diff(ctx, w, w.knownManifest)
+	docs := newDocChanges(base)
+	w.Incremental(docs, docs.version)
+	manifests, in, err := j.diff(ctx, w, w.KnownManifest)
 	if err != nil {
 		return err
 	}
@@ -31,7 +33,7 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := w.setManifests(manifests); err != nil {
+	if err := w.SetManifests(manifests); err != nil {
 		return err
 	}
 	inv := cp.InvalidRows
@@ -41,13 +43,13 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	j.res.Generation = cp.Generation
 	// The index of the new version is ready before the commit, so that
 	// readers that see the commit find it.
-	changes := w.docs.list()
-	idx, err := base.Apply(changes, w.docs.version)
+	changes := docs.list()
+	idx, err := base.Apply(changes, docs.version)
 	if err != nil {
 		return fmt.Errorf("object type %s: update index: %w", name, err)
 	}
 	gen.stage(idx)
-	err = j.commit(w, next, nil)
+	err = j.commit(w, next)
 	gen.promote(err == nil, len(changes))
 	if err != nil {
 		return err

@@ -11,8 +11,8 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/cowguard"
+	"github.com/ontoindex/ontoindex/indexer/store"
 	"github.com/ontoindex/ontoindex/objects"
-	bolt "go.etcd.io/bbolt"
 )
 
 // buildJob is one build of one object type, run by Build while it holds
@@ -32,8 +32,8 @@ type buildJob struct {
 	snap     *table.Snapshot // nil for a table without snapshots
 	typ      *objects.Type   // the spec resolved against the target's schema
 	schemaID int
-	cp       *Checkpoint // the checkpoint the build starts from; nil before the first
-	resume   *buildState // an interrupted full build to the same target
+	cp       *Checkpoint       // the checkpoint the build starts from; nil before the first
+	resume   *store.BuildState // an interrupted full build to the same target
 }
 
 func (j *buildJob) name() string { return j.ts.spec.APIName }
@@ -137,14 +137,7 @@ func (j *buildJob) touch() error {
 		return nil
 	}
 	cp.Type, cp.SchemaID = j.typ, j.schemaID
-	err := j.ix.db.Update(func(tx *bolt.Tx) error {
-		tb, err := typeBucket(tx, j.name(), true)
-		if err != nil {
-			return err
-		}
-		return putJSON(tb, keyCheckpoint, &cp)
-	})
-	if err != nil {
+	if err := j.ix.db.PutCheckpoint(j.name(), &cp); err != nil {
 		return err
 	}
 	j.ts.mu.Lock()
@@ -156,7 +149,7 @@ func (j *buildJob) touch() error {
 // diff lists the live data files of the target (taking the manifests
 // known returns from the baseline instead of reading them), plans the diff
 // against the baseline of w, and prepares reads of the mapped columns.
-func (j *buildJob) diff(ctx context.Context, w *genWriter, known func(string) ([]changelog.DataFile, bool, error)) ([]changelog.Manifest, changelog.Input, error) {
+func (j *buildJob) diff(ctx context.Context, w *store.Writer, known func(string) ([]changelog.DataFile, bool, error)) ([]changelog.Manifest, changelog.Input, error) {
 	name := j.name()
 	fs, err := j.tbl.FS(ctx)
 	if err != nil {
@@ -166,7 +159,7 @@ func (j *buildJob) diff(ctx context.Context, w *genWriter, known func(string) ([
 	if err != nil {
 		return nil, changelog.Input{}, &tableError{fmt.Errorf("object type %s: %w", name, err)}
 	}
-	plan, err := changelog.PlanDiff(manifests, w.baselineFiles)
+	plan, err := changelog.PlanDiff(manifests, w.BaselineFiles)
 	if err != nil {
 		return nil, changelog.Input{}, fmt.Errorf("object type %s: %w", name, err)
 	}
@@ -196,26 +189,17 @@ func (j *buildJob) checkpoint(gen int, inv InvalidRows) *Checkpoint {
 		Generation: gen, Type: j.typ, BuiltAt: time.Now().UTC(), InvalidRows: inv}
 }
 
-// commit commits w with next as the type's checkpoint, after also, in the
-// same transaction. The checkpoint holds the result as it will be reported
-// when the build ends now.
-func (j *buildJob) commit(w *genWriter, next *Checkpoint, also func(b *genBuckets, tb *bolt.Bucket) error) error {
-	err := w.commit(func(tx *bolt.Tx, b *genBuckets) error {
-		next.Objects = w.count
+// commit commits w with next as the type's checkpoint, in the same
+// transaction. The checkpoint holds the result as it will be reported when
+// the build ends now.
+func (j *buildJob) commit(w *store.Writer, next *Checkpoint) error {
+	err := w.Commit(func() error {
+		next.Objects = w.Count()
 		done := *j.res
 		done.DurationMs = time.Since(j.start).Milliseconds()
 		done.FinishedAt = time.Now().UTC()
 		next.LastBuild = &done
-		tb, err := typeBucket(tx, j.name(), false)
-		if err != nil {
-			return err
-		}
-		if also != nil {
-			if err := also(b, tb); err != nil {
-				return err
-			}
-		}
-		return putJSON(tb, keyCheckpoint, next)
+		return w.PutCheckpoint(next)
 	})
 	if err != nil {
 		return fmt.Errorf("object type %s: commit: %w", j.name(), err)
@@ -224,15 +208,8 @@ func (j *buildJob) commit(w *genWriter, next *Checkpoint, also func(b *genBucket
 }
 
 // abandonBuild drops an interrupted full build and its generation.
-func (ix *Indexer) abandonBuild(name string, bs *buildState) error {
-	err := ix.db.Update(func(tx *bolt.Tx) error {
-		tb, err := typeBucket(tx, name, false)
-		if err != nil || tb == nil {
-			return err
-		}
-		return tb.Delete(keyBuild)
-	})
-	if err != nil {
+func (ix *Indexer) abandonBuild(name string, bs *store.BuildState) error {
+	if err := ix.db.DropBuild(name); err != nil {
 		return err
 	}
 	return ix.dropGenerations(name, func(n int) bool { return n == bs.Generation })

@@ -1,7 +1,8 @@
 // Package indexer is the ontoindex engine. It keeps, per object type, a
-// store of objects in bbolt (the source of truth, with the baseline of
-// files, keys and row hashes) and an in-memory search index derived from
-// it (package index), in step with the Iceberg table behind the type.
+// store of objects in bbolt (package store: the source of truth, with the
+// baseline of files, keys and row hashes) and an in-memory search index
+// derived from it (package index), in step with the Iceberg table behind
+// the type.
 //
 // A build moves an object type from its checkpoint to a newer snapshot:
 // incrementally, by applying the baseline diff of package changelog in one

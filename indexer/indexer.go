@@ -14,9 +14,8 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/store"
 	"github.com/ontoindex/ontoindex/objects"
-	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 )
 
 // TableLoader loads the table behind an object type by its reference
@@ -47,7 +46,7 @@ type Indexer struct {
 	cfgMu sync.RWMutex // guards cfg, which Reload replaces
 	cfg   *config.Config
 	log   *slog.Logger
-	db    *bolt.DB
+	db    *store.DB
 	dir   string
 	opts  Options
 
@@ -85,12 +84,9 @@ func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data dir: %w", err)
 	}
-	db, err := bolt.Open(filepath.Join(dir, "state.db"), 0o644, &bolt.Options{Timeout: 2 * time.Second})
+	db, err := store.Open(filepath.Join(dir, "state.db"))
 	if err != nil {
-		if errors.Is(err, berrors.ErrTimeout) {
-			return nil, fmt.Errorf("open %s: the data dir is in use by another indexer process", filepath.Join(dir, "state.db"))
-		}
-		return nil, fmt.Errorf("open %s: %w", filepath.Join(dir, "state.db"), err)
+		return nil, err
 	}
 	ix := &Indexer{cfg: cfg, log: opts.Logger, db: db, dir: dir, opts: opts,
 		catalogs: map[string]catalog.Catalog{}, types: map[string]*typeState{}}
@@ -219,25 +215,7 @@ func (ix *Indexer) catalog(ctx context.Context, name string) (catalog.Catalog, e
 // dropGenerations deletes the generations for which drop is true, from the
 // store and from disk.
 func (ix *Indexer) dropGenerations(name string, drop func(int) bool) error {
-	err := ix.db.Update(func(tx *bolt.Tx) error {
-		gens, err := generations(tx, name)
-		if err != nil {
-			return err
-		}
-		tb, err := typeBucket(tx, name, false)
-		if err != nil || tb == nil {
-			return err
-		}
-		for _, n := range gens {
-			if drop(n) {
-				if err := tb.DeleteBucket(genName(n)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := ix.db.DropGenerations(name, drop); err != nil {
 		return fmt.Errorf("object type %s: drop generations: %w", name, err)
 	}
 	entries, _ := os.ReadDir(filepath.Join(ix.dir, "types", name))

@@ -3,7 +3,6 @@ package indexer
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,8 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/ontoindex/ontoindex/indexer/index"
+	"github.com/ontoindex/ontoindex/indexer/store"
 	"github.com/ontoindex/ontoindex/objects"
-	bolt "go.etcd.io/bbolt"
 )
 
 // The index of a generation lives in memory; its file lets a restart load
@@ -62,7 +61,7 @@ func (ix *Indexer) loadIndex(ctx context.Context, name string, n int, t *objects
 	if err != nil {
 		return nil, 0, err
 	}
-	if layout < storeLayout {
+	if layout < store.Layout {
 		return s, 0, nil // served read-only until a full build replaces it
 	}
 	if err := ix.saveIndexFile(name, n, s); err != nil {
@@ -90,50 +89,17 @@ func (ix *Indexer) catchUp(ctx context.Context, name string, n int, s *index.Sna
 	var changes []index.Change
 	var version uint64
 	dirty := 0
-	err := ix.db.View(func(tx *bolt.Tx) error {
-		b, err := openGen(tx, name, n, false)
-		if err != nil {
-			return err
-		}
-		if version = b.version(); version < s.Version() || b.dirty == nil {
+	err := ix.db.ViewGen(name, n, func(g *store.Gen) error {
+		if version = g.Version(); version < s.Version() || !g.HasDirty() {
 			return fmt.Errorf("index file is at version %d, the store at %d", s.Version(), version)
 		}
-		c := b.dirty.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			dirty++
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			ver, m := binary.Uvarint(v)
-			if len(k) != 4 || m <= 0 {
-				return fmt.Errorf("dirty document %x: %w", k, objects.ErrCorrupt)
-			}
-			if ver <= s.Version() {
-				continue // in the file already
-			}
-			ch := index.Change{Doc: binary.BigEndian.Uint32(k)}
-			if key := v[m:]; len(key) > 0 {
-				// A later delete or reuse of the document would have
-				// rewritten its entry: the key is there, at this document.
-				rv := b.objects.Get(key)
-				if rv == nil {
-					return fmt.Errorf("dirty document %d: key %x is not in the store", ch.Doc, key)
-				}
-				r, err := b.record(rv)
-				if err != nil {
-					return err
-				}
-				if r.doc != ch.Doc {
-					return fmt.Errorf("dirty document %d: key %x is document %d in the store", ch.Doc, key, r.doc)
-				}
-				if ch.Object, err = objects.DecodeObject(r.encoded); err != nil {
-					return fmt.Errorf("object %x: %w", key, err)
-				}
-				ch.Key = bytes.Clone(key)
-			}
-			changes = append(changes, ch)
-		}
-		return nil
+		var err error
+		dirty, err = g.Dirty(ctx, s.Version(), func(doc uint32, key []byte, o *objects.Object) error {
+			// The key lives in the transaction.
+			changes = append(changes, index.Change{Doc: doc, Key: bytes.Clone(key), Object: o})
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, 0, err
@@ -149,13 +115,9 @@ func (ix *Indexer) catchUp(ctx context.Context, name string, n int, s *index.Sna
 func (ix *Indexer) rebuildIndex(ctx context.Context, name string, n int, t *objects.Type) (*index.Snapshot, uint64, error) {
 	b := index.NewBuilder(t)
 	var version, layout uint64
-	err := ix.db.View(func(tx *bolt.Tx) error {
-		g, err := openGen(tx, name, n, false)
-		if err != nil {
-			return err
-		}
-		version, layout = g.version(), g.layout
-		_, err = fillBuilder(ctx, g, b)
+	err := ix.db.ViewGen(name, n, func(g *store.Gen) error {
+		version, layout = g.Version(), g.Layout()
+		_, err := fillBuilder(ctx, g, b)
 		return err
 	})
 	if err != nil {
@@ -165,34 +127,9 @@ func (ix *Indexer) rebuildIndex(ctx context.Context, name string, n int, t *obje
 }
 
 // fillBuilder adds every stored object of a generation to b and returns
-// the first document number no object holds. Generations of an older
-// layout number their objects in key order.
-func fillBuilder(ctx context.Context, g *genBuckets, b *index.Builder) (uint32, error) {
-	var next uint32
-	c := g.objects.Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if next&0xfff == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
-		r, err := g.record(v)
-		if err != nil {
-			return 0, fmt.Errorf("object %x: %w", k, err)
-		}
-		if g.layout < storeLayout {
-			r.doc = next
-		}
-		o, err := objects.DecodeObject(r.encoded)
-		if err != nil {
-			return 0, fmt.Errorf("object %x: %w", k, err)
-		}
-		if err := b.Add(r.doc, k, o); err != nil {
-			return 0, fmt.Errorf("object %x: %w", k, err)
-		}
-		next = max(next, r.doc+1)
-	}
-	return next, nil
+// the first document number no object holds (store.Gen.EachDoc).
+func fillBuilder(ctx context.Context, g *store.Gen, b *index.Builder) (uint32, error) {
+	return g.EachDoc(ctx, b.Add)
 }
 
 // saveIndexFile writes the index file of a snapshot and forgets the dirty
@@ -205,25 +142,7 @@ func (ix *Indexer) saveIndexFile(name string, n int, s *index.Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("write index file: %w", err)
 	}
-	return ix.db.Update(func(tx *bolt.Tx) error {
-		b, err := openGen(tx, name, n, false)
-		if err != nil || b.dirty == nil {
-			return err
-		}
-		var covered [][]byte
-		c := b.dirty.Cursor()
-		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if ver, _ := binary.Uvarint(v); ver <= s.Version() {
-				covered = append(covered, bytes.Clone(k))
-			}
-		}
-		for _, k := range covered {
-			if err := b.dirty.Delete(k); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return ix.db.ClearDirty(name, n, s.Version())
 }
 
 // saveIndex writes the index file of a generation's snapshot.

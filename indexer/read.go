@@ -1,14 +1,13 @@
 package indexer
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
 	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/indexer/store"
 	"github.com/ontoindex/ontoindex/objects"
-	bolt "go.etcd.io/bbolt"
 )
 
 // View is a read handle on the serving generation of one object type: a
@@ -21,8 +20,7 @@ type View struct {
 	ix   *Indexer
 	gen  *generation
 	cp   *Checkpoint
-	tx   *bolt.Tx
-	b    *genBuckets
+	r    *store.Reader
 	snap *index.Snapshot
 }
 
@@ -59,26 +57,21 @@ func (ix *Indexer) View(name string) (*View, error) {
 // ok is false when a build moved past the snapshots the generation holds
 // while the transaction opened (the caller retries).
 func (ix *Indexer) openView(gen *generation, cp *Checkpoint) (*View, bool, error) {
-	tx, err := ix.db.Begin(false)
+	r, err := ix.db.Read(gen.name, gen.n)
 	if err != nil {
 		return nil, false, err
 	}
-	b, err := readGen(tx, gen.name, gen.n)
-	if err != nil {
-		_ = tx.Rollback()
-		return nil, false, err
-	}
-	snap := gen.at(b.version())
+	snap := gen.at(r.Version())
 	if snap == nil {
-		_ = tx.Rollback()
+		r.Close()
 		return nil, false, nil
 	}
-	return &View{ix: ix, gen: gen, cp: cp, tx: tx, b: b, snap: snap}, true, nil
+	return &View{ix: ix, gen: gen, cp: cp, r: r, snap: snap}, true, nil
 }
 
 // Release gives the handle back.
 func (v *View) Release() {
-	_ = v.tx.Rollback()
+	v.r.Close()
 	v.gen.release()
 }
 
@@ -91,14 +84,6 @@ func (v *View) Checkpoint() *Checkpoint { return v.cp }
 // Generation is the generation the view reads.
 func (v *View) Generation() int { return v.gen.n }
 
-func (v *View) decode(val []byte) (*objects.Object, error) {
-	r, err := v.b.record(val)
-	if err != nil {
-		return nil, err
-	}
-	return objects.DecodeObject(r.encoded)
-}
-
 // Get returns the object with the encoded key, or nil when there is none.
 func (v *View) Get(key []byte) (*objects.Object, error) {
 	if v.snap.Readable() {
@@ -107,11 +92,7 @@ func (v *View) Get(key []byte) (*objects.Object, error) {
 		}
 		return nil, nil
 	}
-	val := v.b.objects.Get(key)
-	if val == nil {
-		return nil, nil
-	}
-	return v.decode(val)
+	return v.r.Object(key)
 }
 
 // Lookup returns the object with the encoded key as a page of one object
@@ -136,13 +117,11 @@ func (v *View) Lookup(key []byte) (*Page, error) {
 func (v *View) GetMany(keys [][]byte) ([]*objects.Object, error) {
 	out := make([]*objects.Object, len(keys))
 	for i, k := range keys {
-		if val := v.b.objects.Get(k); val != nil {
-			o, err := v.decode(val)
-			if err != nil {
-				return nil, fmt.Errorf("object %x: %w", k, err)
-			}
-			out[i] = o
+		o, err := v.r.Object(k)
+		if err != nil {
+			return nil, fmt.Errorf("object %x: %w", k, err)
 		}
+		out[i] = o
 	}
 	return out, nil
 }
@@ -153,23 +132,7 @@ func (v *View) Count() int64 { return v.snap.Objects() }
 // Scan calls fn for the objects with keys after `after` (all when nil), in
 // primary-key order, until fn returns false.
 func (v *View) Scan(after []byte, fn func(key []byte, o *objects.Object) bool) error {
-	c := v.b.objects.Cursor()
-	var k, val []byte
-	if after == nil {
-		k, val = c.First()
-	} else if k, val = c.Seek(after); k != nil && bytes.Equal(k, after) {
-		k, val = c.Next()
-	}
-	for ; k != nil; k, val = c.Next() {
-		o, err := v.decode(val)
-		if err != nil {
-			return fmt.Errorf("object %x: %w", k, err)
-		}
-		if !fn(k, o) {
-			return nil
-		}
-	}
-	return nil
+	return v.r.Scan(after, fn)
 }
 
 // Page is one page of a search: the objects in order, with their keys.
@@ -252,7 +215,7 @@ func (v *View) Aggregate(ctx context.Context, q *query.Aggregate) (*query.Aggreg
 // equal. It reads every object (tests use it).
 func (v *View) CheckIndex(ctx context.Context) error {
 	b := index.NewBuilder(v.snap.Type())
-	if _, err := fillBuilder(ctx, v.b, b); err != nil {
+	if _, err := fillBuilder(ctx, v.r.Gen, b); err != nil {
 		return err
 	}
 	return index.Diff(b.Finish(v.snap.Version()), v.snap)

@@ -1,0 +1,67 @@
+package indexer
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/ontoindex/ontoindex/indexer/index"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// The index side of a build (store.Docs): where the store writer hands the
+// documents it changes.
+
+// docChanges collects, for an incremental build, the new state of every
+// document it changes, for index.Snapshot.Apply. The writer marks them
+// dirty in the store: the index file of the generation no longer has
+// them right.
+type docChanges struct {
+	alloc   *index.Allocator
+	version uint64 // the version the build commits
+	changes map[uint32]index.Change
+}
+
+func newDocChanges(base *index.Snapshot) *docChanges {
+	return &docChanges{alloc: base.NewAllocator(), version: base.Version() + 1, changes: map[uint32]index.Change{}}
+}
+
+// New implements store.Docs.
+func (dc *docChanges) New() uint32 { return dc.alloc.Next() }
+
+// Changed implements store.Docs.
+func (dc *docChanges) Changed(doc uint32, key []byte, o *objects.Object) error {
+	ch := index.Change{Doc: doc}
+	if o != nil {
+		// The diff reuses its object and key buffers.
+		ch.Key, ch.Object = bytes.Clone(key), &objects.Object{Values: slices.Clone(o.Values)}
+	}
+	dc.changes[doc] = ch
+	return nil
+}
+
+// list returns the changes for index.Snapshot.Apply.
+func (dc *docChanges) list() []index.Change {
+	out := make([]index.Change, 0, len(dc.changes))
+	for _, c := range dc.changes {
+		out = append(out, c)
+	}
+	return out
+}
+
+// fullDocs indexes the objects of a full build directly, numbering them
+// from next.
+type fullDocs struct {
+	b    *index.Builder
+	next uint32
+}
+
+// New implements store.Docs.
+func (fd *fullDocs) New() uint32 {
+	fd.next++
+	return fd.next - 1
+}
+
+// Changed implements store.Docs; a full build never deletes a document.
+func (fd *fullDocs) Changed(doc uint32, key []byte, o *objects.Object) error {
+	return fd.b.Add(doc, key, o)
+}

@@ -1,0 +1,172 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// DB is the store of a data directory, state.db.
+type DB struct {
+	db *bolt.DB
+}
+
+// Open opens the store at path. It fails after a short wait when another
+// process holds it.
+func Open(path string) (*DB, error) {
+	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		if errors.Is(err, berrors.ErrTimeout) {
+			return nil, fmt.Errorf("open %s: the data dir is in use by another indexer process", path)
+		}
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &DB{db: db}, nil
+}
+
+// Close closes the store.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Load reads what is stored of an object type: its checkpoint, decoded as
+// JSON into cp (found reports whether there is one), and the full build
+// in progress, if any.
+func (d *DB) Load(name string, cp any) (found bool, bs *BuildState, err error) {
+	err = d.db.View(func(tx *bolt.Tx) error {
+		tb, err := typeBucket(tx, name, false)
+		if err != nil || tb == nil {
+			return err
+		}
+		if found, err = readJSON(tb, keyCheckpoint, cp); err != nil {
+			return err
+		}
+		var s BuildState
+		ok, err := readJSON(tb, keyBuild, &s)
+		if ok {
+			bs = &s
+		}
+		return err
+	})
+	return found, bs, err
+}
+
+// PutCheckpoint stores the checkpoint of an object type (as JSON) on its
+// own, for a build that changes nothing else.
+func (d *DB) PutCheckpoint(name string, cp any) error {
+	return d.db.Update(func(tx *bolt.Tx) error {
+		tb, err := typeBucket(tx, name, true)
+		if err != nil {
+			return err
+		}
+		return putJSON(tb, keyCheckpoint, cp)
+	})
+}
+
+// DropBuild forgets the full build in progress of an object type.
+func (d *DB) DropBuild(name string) error {
+	return d.db.Update(func(tx *bolt.Tx) error {
+		tb, err := typeBucket(tx, name, false)
+		if err != nil || tb == nil {
+			return err
+		}
+		return tb.Delete(keyBuild)
+	})
+}
+
+// Generations lists the generation numbers stored for an object type.
+func (d *DB) Generations(name string) ([]int, error) {
+	var gens []int
+	err := d.db.View(func(tx *bolt.Tx) error {
+		var err error
+		gens, err = generations(tx, name)
+		return err
+	})
+	return gens, err
+}
+
+// DropGenerations deletes the generations of an object type for which
+// drop is true.
+func (d *DB) DropGenerations(name string, drop func(int) bool) error {
+	return d.db.Update(func(tx *bolt.Tx) error {
+		gens, err := generations(tx, name)
+		if err != nil {
+			return err
+		}
+		tb, err := typeBucket(tx, name, false)
+		if err != nil || tb == nil {
+			return err
+		}
+		for _, n := range gens {
+			if drop(n) {
+				if err := tb.DeleteBucket(genName(n)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// ViewGen calls fn with a generation of an object type in a read
+// transaction; g is valid only during fn.
+func (d *DB) ViewGen(name string, n int, fn func(g *Gen) error) error {
+	return d.db.View(func(tx *bolt.Tx) error {
+		g, err := openGen(tx, name, n, false)
+		if err != nil {
+			return err
+		}
+		return fn(g)
+	})
+}
+
+// ClearDirty forgets the dirty documents of a generation that an index
+// file at version covers.
+func (d *DB) ClearDirty(name string, n int, version uint64) error {
+	return d.db.Update(func(tx *bolt.Tx) error {
+		g, err := openGen(tx, name, n, false)
+		if err != nil || g.dirty == nil {
+			return err
+		}
+		var covered [][]byte
+		c := g.dirty.Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if ver, _ := binary.Uvarint(v); ver <= version {
+				covered = append(covered, bytes.Clone(k))
+			}
+		}
+		for _, k := range covered {
+			if err := g.dirty.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Reader reads the objects of one generation in one read transaction,
+// which it holds until Close.
+type Reader struct {
+	*Gen
+	tx *bolt.Tx
+}
+
+// Read opens a Reader on a generation of an object type.
+func (d *DB) Read(name string, n int) (*Reader, error) {
+	tx, err := d.db.Begin(false)
+	if err != nil {
+		return nil, err
+	}
+	g, err := readGen(tx, name, n)
+	if err != nil {
+		_ = tx.Rollback()
+		return nil, err
+	}
+	return &Reader{Gen: g, tx: tx}, nil
+}
+
+// Close ends the read transaction.
+func (r *Reader) Close() { _ = r.tx.Rollback() }

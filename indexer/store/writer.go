@@ -1,0 +1,220 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/ontoindex/ontoindex/changelog"
+	"github.com/ontoindex/ontoindex/objects"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Docs is the search index side of a Writer: it numbers new documents and
+// receives the new state of every document the writer changes. The store
+// assigns the documents of its objects, so the index can always be
+// rebuilt from it.
+type Docs interface {
+	// New returns the document of a new object.
+	New() uint32
+	// Changed receives the new state of a document: its key and object,
+	// or nil ones when it holds no object any more. key and o are the
+	// diff's buffers, valid only during the call.
+	Changed(doc uint32, key []byte, o *objects.Object) error
+}
+
+// Writer applies a diff to one generation. It is the changelog.Baseline
+// and changelog.Sink of a build. A full build (Full) commits every chunk of
+// rows into a fresh generation; otherwise everything is one transaction
+// that the caller commits (incremental builds).
+type Writer struct {
+	db        *bolt.DB
+	name      string
+	gen       int
+	chunkRows int
+	// state, when set, is the full build record saved with each commit.
+	state *BuildState
+	// docs, when set, receives the changed documents; full says they go to
+	// a full build, which never deletes one.
+	docs Docs
+	full bool
+	// version, when set, is the version of the objects commits write; with
+	// mark, each changed document is marked dirty at it.
+	version uint64
+	mark    bool
+	// finish: the next commit ends a full build and drops its record.
+	finish bool
+
+	tx       *bolt.Tx
+	b        *Gen
+	rowsInTx int
+	paths    map[uint64]string
+	ids      map[string]uint64
+	count    int64
+}
+
+// OpenWriter opens a writer on a generation of an object type (creating it
+// with create) and begins its first transaction.
+func OpenWriter(db *DB, name string, gen int, create bool) (*Writer, error) {
+	w := &Writer{db: db.db, name: name, gen: gen, paths: map[uint64]string{}, ids: map[string]uint64{}}
+	if err := w.begin(create); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Incremental makes the writer hand the documents it changes to docs and
+// mark them dirty at version, the version its commit writes: the index
+// file of the generation no longer has them right.
+func (w *Writer) Incremental(docs Docs, version uint64) {
+	w.docs, w.version, w.mark = docs, version, true
+}
+
+// Full makes the writer hand every object it writes to docs, and commit
+// every rows rows with state, updated, as the build record.
+func (w *Writer) Full(docs Docs, rows int, state *BuildState) {
+	w.docs, w.full, w.chunkRows, w.state = docs, true, rows, state
+}
+
+// Finish readies the last commit of a full build: it writes version, the
+// first version of the generation's objects, and drops the build record.
+func (w *Writer) Finish(version uint64) {
+	w.docs, w.full, w.state = nil, false, nil
+	w.version, w.finish = version, true
+}
+
+// Gen is the generation in the open transaction.
+func (w *Writer) Gen() *Gen { return w.b }
+
+// Count is the number of objects of the generation, as written so far.
+func (w *Writer) Count() int64 { return w.count }
+
+// Begin begins a new transaction after a commit.
+func (w *Writer) Begin() error { return w.begin(false) }
+
+func (w *Writer) begin(create bool) error {
+	tx, err := w.db.Begin(true)
+	if err != nil {
+		return err
+	}
+	b, err := openGen(tx, w.name, w.gen, create)
+	if err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	w.tx, w.b, w.rowsInTx = tx, b, 0
+	w.count = b.Count()
+	return nil
+}
+
+// Rollback abandons the open transaction, if any.
+func (w *Writer) Rollback() {
+	if w.tx != nil {
+		_ = w.tx.Rollback()
+		w.tx = nil
+	}
+}
+
+// flush writes the counters and build state into the open transaction.
+func (w *Writer) flush() error {
+	if err := w.b.meta.Put(keyCount, binary.AppendVarint(nil, w.count)); err != nil {
+		return err
+	}
+	if w.version != 0 {
+		if err := w.b.meta.Put(keyVersion, binary.AppendUvarint(nil, w.version)); err != nil {
+			return err
+		}
+	}
+	if w.state == nil && !w.finish {
+		return nil
+	}
+	tb, err := typeBucket(w.tx, w.name, false)
+	if err != nil {
+		return err
+	}
+	if w.finish {
+		return tb.Delete(keyBuild)
+	}
+	return putJSON(tb, keyBuild, w.state)
+}
+
+// Commit commits the open transaction; fn, if set, runs inside it first.
+func (w *Writer) Commit(fn func() error) error {
+	if err := w.flush(); err != nil {
+		w.Rollback()
+		return err
+	}
+	if fn != nil {
+		if err := fn(); err != nil {
+			w.Rollback()
+			return err
+		}
+	}
+	err := w.tx.Commit()
+	w.tx = nil
+	return err
+}
+
+// PutCheckpoint stores the checkpoint of the object type (as JSON) in the
+// open transaction: for Commit's fn.
+func (w *Writer) PutCheckpoint(cp any) error {
+	tb, err := typeBucket(w.tx, w.name, false)
+	if err != nil {
+		return err
+	}
+	return putJSON(tb, keyCheckpoint, cp)
+}
+
+// chunk commits a full build's chunk once it holds enough rows.
+func (w *Writer) chunk(c *changelog.Change) error {
+	if w.chunkRows <= 0 || w.rowsInTx < w.chunkRows {
+		return nil
+	}
+	if w.state != nil {
+		w.state.PartialFile, w.state.PartialRows = c.File, c.Row+1
+	}
+	if err := w.Commit(nil); err != nil {
+		return err
+	}
+	return w.begin(false)
+}
+
+func (w *Writer) path(id uint64) (string, error) {
+	if p, ok := w.paths[id]; ok {
+		return p, nil
+	}
+	v := w.b.fileIDs.Get(fileIDKey(id))
+	if v == nil {
+		return "", fmt.Errorf("object type %s: store references unknown data file id %d", w.name, id)
+	}
+	p := string(v)
+	w.paths[id], w.ids[p] = p, id
+	return p, nil
+}
+
+// fileID returns the id of a data file, allocating one for a new file.
+func (w *Writer) fileID(path string, alloc bool) (uint64, bool, error) {
+	if id, ok := w.ids[path]; ok {
+		return id, true, nil
+	}
+	if v := w.b.files.Get([]byte(path)); v != nil {
+		r, err := decodeFileRecord(v)
+		if err != nil {
+			return 0, false, err
+		}
+		w.ids[path], w.paths[r.ID] = r.ID, path
+		return r.ID, true, nil
+	}
+	if !alloc {
+		return 0, false, nil
+	}
+	next, _ := binary.Uvarint(w.b.meta.Get(keyNextFileID))
+	next++
+	if err := w.b.meta.Put(keyNextFileID, binary.AppendUvarint(nil, next)); err != nil {
+		return 0, false, err
+	}
+	if err := w.b.fileIDs.Put(fileIDKey(next), []byte(path)); err != nil {
+		return 0, false, err
+	}
+	w.ids[path], w.paths[next] = next, path
+	return next, true, nil
+}

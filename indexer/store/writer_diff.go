@@ -1,0 +1,243 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/ontoindex/ontoindex/changelog"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// A Writer is the baseline a build's diff compares with and the sink of
+// its changes.
+var (
+	_ changelog.Baseline = (*Writer)(nil)
+	_ changelog.Sink     = (*Writer)(nil)
+)
+
+// Lookup implements changelog.Baseline.
+func (w *Writer) Lookup(key []byte) (string, uint64, bool, error) {
+	v := w.b.objects.Get(key)
+	if v == nil {
+		return "", 0, false, nil
+	}
+	r, err := w.b.record(v)
+	if err != nil {
+		return "", 0, false, fmt.Errorf("object type %s: stored object: %w", w.name, err)
+	}
+	p, err := w.path(r.fileID)
+	return p, r.hash, true, err
+}
+
+// FileKeys implements changelog.Baseline.
+func (w *Writer) FileKeys(path string, fn func(key []byte) error) error {
+	id, ok, err := w.fileID(path, false)
+	if err != nil || !ok {
+		return err
+	}
+	prefix := fileIDKey(id)
+	c := w.b.fileKeys.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if err := fn(bytes.Clone(k[len(prefix):])); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Apply implements changelog.Sink.
+func (w *Writer) Apply(c *changelog.Change) error {
+	switch c.Type {
+	case changelog.Delete:
+		prev, ok, err := w.stored(c.Key)
+		if err != nil || !ok {
+			return err
+		}
+		if err := w.b.objects.Delete(c.Key); err != nil {
+			return err
+		}
+		w.count--
+		return w.changed(prev.doc, nil, nil)
+	case changelog.Insert, changelog.UpdateAfter, changelog.CarryOver:
+	default:
+		return fmt.Errorf("unexpected change type %s", c.Type)
+	}
+	id, _, err := w.fileID(c.File, true)
+	if err != nil {
+		return err
+	}
+	r := record{fileID: id, hash: c.Hash, encoded: c.Encoded}
+	prev, ok, err := w.stored(c.Key)
+	switch {
+	case err != nil:
+		return err
+	case ok:
+		r.doc = prev.doc
+		if c.Type == changelog.CarryOver {
+			r.encoded = bytes.Clone(prev.encoded)
+		}
+	case c.Type == changelog.CarryOver:
+		return fmt.Errorf("object type %s: carry-over of a key the store does not hold", w.name)
+	default:
+		r.doc = w.docs.New()
+	}
+	if err := w.b.objects.Put(c.Key, r.append(nil)); err != nil {
+		return err
+	}
+	if err := w.b.fileKeys.Put(append(fileIDKey(id), c.Key...), nil); err != nil {
+		return err
+	}
+	if c.Type != changelog.CarryOver {
+		if err := w.changed(r.doc, c.Key, c.Object); err != nil {
+			return err
+		}
+	}
+	if c.Type == changelog.Insert {
+		w.count++
+	}
+	w.rowsInTx++
+	return w.chunk(c)
+}
+
+// stored reads the record of a key.
+func (w *Writer) stored(key []byte) (record, bool, error) {
+	v := w.b.objects.Get(key)
+	if v == nil {
+		return record{}, false, nil
+	}
+	r, err := w.b.record(v)
+	if err != nil {
+		return r, false, fmt.Errorf("object type %s: stored object %x: %w", w.name, key, err)
+	}
+	return r, true, nil
+}
+
+// changed hands the new state of a document (nil: no object any more) to
+// the index, and marks it dirty when the writer marks.
+func (w *Writer) changed(doc uint32, key []byte, o *objects.Object) error {
+	switch {
+	case w.docs == nil:
+		return nil
+	case w.full && o == nil:
+		return fmt.Errorf("object type %s: a full build deletes document %d", w.name, doc)
+	}
+	if err := w.docs.Changed(doc, key, o); err != nil || !w.mark {
+		return err
+	}
+	v := binary.AppendUvarint(nil, w.version)
+	return w.b.dirty.Put(docKey(doc), append(v, key...))
+}
+
+// FileDone implements changelog.Sink: the file is now part of the baseline.
+func (w *Writer) FileDone(f changelog.DataFile) error {
+	id, _, err := w.fileID(f.Path, true)
+	if err != nil {
+		return err
+	}
+	if w.state != nil && w.state.PartialFile == f.Path {
+		w.state.PartialFile, w.state.PartialRows = "", 0
+	}
+	return w.b.files.Put([]byte(f.Path), fileRecord{ID: id, Size: f.Size, Records: f.Records}.encode())
+}
+
+// FileRemoved implements changelog.Sink: forget a file and its keys.
+func (w *Writer) FileRemoved(path string) error {
+	id, ok, err := w.fileID(path, false)
+	if err != nil || !ok {
+		return err
+	}
+	prefix := fileIDKey(id)
+	c := w.b.fileKeys.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+		if err := c.Delete(); err != nil {
+			return err
+		}
+	}
+	if err := w.b.fileIDs.Delete(prefix); err != nil {
+		return err
+	}
+	delete(w.ids, path)
+	delete(w.paths, id)
+	return w.b.files.Delete([]byte(path))
+}
+
+// KnownManifest returns the live files of a manifest this generation
+// holds, for changelog.LiveFiles.
+func (w *Writer) KnownManifest(path string) ([]changelog.DataFile, bool, error) {
+	v := w.b.manifests.Get([]byte(path))
+	if v == nil {
+		return nil, false, nil
+	}
+	var out []changelog.DataFile
+	for len(v) > 0 {
+		id, n := binary.Uvarint(v)
+		if n <= 0 {
+			return nil, false, objects.ErrCorrupt
+		}
+		v = v[n:]
+		p, err := w.path(id)
+		if err != nil {
+			return nil, false, err
+		}
+		rv := w.b.files.Get([]byte(p))
+		if rv == nil {
+			return nil, false, fmt.Errorf("object type %s: manifest %s lists data file %s that the store does not hold", w.name, path, p)
+		}
+		r, err := decodeFileRecord(rv)
+		if err != nil {
+			return nil, false, err
+		}
+		out = append(out, changelog.DataFile{Path: p, Size: r.Size, Records: r.Records})
+	}
+	return out, true, nil
+}
+
+// BaselineFiles iterates the data file paths this generation holds, for
+// changelog.PlanDiff.
+func (w *Writer) BaselineFiles(yield func(string) bool) {
+	c := w.b.files.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if !yield(string(k)) {
+			return
+		}
+	}
+}
+
+// SetManifests records the data manifests of the new checkpoint.
+func (w *Writer) SetManifests(ms []changelog.Manifest) error {
+	keep := map[string]bool{}
+	for _, m := range ms {
+		keep[m.Path] = true
+		if m.Known {
+			continue
+		}
+		var v []byte
+		for _, f := range m.Files {
+			id, ok, err := w.fileID(f.Path, false)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("object type %s: data file %s of manifest %s was not indexed", w.name, f.Path, m.Path)
+			}
+			v = binary.AppendUvarint(v, id)
+		}
+		if err := w.b.manifests.Put([]byte(m.Path), v); err != nil {
+			return err
+		}
+	}
+	var stale [][]byte
+	c := w.b.manifests.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if !keep[string(k)] {
+			stale = append(stale, bytes.Clone(k))
+		}
+	}
+	for _, k := range stale {
+		if err := w.b.manifests.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
