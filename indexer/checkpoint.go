@@ -36,16 +36,5 @@ func loadCheckpoint(db *store.DB, name string) (*Checkpoint, *store.BuildState, 
 	if err != nil || !found {
 		return nil, bs, err
 	}
-	if cp.Type != nil {
-		cp.Type = reindexType(cp.Type)
-	}
-	return cp, bs, nil
-}
-
-// reindexType returns a copy whose lookup index is rebuilt after decoding.
-func reindexType(t *objects.Type) *objects.Type {
-	c := *t
-	c.Properties = append([]objects.Property(nil), t.Properties...)
-	_ = c.PropertyIndex("") // builds the name index
-	return &c
+	return cp, bs, nil // cp.Type indexes its properties as it is decoded
 }

@@ -33,4 +33,20 @@
 // rebuilt from the store. A kill anywhere loses at most an uncommitted
 // transaction (or resumes a full build from its last chunk), and the index
 // always matches the store after the next start.
+//
+// # Where things are
+//
+// The root holds the engine's domain types and its public API: Open,
+// Build (a buildJob: plan, then incremental or full, then commit; see
+// build_job.go), View (read.go), Status, Check and Reload, and the errors
+// in errors.go. Generations and their index files are generation.go and
+// indexfile.go. Sub-packages hold what the engine is made of:
+//
+//   - config: the config file (defaults, file with ${ENV}, Validate) and
+//     the one way to open a catalog.
+//   - store: the bbolt store and its layout.
+//   - index and query: the in-memory index and planner, and the query
+//     types it answers.
+//   - daemon: keeps every object type fresh (scheduling, loops, status,
+//     metrics) through the public API above.
 package indexer
