@@ -24,6 +24,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -36,12 +37,6 @@ const opsWait = 3 * time.Minute
 
 // peopleAdminToken is an admin token that sees People only.
 const peopleAdminToken = "people-admin-token-0123456789"
-
-var opsCities = []string{"Lisbon", "Oslo", "Quito", "Perth"}
-
-func opsPerson(id int) icebergtest.Row {
-	return icebergtest.Row{"id": id, "name": fmt.Sprintf("person %d", id), "city": opsCities[id%len(opsCities)]}
-}
 
 // opsEnv is a real server with a real daemon over real tables: People
 // (copy-on-write) and Plane (merge-on-read deletes), configured by a YAML
@@ -59,10 +54,7 @@ type opsEnv struct {
 }
 
 // opsTypes is the objectTypes section with People and Plane.
-const opsTypes = `objectTypes:
-  - {apiName: People, table: warehouse.ns.people, titleProperty: name, properties: {id: {column: id}, name: {column: name}, city: {column: city, search: keyword}}}
-  - {apiName: Plane, table: warehouse.ns.planes}
-`
+const opsTypes = "objectTypes:\n" + peopletest.PeopleType + peopletest.PlaneType
 
 // opsConfig writes the config file: the given objectTypes section, after
 // the sections every test shares.
@@ -90,33 +82,9 @@ auth:
 // serves them; the daemon starts with start, or at once unless noDaemon.
 func mustOpsEnv(tb testing.TB, files, perFile int, withDaemon bool) *opsEnv {
 	tb.Helper()
-	ctx := context.Background()
 	w := icebergtest.MustWarehouse(tb)
-	sc := iceberg.NewSchemaWithIdentifiers(1, []int{1},
-		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
-		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String},
-		iceberg.NestedField{ID: 3, Name: "city", Type: iceberg.PrimitiveTypes.String})
-	people, err := w.CreateTable(ctx, "ns.people", sc, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for f := range files {
-		rows := make([]icebergtest.Row, 0, perFile)
-		for j := range perFile {
-			rows = append(rows, opsPerson(f*perFile+j))
-		}
-		if err := people.Append(ctx, rows); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	planes, err := w.CreateTable(ctx, "ns.planes", sc, iceberg.Properties{"format-version": "2", cowguard.DeleteModeKey: cowguard.MergeOnRead})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := planes.Append(ctx, []icebergtest.Row{opsPerson(1), opsPerson(2), opsPerson(3)}); err != nil {
-		tb.Fatal(err)
-	}
-	e := &opsEnv{w: w, people: people, planes: planes, cfgPath: filepath.Join(tb.TempDir(), "ontology.yaml"), rows: files * perFile, files: files}
+	tables := peopletest.Must(tb, w, peopletest.Options{People: peopletest.Files(files, perFile), Planes: peopletest.Rows(1, 3, "person")})
+	e := &opsEnv{w: w, people: tables.People, planes: tables.Planes, cfgPath: filepath.Join(tb.TempDir(), "ontology.yaml"), rows: files * perFile, files: files}
 	e.opsConfig(tb, opsTypes)
 	cfg, err := config.Load(e.cfgPath)
 	if err != nil {
@@ -407,7 +375,7 @@ func TestOps_rebuildUnderLoad(t *testing.T) {
 		wg.Go(func() {
 			for i := 0; ctx.Err() == nil; i++ {
 				id := (c*7919 + i*104729) % e.rows
-				city := opsCities[id%len(opsCities)]
+				city := peopletest.Cities[id%len(peopletest.Cities)]
 				code, m := post("/objects/People/search", fmt.Sprintf(`{"where":{"type":"and","value":[{"type":"eq","field":"city","value":%q},{"type":"gte","field":"id","value":%d}]},"pageSize":5,"orderBy":{"fields":[{"field":"id"}]}}`, city, id))
 				if ctx.Err() != nil {
 					return
@@ -489,9 +457,7 @@ func TestOps_rebuildUnderLoad(t *testing.T) {
 func TestOps_reload(t *testing.T) {
 	e := mustOpsEnv(t, 2, 10, true)
 	// Start with People only.
-	e.opsConfig(t, `objectTypes:
-  - {apiName: People, table: warehouse.ns.people, titleProperty: name, properties: {id: {column: id}, name: {column: name}, city: {column: city, search: keyword}}}
-`)
+	e.opsConfig(t, "objectTypes:\n"+peopletest.PeopleType)
 	if _, err := e.api.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}

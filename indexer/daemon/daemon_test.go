@@ -25,6 +25,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
 	"github.com/ontoindex/ontoindex/objects"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -33,53 +34,6 @@ import (
 // waitTimeout bounds every wait for the daemon: generous, since the tests
 // run on a loaded machine, and only reached when something is wrong.
 const waitTimeout = 3 * time.Minute
-
-var cities = []string{"Lisbon", "Oslo", "Quito", "Perth"}
-
-func personRow(id int) icebergtest.Row {
-	return icebergtest.Row{"id": id, "name": fmt.Sprintf("person %d", id), "city": cities[id%len(cities)]}
-}
-
-// mustPeople creates a table ns.<name> (id long key, name, city) holding
-// files*perFile rows, one append per file.
-func mustPeople(tb testing.TB, w *icebergtest.Warehouse, ident string, props iceberg.Properties, files, perFile int) *icebergtest.Table {
-	tb.Helper()
-	ctx := context.Background()
-	sc := iceberg.NewSchemaWithIdentifiers(1, []int{1},
-		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
-		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String},
-		iceberg.NestedField{ID: 3, Name: "city", Type: iceberg.PrimitiveTypes.String},
-	)
-	tbl, err := w.CreateTable(ctx, ident, sc, props)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for f := range files {
-		rows := make([]icebergtest.Row, 0, perFile)
-		for j := range perFile {
-			rows = append(rows, personRow(f*perFile+j))
-		}
-		if err := tbl.Append(ctx, rows); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return tbl
-}
-
-// mustOtherWriter opens a table through a second catalog on the same
-// warehouse, as another process writing to it would.
-func mustOtherWriter(tb testing.TB, w *icebergtest.Warehouse, ident string) *icebergtest.Table {
-	tb.Helper()
-	ow, err := icebergtest.NewWarehouse(w.Dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tbl, err := ow.LoadTable(context.Background(), ident)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return tbl
-}
 
 // daemonConfig is a test config that polls and retries quickly.
 func daemonConfig(tb testing.TB, w *icebergtest.Warehouse, specs ...objects.TypeSpec) *config.Config {
@@ -272,7 +226,7 @@ func snapshotAddedFiles(tbl *icebergtest.Table) int {
 func TestDaemon_Run(t *testing.T) {
 	ctx := context.Background()
 	w := icebergtest.MustWarehouse(t)
-	tbl := mustPeople(t, w, "ns.people", nil, 3, 5)
+	tbl := peopletest.MustPeople(t, w, "ns.people", nil, 3, 5)
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
@@ -296,7 +250,7 @@ func TestDaemon_Run(t *testing.T) {
 		}
 	})
 
-	other := mustOtherWriter(t, w, "ns.people")
+	other := peopletest.MustOtherWriter(t, w, "ns.people")
 	var incBytes int64
 	t.Run("cow update", func(t *testing.T) {
 		if err := other.Overwrite(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(7)),
@@ -388,7 +342,7 @@ func TestDaemon_Run(t *testing.T) {
 func TestDaemon_MergeOnRead(t *testing.T) {
 	ctx := context.Background()
 	w := icebergtest.MustWarehouse(t)
-	tbl := mustPeople(t, w, "ns.mor", iceberg.Properties{"format-version": "2", cowguard.DeleteModeKey: cowguard.MergeOnRead}, 2, 5)
+	tbl := peopletest.MustPeople(t, w, "ns.mor", peopletest.MergeOnRead(), 2, 5)
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.mor"})
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
@@ -396,7 +350,7 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 	first := tbl.T.CurrentSnapshot().SnapshotID
 	waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
 
-	other := mustOtherWriter(t, w, "ns.mor")
+	other := peopletest.MustOtherWriter(t, w, "ns.mor")
 	if err := other.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(3))); err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +420,7 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 func TestDaemon_Rebuild(t *testing.T) {
 	w := icebergtest.MustWarehouse(t)
 	const rows = 3000
-	tbl := mustPeople(t, w, "ns.people", nil, 6, rows/6)
+	tbl := peopletest.MustPeople(t, w, "ns.people", nil, 6, rows/6)
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
 	ix := indexertest.Open(t, cfg)
 	d := mustRunDaemon(t, ix, daemon.Options{})
@@ -554,7 +508,7 @@ func TestDaemon_Rebuild(t *testing.T) {
 	}
 	// Incremental builds under the same load: copy-on-write updates of
 	// another column.
-	other := mustOtherWriter(t, w, "ns.people")
+	other := peopletest.MustOtherWriter(t, w, "ns.people")
 	for i := range 3 {
 		id := i * 997
 		if err := other.Overwrite(context.Background(), iceberg.EqualTo(iceberg.Reference("id"), int64(id)),
@@ -600,9 +554,9 @@ func TestDaemon_Rebuild(t *testing.T) {
 func TestDaemon_Reload(t *testing.T) {
 	ctx := context.Background()
 	w := icebergtest.MustWarehouse(t)
-	ta := mustPeople(t, w, "ns.a", nil, 2, 5)
-	tb := mustPeople(t, w, "ns.b", nil, 1, 4)
-	tc := mustPeople(t, w, "ns.c", nil, 1, 3)
+	ta := peopletest.MustPeople(t, w, "ns.a", nil, 2, 5)
+	tb := peopletest.MustPeople(t, w, "ns.b", nil, 1, 4)
+	tc := peopletest.MustPeople(t, w, "ns.c", nil, 1, 3)
 	specA := objects.TypeSpec{APIName: "A", Table: "warehouse.ns.a"}
 	specB := objects.TypeSpec{APIName: "B", Table: "warehouse.ns.b"}
 	specC := objects.TypeSpec{APIName: "C", Table: "warehouse.ns.c"}
@@ -655,8 +609,8 @@ func TestDaemon_Reload(t *testing.T) {
 			})
 		}
 		// The old config keeps working.
-		other := mustOtherWriter(t, w, "ns.b")
-		if err := other.Append(ctx, []icebergtest.Row{personRow(100)}); err != nil {
+		other := peopletest.MustOtherWriter(t, w, "ns.b")
+		if err := other.Append(ctx, []icebergtest.Row{peopletest.Person(100)}); err != nil {
 			t.Fatal(err)
 		}
 		waitStatus(t, d.Daemon, "B", "the append", upToDate(other))
@@ -713,7 +667,7 @@ func TestDaemon_Reload(t *testing.T) {
 		if _, err := d.Reload(ctx, with(specA2, specC, specB)); err != nil {
 			t.Fatal(err)
 		}
-		other := mustOtherWriter(t, w, "ns.b")
+		other := peopletest.MustOtherWriter(t, w, "ns.b")
 		st := waitStatus(t, d.Daemon, "B", "resume", upToDate(other))
 		if st.Generation != 1 || st.Objects != 5 {
 			t.Fatalf("B: status %+v", st)
@@ -726,7 +680,7 @@ func TestDaemon_Reload(t *testing.T) {
 
 	t.Run("new catalog", func(t *testing.T) {
 		w2 := icebergtest.MustWarehouse(t)
-		td := mustPeople(t, w2, "ns.d", nil, 1, 2)
+		td := peopletest.MustPeople(t, w2, "ns.d", nil, 1, 2)
 		next := with(specA2, specC, specB, objects.TypeSpec{APIName: "D", Table: "second.ns.d"})
 		next.Catalogs = maps.Clone(cfg.Catalogs)
 		next.Catalogs["second"] = config.Catalog{Type: "hadoop", Properties: map[string]string{"warehouse": w2.Dir}}
@@ -756,7 +710,7 @@ func TestDaemon_Reload(t *testing.T) {
 // retried with backoff, and recovers by itself once the table exists.
 func TestDaemon_Backoff(t *testing.T) {
 	w := icebergtest.MustWarehouse(t)
-	mustPeople(t, w, "ns.other", nil, 1, 1) // creates the namespace
+	peopletest.MustPeople(t, w, "ns.other", nil, 1, 1) // creates the namespace
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Late", Table: "warehouse.ns.late"})
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
@@ -777,7 +731,7 @@ func TestDaemon_Backoff(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	tbl := mustPeople(t, w, "ns.late", nil, 1, 6)
+	tbl := peopletest.MustPeople(t, w, "ns.late", nil, 1, 6)
 	st = waitStatus(t, d.Daemon, "Late", "recovery", upToDate(tbl))
 	if st.LastError != nil || st.Objects != 6 || !st.NextRetryAt.IsZero() {
 		t.Fatalf("status %+v", st)
@@ -803,7 +757,7 @@ func TestDaemon_Stop(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := icebergtest.MustWarehouse(t)
-			tbl := mustPeople(t, w, "ns.people", nil, 8, 500)
+			tbl := peopletest.MustPeople(t, w, "ns.people", nil, 8, 500)
 			cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
 			cfg.Build.BatchRows, cfg.Build.ChunkRows = 100, 500
 
@@ -861,7 +815,7 @@ func TestDaemon_MaxConcurrentBuilds(t *testing.T) {
 	var specs []objects.TypeSpec
 	var tables []*icebergtest.Table
 	for _, name := range []string{"A", "B", "C"} {
-		tables = append(tables, mustPeople(t, w, "ns."+strings.ToLower(name), nil, 4, 500))
+		tables = append(tables, peopletest.MustPeople(t, w, "ns."+strings.ToLower(name), nil, 4, 500))
 		specs = append(specs, objects.TypeSpec{APIName: name, Table: "warehouse.ns." + strings.ToLower(name)})
 	}
 	cfg := daemonConfig(t, w, specs...)
