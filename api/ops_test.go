@@ -22,6 +22,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
+	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
@@ -30,10 +31,6 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
-
-// opsWait bounds every wait for the daemon: generous, since the tests run
-// on a loaded machine, and only reached when something is wrong.
-const opsWait = 3 * time.Minute
 
 // peopleAdminToken is an admin token that sees People only.
 const peopleAdminToken = "people-admin-token-0123456789"
@@ -153,28 +150,12 @@ func (e *opsEnv) status(tb testing.TB, name string) daemon.TypeStatus {
 	return st
 }
 
-// waitStatus polls the status of a type over HTTP until cond holds.
+// waitStatus waits until cond holds for the status of a type, as the
+// admin gets it over HTTP.
 func (e *opsEnv) waitStatus(tb testing.TB, name, what string, cond func(daemon.TypeStatus) bool) daemon.TypeStatus {
 	tb.Helper()
-	deadline := time.Now().Add(opsWait)
-	for {
-		st := e.status(tb, name)
-		if cond(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			js, _ := json.Marshal(st)
-			tb.Fatalf("%s: not %s after %s: %s", name, what, opsWait, js)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func upToDateWith(tbl *icebergtest.Table) func(daemon.TypeStatus) bool {
-	id := tbl.T.CurrentSnapshot().SnapshotID
-	return func(st daemon.TypeStatus) bool {
-		return st.State == daemon.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
-	}
+	get := func(name string) (daemon.TypeStatus, error) { return e.status(tb, name), nil }
+	return daemontest.WaitStatus(tb, daemontest.StatusFunc(get), name, what, cond)
 }
 
 func (e *opsEnv) count(tb testing.TB, name string) int64 {
@@ -214,7 +195,7 @@ func TestOps_status(t *testing.T) {
 	}
 
 	e.start(t)
-	st := e.waitStatus(t, "People", "built", upToDateWith(e.people))
+	st := e.waitStatus(t, "People", "built", daemontest.UpToDate(e.people))
 	snap := e.people.T.CurrentSnapshot().SnapshotID
 	lb := st.LastBuild
 	if st.Table != "warehouse.ns.people" || st.Generation != 1 || st.Objects != int64(e.rows) || st.LagSnapshots != 0 || st.LagSeconds != 0 ||
@@ -225,7 +206,7 @@ func TestOps_status(t *testing.T) {
 		lb.Upserts != int64(e.rows) || lb.Deletes != 0 || lb.BytesRead <= 0 || lb.FinishedAt.IsZero() {
 		t.Errorf("lastBuild = %+v", lb)
 	}
-	e.waitStatus(t, "Plane", "built", upToDateWith(e.planes))
+	e.waitStatus(t, "Plane", "built", daemontest.UpToDate(e.planes))
 	if r := e.do(t, http.MethodGet, "/readyz", "", nil); r.status != http.StatusOK || r.json(t)["ready"] != true {
 		t.Fatalf("readyz after the builds: %d %s", r.status, r.body)
 	}
@@ -235,7 +216,7 @@ func TestOps_status(t *testing.T) {
 		[]icebergtest.Row{{"id": 7, "name": "renamed seven", "city": "Oslo"}}); err != nil {
 		t.Fatal(err)
 	}
-	st = e.waitStatus(t, "People", "updated", upToDateWith(e.people))
+	st = e.waitStatus(t, "People", "updated", daemontest.UpToDate(e.people))
 	if lb := st.LastBuild; lb == nil || lb.Kind != indexer.KindIncremental || lb.From != snap || lb.Upserts != 1 || lb.Deletes != 0 || lb.FilesRead != 2 {
 		t.Errorf("incremental lastBuild = %+v", st.LastBuild)
 	}
@@ -265,7 +246,7 @@ func TestOps_blocked(t *testing.T) {
 	ctx := context.Background()
 	e := mustOpsEnv(t, 2, 10, true)
 	e.start(t)
-	e.waitStatus(t, "Plane", "built", upToDateWith(e.planes))
+	e.waitStatus(t, "Plane", "built", daemontest.UpToDate(e.planes))
 	checks := decode[map[string]any](t, e.do(t, http.MethodGet, "/api/indexer/v1/checks/write-modes", appToken, nil))
 	if checks["verdict"] != "warn" {
 		t.Errorf("checks before the delete: %v", checks)
@@ -319,7 +300,7 @@ func TestOps_blocked(t *testing.T) {
 	if err := e.planes.Compact(ctx); err != nil {
 		t.Fatal(err)
 	}
-	st = e.waitStatus(t, "Plane", "recovered", upToDateWith(e.planes))
+	st = e.waitStatus(t, "Plane", "recovered", daemontest.UpToDate(e.planes))
 	if st.LastError != nil || st.Objects != 2 {
 		t.Errorf("recovered status = %+v", st)
 	}
@@ -339,8 +320,8 @@ func TestOps_rebuildUnderLoad(t *testing.T) {
 	const files, perFile = 10, 2000
 	e := mustOpsEnv(t, files, perFile, true)
 	e.start(t)
-	e.waitStatus(t, "People", "built", upToDateWith(e.people))
-	e.waitStatus(t, "Plane", "built", upToDateWith(e.planes))
+	e.waitStatus(t, "People", "built", daemontest.UpToDate(e.people))
+	e.waitStatus(t, "Plane", "built", daemontest.UpToDate(e.planes))
 
 	// Who may rebuild.
 	e.failAs(t, appToken, http.MethodPost, "/api/indexer/v1/objectTypes/People/rebuild", nil, http.StatusForbidden, "PermissionDenied")
@@ -462,7 +443,7 @@ func TestOps_reload(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.start(t)
-	e.waitStatus(t, "People", "built", upToDateWith(e.people))
+	e.waitStatus(t, "People", "built", daemontest.UpToDate(e.people))
 	e.failAs(t, adminToken, http.MethodGet, "/api/indexer/v1/status/Plane", nil, http.StatusNotFound, "ObjectTypeNotFound")
 
 	e.failAs(t, appToken, http.MethodPost, "/api/indexer/v1/reload", nil, http.StatusForbidden, "PermissionDenied")
@@ -477,7 +458,7 @@ func TestOps_reload(t *testing.T) {
 	if strings.Join(res.Added, ",") != "Plane" || len(res.Changed) != 0 || len(res.Removed) != 0 || strings.Join(res.Unchanged, ",") != "People" || len(res.RestartNeeded) != 0 {
 		t.Errorf("reload = %+v", res)
 	}
-	e.waitStatus(t, "Plane", "built", upToDateWith(e.planes))
+	e.waitStatus(t, "Plane", "built", daemontest.UpToDate(e.planes))
 	if n := e.count(t, "Plane"); n != 3 {
 		t.Errorf("Plane count = %d", n)
 	}
@@ -612,8 +593,8 @@ func metricValue(tb testing.TB, m map[string]*dto.MetricFamily, name string, lab
 func TestOps_metrics(t *testing.T) {
 	e := mustOpsEnv(t, 3, 40, true)
 	e.start(t)
-	st := e.waitStatus(t, "People", "built", upToDateWith(e.people))
-	e.waitStatus(t, "Plane", "built", upToDateWith(e.planes))
+	st := e.waitStatus(t, "People", "built", daemontest.UpToDate(e.people))
+	e.waitStatus(t, "Plane", "built", daemontest.UpToDate(e.planes))
 
 	// Requests to count: 3 searches, 2 gets of an unknown type, 1 unmatched path.
 	for range 3 {
@@ -683,7 +664,7 @@ func TestOps_metrics(t *testing.T) {
 	if err := e.people.Delete(context.Background(), iceberg.EqualTo(iceberg.Reference("id"), int64(3))); err != nil {
 		t.Fatal(err)
 	}
-	st = e.waitStatus(t, "People", "updated", upToDateWith(e.people))
+	st = e.waitStatus(t, "People", "updated", daemontest.UpToDate(e.people))
 	m = scrape(t, e.testEnv, adminToken)
 	inc := map[string]string{"object_type": "People", "kind": "incremental"}
 	if got := metricValue(t, m, daemon.MetricDeletes, inc); got != 1 {

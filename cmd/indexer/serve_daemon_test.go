@@ -25,6 +25,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
+	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
@@ -266,29 +267,12 @@ func (p *serveProc) status(tb testing.TB, name string) daemon.TypeStatus {
 	return st
 }
 
-// waitStatus polls the status of a type over HTTP until cond holds.
+// waitStatus waits until cond holds for the status of a type, as the app
+// token gets it over HTTP.
 func (p *serveProc) waitStatus(tb testing.TB, name, what string, cond func(daemon.TypeStatus) bool) daemon.TypeStatus {
 	tb.Helper()
-	deadline := time.Now().Add(waitLong)
-	for {
-		st := p.status(tb, name)
-		if cond(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			js, _ := json.Marshal(st)
-			tb.Fatalf("%s: not %s: %s", name, what, js)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// indexed holds when the type is idle at the table's current snapshot.
-func indexed(tbl *icebergtest.Table) func(daemon.TypeStatus) bool {
-	id := tbl.T.CurrentSnapshot().SnapshotID
-	return func(st daemon.TypeStatus) bool {
-		return st.State == daemon.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
-	}
+	get := func(name string) (daemon.TypeStatus, error) { return p.status(tb, name), nil }
+	return daemontest.WaitStatus(tb, daemontest.StatusFunc(get), name, what, cond)
 }
 
 func (p *serveProc) count(tb testing.TB, name string) float64 {
@@ -346,8 +330,8 @@ func TestServe_daemon(t *testing.T) {
 	p := startServe(t, sw.cfgPath)
 	people, planes := sw.tables["ns.people"], sw.tables["ns.planes"]
 
-	first := p.waitStatus(t, "People", "built", indexed(people))
-	p.waitStatus(t, "Plane", "built", indexed(planes))
+	first := p.waitStatus(t, "People", "built", daemontest.UpToDate(people))
+	p.waitStatus(t, "Plane", "built", daemontest.UpToDate(planes))
 	p.waitOutput(t, regexp.MustCompile(`indexer serve: ready: every object type has a generation to serve`))
 	if code, _ := p.do(t, http.MethodGet, "/readyz", "", ""); code != http.StatusOK {
 		t.Fatalf("readyz: %d", code)
@@ -361,7 +345,7 @@ func TestServe_daemon(t *testing.T) {
 		[]icebergtest.Row{{"id": 42, "name": "forty two renamed", "city": "Quito"}}); err != nil {
 		t.Fatal(err)
 	}
-	st := p.waitStatus(t, "People", "updated", indexed(people))
+	st := p.waitStatus(t, "People", "updated", daemontest.UpToDate(people))
 	if lb := st.LastBuild; lb == nil || lb.Kind != indexer.KindIncremental || lb.From != first.CheckpointSnapshotID || lb.Upserts != 1 || lb.Deletes != 0 {
 		t.Errorf("incremental build = %+v", st.LastBuild)
 	}
@@ -404,7 +388,7 @@ func TestServe_daemon(t *testing.T) {
 	if err := planes.Compact(ctx); err != nil {
 		t.Fatal(err)
 	}
-	st = p.waitStatus(t, "Plane", "recovered", indexed(planes))
+	st = p.waitStatus(t, "Plane", "recovered", daemontest.UpToDate(planes))
 	if st.LastError != nil || st.Objects != 2 {
 		t.Errorf("recovered status = %+v", st)
 	}
@@ -455,7 +439,7 @@ func TestServe_reload(t *testing.T) {
 	sw := mustServeWarehouse(t, 2, 20)
 	sw.config(t, peopletest.PeopleType, "")
 	p := startServe(t, sw.cfgPath)
-	p.waitStatus(t, "People", "built", indexed(sw.tables["ns.people"]))
+	p.waitStatus(t, "People", "built", daemontest.UpToDate(sw.tables["ns.people"]))
 	if code, _ := p.do(t, http.MethodGet, "/api/indexer/v1/status/Plane", serveAppToken, ""); code != http.StatusNotFound {
 		t.Fatalf("Plane before the reload: %d", code)
 	}
@@ -464,7 +448,7 @@ func TestServe_reload(t *testing.T) {
 	sw.config(t, peopletest.PeopleType+peopletest.PlaneType, "")
 	p.signal(t, syscall.SIGHUP)
 	p.waitOutput(t, regexp.MustCompile(`config reloaded: added \[Plane\], changed \[\], removed \[\]`))
-	p.waitStatus(t, "Plane", "built", indexed(sw.tables["ns.planes"]))
+	p.waitStatus(t, "Plane", "built", daemontest.UpToDate(sw.tables["ns.planes"]))
 	if n := p.count(t, "Plane"); n != 3 {
 		t.Errorf("Plane count = %v", n)
 	}
@@ -491,7 +475,7 @@ func TestServe_reload(t *testing.T) {
 		t.Fatalf("reload: %d %s", code, raw)
 	}
 	p.waitStatus(t, "People", "rebuilt", func(st daemon.TypeStatus) bool {
-		return indexed(sw.tables["ns.people"])(st) && st.LastBuild != nil && st.LastBuild.Kind == indexer.KindFull && st.Generation == 2
+		return daemontest.UpToDate(sw.tables["ns.people"])(st) && st.LastBuild != nil && st.LastBuild.Kind == indexer.KindFull && st.Generation == 2
 	})
 	obj := p.ok(t, http.MethodGet, "/api/v2/ontologies/serve/objects/People/3", "")
 	if obj["__title"] != "Perth" {
@@ -561,7 +545,7 @@ func TestServe_sigterm(t *testing.T) {
 			p.waitStatus(t, "People", "building", building)
 		} else {
 			// Whatever the daemon does first: the build of the change.
-			p.waitStatus(t, "People", "building or done", func(st daemon.TypeStatus) bool { return building(st) || indexed(people)(st) })
+			p.waitStatus(t, "People", "building or done", func(st daemon.TypeStatus) bool { return building(st) || daemontest.UpToDate(people)(st) })
 		}
 		p.stop(t)
 		sw.match(t, types) // a type that was never built yet serves nothing
@@ -570,7 +554,7 @@ func TestServe_sigterm(t *testing.T) {
 
 	// Restart: it resumes and catches up with the table.
 	p = startServe(t, sw.cfgPath)
-	st := p.waitStatus(t, "People", "up to date", indexed(people))
+	st := p.waitStatus(t, "People", "up to date", daemontest.UpToDate(people))
 	p.stop(t)
 	if unbuilt := sw.match(t, types); len(unbuilt) > 0 {
 		t.Fatalf("%v not built", unbuilt)
@@ -620,7 +604,7 @@ func TestServe_shutdown(t *testing.T) {
 
 	t.Run("drain", func(t *testing.T) {
 		p := startServe(t, sw.cfgPath)
-		p.waitStatus(t, "People", "built", indexed(sw.tables["ns.people"]))
+		p.waitStatus(t, "People", "built", daemontest.UpToDate(sw.tables["ns.people"]))
 		finish := holdRequest(t, p.base, serveAppToken)
 		// The server has the request once it counts it in flight.
 		for {
@@ -652,7 +636,7 @@ func TestServe_shutdown(t *testing.T) {
 
 	t.Run("second signal", func(t *testing.T) {
 		p := startServe(t, sw.cfgPath)
-		p.waitStatus(t, "People", "built", indexed(sw.tables["ns.people"]))
+		p.waitStatus(t, "People", "built", daemontest.UpToDate(sw.tables["ns.people"]))
 		holdRequest(t, p.base, serveAppToken)
 		for {
 			if v, _ := sample(p.scrape(t), api.MetricHTTPInFlight, nil); v >= 2 {

@@ -16,6 +16,7 @@ import (
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
+	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
@@ -87,23 +88,14 @@ func mustStatusServer(tb testing.TB, token string) (*httptest.Server, *daemon.Da
 	return srv, d
 }
 
+// waitState waits until the type is in state want, and, unless blocked,
+// up to date with the table its last poll saw.
 func waitState(tb testing.TB, d *daemon.Daemon, name string, want daemon.State) {
 	tb.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		st, err := d.StatusOf(name)
-		if err != nil {
-			tb.Fatal(err)
-		}
+	daemontest.WaitStatus(tb, d, name, "state "+string(want), func(st daemon.TypeStatus) bool {
 		upToDate := st.TableSnapshotID != 0 && st.TableSnapshotID == st.CheckpointSnapshotID
-		if st.State == want && (want == daemon.StateBlocked || upToDate) {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("%s: state %s, want %s (%+v)", name, st.State, want, st)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return st.State == want && (want == daemon.StateBlocked || upToDate)
+	})
 }
 
 func TestMain_status(t *testing.T) {

@@ -2,7 +2,6 @@ package daemon_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -23,6 +22,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
@@ -31,9 +31,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// waitTimeout bounds every wait for the daemon: generous, since the tests
-// run on a loaded machine, and only reached when something is wrong.
-const waitTimeout = 3 * time.Minute
+// waitTimeout bounds every wait for the daemon.
+const waitTimeout = daemontest.Timeout
 
 // daemonConfig is a test config that polls and retries quickly.
 func daemonConfig(tb testing.TB, w *icebergtest.Warehouse, specs ...objects.TypeSpec) *config.Config {
@@ -78,33 +77,6 @@ func (rd *runningDaemon) stop(tb testing.TB) error {
 	case <-time.After(waitTimeout):
 		tb.Fatal("daemon did not stop")
 		return nil
-	}
-}
-
-// waitStatus polls the status of an object type until cond holds.
-func waitStatus(tb testing.TB, d *daemon.Daemon, name, what string, cond func(daemon.TypeStatus) bool) daemon.TypeStatus {
-	tb.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		st, err := d.StatusOf(name)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if cond(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			js, _ := json.MarshalIndent(st, "", "  ")
-			tb.Fatalf("%s: timed out waiting for %s; status:\n%s", name, what, js)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func upToDate(tbl *icebergtest.Table) func(daemon.TypeStatus) bool {
-	id := tbl.T.CurrentSnapshot().SnapshotID
-	return func(st daemon.TypeStatus) bool {
-		return st.State == daemon.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
 	}
 }
 
@@ -233,7 +205,7 @@ func TestDaemon_Run(t *testing.T) {
 	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
 
 	first := tbl.T.CurrentSnapshot().SnapshotID
-	st := waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
+	st := daemontest.WaitStatus(t, d.Daemon, "Person", "the first build", daemontest.UpToDate(tbl))
 	full := st.LastBuild
 	t.Run("first build", func(t *testing.T) {
 		if st.Table != "warehouse.ns.people" || st.Generation != 1 || st.Objects != 15 || st.LagSnapshots != 0 || st.LagSeconds != 0 ||
@@ -258,7 +230,7 @@ func TestDaemon_Run(t *testing.T) {
 			t.Fatal(err)
 		}
 		second := other.T.CurrentSnapshot().SnapshotID
-		st := waitStatus(t, d.Daemon, "Person", "the update", upToDate(other))
+		st := daemontest.WaitStatus(t, d.Daemon, "Person", "the update", daemontest.UpToDate(other))
 		lb := st.LastBuild
 		if lb.Kind != indexer.KindIncremental || lb.From != first || lb.To != second || lb.FilesRead != snapshotAddedFiles(other) ||
 			lb.Upserts != 1 || lb.Deletes != 0 || lb.Generation != 1 || st.Objects != 15 {
@@ -276,7 +248,7 @@ func TestDaemon_Run(t *testing.T) {
 		if err := other.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(12))); err != nil {
 			t.Fatal(err)
 		}
-		st := waitStatus(t, d.Daemon, "Person", "the delete", upToDate(other))
+		st := daemontest.WaitStatus(t, d.Daemon, "Person", "the delete", daemontest.UpToDate(other))
 		if lb := st.LastBuild; lb.Kind != indexer.KindIncremental || lb.Deletes != 1 || lb.Upserts != 0 || st.Objects != 14 {
 			t.Fatalf("lastBuild %+v, objects %d", lb, st.Objects)
 		}
@@ -348,14 +320,14 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
 	first := tbl.T.CurrentSnapshot().SnapshotID
-	waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
+	daemontest.WaitStatus(t, d.Daemon, "Person", "the first build", daemontest.UpToDate(tbl))
 
 	other := peopletest.MustOtherWriter(t, w, "ns.mor")
 	if err := other.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(3))); err != nil {
 		t.Fatal(err)
 	}
 	morSnap := other.T.CurrentSnapshot().SnapshotID
-	st := waitStatus(t, d.Daemon, "Person", "blocked", func(st daemon.TypeStatus) bool { return st.State == daemon.StateBlocked })
+	st := daemontest.WaitStatus(t, d.Daemon, "Person", "blocked", func(st daemon.TypeStatus) bool { return st.State == daemon.StateBlocked })
 	t.Run("blocked", func(t *testing.T) {
 		if st.LastError == nil || st.LastError.Code != indexer.CodeMergeOnRead || st.LastError.At.IsZero() ||
 			!strings.Contains(st.LastError.Message, "merge-on-read") || !strings.Contains(st.LastError.Message, "copy-on-write") {
@@ -378,7 +350,7 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 	t.Run("no blind retries", func(t *testing.T) {
 		// Let the loop poll several more times on the same snapshot.
 		polls := map[time.Time]bool{}
-		waitStatus(t, d.Daemon, "Person", "five more polls", func(st daemon.TypeStatus) bool {
+		daemontest.WaitStatus(t, d.Daemon, "Person", "five more polls", func(st daemon.TypeStatus) bool {
 			if st.State != daemon.StateBlocked {
 				t.Fatalf("state %s while the table did not change", st.State)
 			}
@@ -403,7 +375,7 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 		if err := other.Compact(ctx); err != nil {
 			t.Fatal(err)
 		}
-		st := waitStatus(t, d.Daemon, "Person", "recovery", upToDate(other))
+		st := daemontest.WaitStatus(t, d.Daemon, "Person", "recovery", daemontest.UpToDate(other))
 		if st.LastError != nil || st.Objects != 9 || st.LastBuild.Deletes != 1 {
 			t.Fatalf("status %+v, lastBuild %+v", st, st.LastBuild)
 		}
@@ -424,7 +396,7 @@ func TestDaemon_Rebuild(t *testing.T) {
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
 	ix := indexertest.Open(t, cfg)
 	d := mustRunDaemon(t, ix, daemon.Options{})
-	st := waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
+	st := daemontest.WaitStatus(t, d.Daemon, "Person", "the first build", daemontest.UpToDate(tbl))
 	if st.Generation != 1 {
 		t.Fatalf("generation %d", st.Generation)
 	}
@@ -499,7 +471,7 @@ func TestDaemon_Rebuild(t *testing.T) {
 	if err := d.Rebuild("Nobody"); !errors.Is(err, indexer.ErrUnknownType) {
 		t.Fatalf("rebuild of an unknown type: %v", err)
 	}
-	st = waitStatus(t, d.Daemon, "Person", "the new generation", func(st daemon.TypeStatus) bool {
+	st = daemontest.WaitStatus(t, d.Daemon, "Person", "the new generation", func(st daemon.TypeStatus) bool {
 		return st.Generation == 2 && st.State == daemon.StateIdle
 	})
 	deadline := time.Now().Add(waitTimeout)
@@ -515,7 +487,7 @@ func TestDaemon_Rebuild(t *testing.T) {
 			[]icebergtest.Row{{"id": id, "name": fmt.Sprintf("person %d", id), "city": "Reykjavik"}}); err != nil {
 			t.Fatal(err)
 		}
-		waitStatus(t, d.Daemon, "Person", "the update", upToDate(other))
+		daemontest.WaitStatus(t, d.Daemon, "Person", "the update", daemontest.UpToDate(other))
 	}
 	close(stop)
 	wg.Wait()
@@ -564,8 +536,8 @@ func TestDaemon_Reload(t *testing.T) {
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
 	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
-	waitStatus(t, d.Daemon, "A", "the first build", upToDate(ta))
-	waitStatus(t, d.Daemon, "B", "the first build", upToDate(tb))
+	daemontest.WaitStatus(t, d.Daemon, "A", "the first build", daemontest.UpToDate(ta))
+	daemontest.WaitStatus(t, d.Daemon, "B", "the first build", daemontest.UpToDate(tb))
 
 	// with returns a copy of cfg with other object types.
 	with := func(specs ...objects.TypeSpec) *config.Config {
@@ -613,7 +585,7 @@ func TestDaemon_Reload(t *testing.T) {
 		if err := other.Append(ctx, []icebergtest.Row{peopletest.Person(100)}); err != nil {
 			t.Fatal(err)
 		}
-		waitStatus(t, d.Daemon, "B", "the append", upToDate(other))
+		daemontest.WaitStatus(t, d.Daemon, "B", "the append", daemontest.UpToDate(other))
 		if _, ok := objectName(t, ix, "B", 100); !ok {
 			t.Fatal("object 100 missing")
 		}
@@ -633,7 +605,7 @@ func TestDaemon_Reload(t *testing.T) {
 			t.Fatalf("types = %v", got)
 		}
 		// A's mapping changed: a full build into a new generation.
-		st := waitStatus(t, d.Daemon, "A", "the rebuild", func(st daemon.TypeStatus) bool {
+		st := daemontest.WaitStatus(t, d.Daemon, "A", "the rebuild", func(st daemon.TypeStatus) bool {
 			return st.Generation == 2 && st.State == daemon.StateIdle
 		})
 		if st.LastBuild.Kind != indexer.KindFull || st.Objects != 10 {
@@ -647,7 +619,7 @@ func TestDaemon_Reload(t *testing.T) {
 			t.Errorf("A has %d properties, want 2", n)
 		}
 		v.Release()
-		waitStatus(t, d.Daemon, "C", "the first build", upToDate(tc))
+		daemontest.WaitStatus(t, d.Daemon, "C", "the first build", daemontest.UpToDate(tc))
 		if _, err := d.StatusOf("B"); !errors.Is(err, indexer.ErrUnknownType) {
 			t.Fatalf("status of removed B: %v", err)
 		}
@@ -668,7 +640,7 @@ func TestDaemon_Reload(t *testing.T) {
 			t.Fatal(err)
 		}
 		other := peopletest.MustOtherWriter(t, w, "ns.b")
-		st := waitStatus(t, d.Daemon, "B", "resume", upToDate(other))
+		st := daemontest.WaitStatus(t, d.Daemon, "B", "resume", daemontest.UpToDate(other))
 		if st.Generation != 1 || st.Objects != 5 {
 			t.Fatalf("B: status %+v", st)
 		}
@@ -691,7 +663,7 @@ func TestDaemon_Reload(t *testing.T) {
 		if !slices.Equal(ch.Added, []string{"D"}) || len(ch.Changed) != 0 || len(ch.Removed) != 0 || !slices.Equal(ch.Unchanged, []string{"A", "C", "B"}) {
 			t.Fatalf("change %+v", ch)
 		}
-		if st := waitStatus(t, d.Daemon, "D", "the first build", upToDate(td)); st.Objects != 2 {
+		if st := daemontest.WaitStatus(t, d.Daemon, "D", "the first build", daemontest.UpToDate(td)); st.Objects != 2 {
 			t.Fatalf("D: status %+v", st)
 		}
 	})
@@ -716,7 +688,7 @@ func TestDaemon_Backoff(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
 
-	st := waitStatus(t, d.Daemon, "Late", "failing", func(st daemon.TypeStatus) bool { return st.State == daemon.StateFailing })
+	st := daemontest.WaitStatus(t, d.Daemon, "Late", "failing", func(st daemon.TypeStatus) bool { return st.State == daemon.StateFailing })
 	if st.LastError == nil || st.LastError.Code != indexer.CodeTableNotAvailable || st.NextRetryAt.IsZero() || st.Generation != 0 {
 		t.Fatalf("status %+v, lastError %+v", st, st.LastError)
 	}
@@ -732,7 +704,7 @@ func TestDaemon_Backoff(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	tbl := peopletest.MustPeople(t, w, "ns.late", nil, 1, 6)
-	st = waitStatus(t, d.Daemon, "Late", "recovery", upToDate(tbl))
+	st = daemontest.WaitStatus(t, d.Daemon, "Late", "recovery", daemontest.UpToDate(tbl))
 	if st.LastError != nil || st.Objects != 6 || !st.NextRetryAt.IsZero() {
 		t.Fatalf("status %+v", st)
 	}
@@ -799,7 +771,7 @@ func TestDaemon_Stop(t *testing.T) {
 
 			ix = indexertest.Open(t, cfg)
 			rd := mustRunDaemon(t, ix, daemon.Options{})
-			st := waitStatus(t, rd.Daemon, "Person", "the build after the restart", upToDate(tbl))
+			st := daemontest.WaitStatus(t, rd.Daemon, "Person", "the build after the restart", daemontest.UpToDate(tbl))
 			if st.Objects != 4000 {
 				t.Fatalf("status %+v", st)
 			}
@@ -860,7 +832,7 @@ func TestDaemon_MaxConcurrentBuilds(t *testing.T) {
 		<-done
 	})
 	for i, spec := range specs {
-		waitStatus(t, d, spec.APIName, "the first build", upToDate(tables[i]))
+		daemontest.WaitStatus(t, d, spec.APIName, "the first build", daemontest.UpToDate(tables[i]))
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -887,7 +859,7 @@ func TestDaemon_InvalidRows(t *testing.T) {
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Loose", Table: "warehouse.ns.loose", PrimaryKey: []string{"id"}})
 	ix := indexertest.Open(t, cfg)
 	d := mustRunDaemon(t, ix, daemon.Options{})
-	st := waitStatus(t, d.Daemon, "Loose", "the first build", upToDate(tbl))
+	st := daemontest.WaitStatus(t, d.Daemon, "Loose", "the first build", daemontest.UpToDate(tbl))
 	if st.Objects != 2 || st.InvalidRows.Count != 1 || len(st.InvalidRows.Samples) != 1 || st.LastBuild.SkippedRows != 1 {
 		t.Fatalf("status %+v", st)
 	}

@@ -11,6 +11,11 @@
 //     under testdata/real-iceberg.
 //   - apidemo: the demo warehouse the API tests, the examples and the
 //     end-to-end test run against.
+//   - peopletest: the copy-on-write table ns.people and the merge-on-read
+//     table ns.planes, and their object types, that the daemon, ops, serve
+//     and status tests share.
+//   - daemontest: WaitStatus, the one wait for an object type's status,
+//     from a daemon (woken by Daemon.Changed) or over HTTP.
 //
 // This package itself has no code.
 package testkit
