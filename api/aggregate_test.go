@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/ontoindex/ontoindex/api/internal/demo"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 )
 
 func aggregate(tb testing.TB, e *testEnv, body map[string]any) []any {
@@ -60,7 +60,7 @@ func num(v any) float64 {
 
 func TestAggregate(t *testing.T) {
 	e := mustEnv(t)
-	rows := demo.EmployeeRows()
+	rows := apidemo.EmployeeRows()
 
 	t.Run("count all", func(t *testing.T) {
 		data := aggregate(t, e, map[string]any{"aggregation": []any{metric("count", "")}, "groupBy": []any{}})

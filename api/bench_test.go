@@ -21,7 +21,7 @@ import (
 	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 

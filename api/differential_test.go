@@ -15,8 +15,8 @@ import (
 	"github.com/ontoindex/ontoindex/api"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
-	"github.com/ontoindex/ontoindex/internal/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 )
 
 // Flags of TestDifferential_search.

@@ -12,10 +12,10 @@ import (
 	"strings"
 
 	"github.com/ontoindex/ontoindex/api"
-	"github.com/ontoindex/ontoindex/api/internal/demo"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 )
 
 // exampleServer builds the demo object types in a temporary directory and
@@ -30,14 +30,14 @@ func exampleServer() (base string, stop func(), err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	if err := demo.Create(ctx, w); err != nil {
+	if err := apidemo.Create(ctx, w); err != nil {
 		return "", nil, err
 	}
 	cfg := config.Default()
 	cfg.Ontology.APIName = "demo"
 	cfg.DataDir = filepath.Join(dir, "data")
 	cfg.Catalogs = map[string]config.Catalog{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": w.Dir}}}
-	cfg.ObjectTypes = demo.Specs("warehouse")
+	cfg.ObjectTypes = apidemo.Specs("warehouse")
 	if err := cfg.Validate(); err != nil {
 		return "", nil, err
 	}
@@ -45,7 +45,7 @@ func exampleServer() (base string, stop func(), err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	for _, name := range demo.BuiltTypes() {
+	for _, name := range apidemo.BuiltTypes() {
 		if _, err := ix.Build(ctx, name, indexer.BuildOptions{}); err != nil {
 			return "", nil, err
 		}

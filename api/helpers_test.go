@@ -15,12 +15,12 @@ import (
 	"testing"
 
 	"github.com/ontoindex/ontoindex/api"
-	"github.com/ontoindex/ontoindex/api/internal/demo"
 	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
-	"github.com/ontoindex/ontoindex/internal/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 )
 
 // Tokens of the test config.
@@ -52,10 +52,10 @@ func mustEnv(tb testing.TB, edit ...func(*config.Config)) *testEnv {
 	tb.Helper()
 	ctx := context.Background()
 	w := icebergtest.MustWarehouse(tb)
-	if err := demo.Create(ctx, w); err != nil {
+	if err := apidemo.Create(ctx, w); err != nil {
 		tb.Fatal(err)
 	}
-	cfg := indexertest.Config(tb, w, demo.Specs("warehouse")...)
+	cfg := indexertest.Config(tb, w, apidemo.Specs("warehouse")...)
 	cfg.Ontology.APIName = "demo"
 	cfg.Ontology.RID = "ri.ontology.main.ontology.demo"
 	cfg.Ontology.DisplayName = "Demo"
@@ -72,7 +72,7 @@ func mustEnv(tb testing.TB, edit ...func(*config.Config)) *testEnv {
 		tb.Fatal(err)
 	}
 	ix := indexertest.Open(tb, cfg)
-	for _, name := range demo.BuiltTypes() {
+	for _, name := range apidemo.BuiltTypes() {
 		if _, err := ix.Build(ctx, name, indexer.BuildOptions{}); err != nil {
 			tb.Fatalf("build %s: %v", name, err)
 		}
@@ -210,7 +210,7 @@ func where(s string) json.RawMessage { return json.RawMessage(s) }
 // for, in primary-key order.
 func employeeIDs(keep func(r icebergtest.Row) bool) []string {
 	var out []string
-	for _, r := range demo.EmployeeRows() {
+	for _, r := range apidemo.EmployeeRows() {
 		if keep(r) {
 			out = append(out, fmt.Sprint(r["id"]))
 		}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ontoindex/ontoindex/api/internal/demo"
+	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
 )
 
 func TestOntologies(t *testing.T) {
@@ -133,7 +133,7 @@ func TestObjects_values(t *testing.T) {
 		"__rid": got["__rid"], "id": json.Number("10"), "name": "Grace Thompson", "title": "Junior Pilot", "dept": "Maintenance",
 		"age": json.Number("34"), "salary": "41234.01", "rating": json.Number("0.75"), "hired": "2015-02-07",
 		"updated": "2024-01-01T03:01:00Z", "active": true, "tags": []any{"senior", "mentor"},
-		"bio": demo.Bio(1), "big": json.Number("9007199254740994"), "secret": "s-1",
+		"bio": apidemo.Bio(1), "big": json.Number("9007199254740994"), "secret": "s-1",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got\n%v\nwant\n%v", got, want)
@@ -154,7 +154,7 @@ func TestObjects_values(t *testing.T) {
 	t.Run("matches the table", func(t *testing.T) {
 		m := e.ok(t, http.MethodGet, ontologyPath+"/objects/Employee?pageSize=100", nil)
 		objs := objectsOf(t, m)
-		rows := demo.EmployeeRows()
+		rows := apidemo.EmployeeRows()
 		if len(objs) != len(rows) {
 			t.Fatalf("%d objects, %d rows", len(objs), len(rows))
 		}
@@ -255,7 +255,7 @@ func TestObjects_get(t *testing.T) {
 		e.fail(t, http.MethodGet, ontologyPath+"/objects/Employee/abc", nil, 400, "InvalidPropertyValue")
 	})
 	t.Run("composite keys", func(t *testing.T) {
-		for _, r := range demo.AssignmentRows() {
+		for _, r := range apidemo.AssignmentRows() {
 			project := r["project"].(string)
 			key := fmt.Sprintf("%d,%s", r["emp_id"], strings.NewReplacer("%", "%25", ",", "%2C").Replace(project))
 			m := e.ok(t, http.MethodGet, ontologyPath+"/objects/Assignment/"+url.PathEscape(key), nil)
@@ -283,7 +283,7 @@ func TestObjects_count(t *testing.T) {
 	if m := e.ok(t, http.MethodPost, ontologyPath+"/objects/Employee/count", nil); m["count"] != json.Number("48") {
 		t.Fatalf("got %v", m)
 	}
-	if m := e.ok(t, http.MethodPost, ontologyPath+"/objects/Assignment/count", "{}"); m["count"] != json.Number(fmt.Sprint(len(demo.AssignmentRows()))) {
+	if m := e.ok(t, http.MethodPost, ontologyPath+"/objects/Assignment/count", "{}"); m["count"] != json.Number(fmt.Sprint(len(apidemo.AssignmentRows()))) {
 		t.Fatalf("got %v", m)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 )
 
 func base(typ string) map[string]any { return map[string]any{"type": "base", "objectType": typ} }

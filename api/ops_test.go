@@ -22,26 +22,18 @@ import (
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
-	"github.com/ontoindex/ontoindex/internal/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 )
 
-// opsWait bounds every wait for the daemon: generous, since the tests run
-// on a loaded machine, and only reached when something is wrong.
-const opsWait = 3 * time.Minute
-
 // peopleAdminToken is an admin token that sees People only.
 const peopleAdminToken = "people-admin-token-0123456789"
-
-var opsCities = []string{"Lisbon", "Oslo", "Quito", "Perth"}
-
-func opsPerson(id int) icebergtest.Row {
-	return icebergtest.Row{"id": id, "name": fmt.Sprintf("person %d", id), "city": opsCities[id%len(opsCities)]}
-}
 
 // opsEnv is a real server with a real daemon over real tables: People
 // (copy-on-write) and Plane (merge-on-read deletes), configured by a YAML
@@ -59,10 +51,7 @@ type opsEnv struct {
 }
 
 // opsTypes is the objectTypes section with People and Plane.
-const opsTypes = `objectTypes:
-  - {apiName: People, table: warehouse.ns.people, titleProperty: name, properties: {id: {column: id}, name: {column: name}, city: {column: city, search: keyword}}}
-  - {apiName: Plane, table: warehouse.ns.planes}
-`
+const opsTypes = "objectTypes:\n" + peopletest.PeopleType + peopletest.PlaneType
 
 // opsConfig writes the config file: the given objectTypes section, after
 // the sections every test shares.
@@ -90,33 +79,9 @@ auth:
 // serves them; the daemon starts with start, or at once unless noDaemon.
 func mustOpsEnv(tb testing.TB, files, perFile int, withDaemon bool) *opsEnv {
 	tb.Helper()
-	ctx := context.Background()
 	w := icebergtest.MustWarehouse(tb)
-	sc := iceberg.NewSchemaWithIdentifiers(1, []int{1},
-		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
-		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String},
-		iceberg.NestedField{ID: 3, Name: "city", Type: iceberg.PrimitiveTypes.String})
-	people, err := w.CreateTable(ctx, "ns.people", sc, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for f := range files {
-		rows := make([]icebergtest.Row, 0, perFile)
-		for j := range perFile {
-			rows = append(rows, opsPerson(f*perFile+j))
-		}
-		if err := people.Append(ctx, rows); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	planes, err := w.CreateTable(ctx, "ns.planes", sc, iceberg.Properties{"format-version": "2", cowguard.DeleteModeKey: cowguard.MergeOnRead})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := planes.Append(ctx, []icebergtest.Row{opsPerson(1), opsPerson(2), opsPerson(3)}); err != nil {
-		tb.Fatal(err)
-	}
-	e := &opsEnv{w: w, people: people, planes: planes, cfgPath: filepath.Join(tb.TempDir(), "ontology.yaml"), rows: files * perFile, files: files}
+	tables := peopletest.Must(tb, w, peopletest.Options{People: peopletest.Files(files, perFile), Planes: peopletest.Rows(1, 3, "person")})
+	e := &opsEnv{w: w, people: tables.People, planes: tables.Planes, cfgPath: filepath.Join(tb.TempDir(), "ontology.yaml"), rows: files * perFile, files: files}
 	e.opsConfig(tb, opsTypes)
 	cfg, err := config.Load(e.cfgPath)
 	if err != nil {
@@ -185,28 +150,12 @@ func (e *opsEnv) status(tb testing.TB, name string) daemon.TypeStatus {
 	return st
 }
 
-// waitStatus polls the status of a type over HTTP until cond holds.
+// waitStatus waits until cond holds for the status of a type, as the
+// admin gets it over HTTP.
 func (e *opsEnv) waitStatus(tb testing.TB, name, what string, cond func(daemon.TypeStatus) bool) daemon.TypeStatus {
 	tb.Helper()
-	deadline := time.Now().Add(opsWait)
-	for {
-		st := e.status(tb, name)
-		if cond(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			js, _ := json.Marshal(st)
-			tb.Fatalf("%s: not %s after %s: %s", name, what, opsWait, js)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func upToDateWith(tbl *icebergtest.Table) func(daemon.TypeStatus) bool {
-	id := tbl.T.CurrentSnapshot().SnapshotID
-	return func(st daemon.TypeStatus) bool {
-		return st.State == daemon.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
-	}
+	get := func(name string) (daemon.TypeStatus, error) { return e.status(tb, name), nil }
+	return daemontest.WaitStatus(tb, daemontest.StatusFunc(get), name, what, cond)
 }
 
 func (e *opsEnv) count(tb testing.TB, name string) int64 {
@@ -246,7 +195,7 @@ func TestOps_status(t *testing.T) {
 	}
 
 	e.start(t)
-	st := e.waitStatus(t, "People", "built", upToDateWith(e.people))
+	st := e.waitStatus(t, "People", "built", daemontest.UpToDate(e.people))
 	snap := e.people.T.CurrentSnapshot().SnapshotID
 	lb := st.LastBuild
 	if st.Table != "warehouse.ns.people" || st.Generation != 1 || st.Objects != int64(e.rows) || st.LagSnapshots != 0 || st.LagSeconds != 0 ||
@@ -257,7 +206,7 @@ func TestOps_status(t *testing.T) {
 		lb.Upserts != int64(e.rows) || lb.Deletes != 0 || lb.BytesRead <= 0 || lb.FinishedAt.IsZero() {
 		t.Errorf("lastBuild = %+v", lb)
 	}
-	e.waitStatus(t, "Plane", "built", upToDateWith(e.planes))
+	e.waitStatus(t, "Plane", "built", daemontest.UpToDate(e.planes))
 	if r := e.do(t, http.MethodGet, "/readyz", "", nil); r.status != http.StatusOK || r.json(t)["ready"] != true {
 		t.Fatalf("readyz after the builds: %d %s", r.status, r.body)
 	}
@@ -267,7 +216,7 @@ func TestOps_status(t *testing.T) {
 		[]icebergtest.Row{{"id": 7, "name": "renamed seven", "city": "Oslo"}}); err != nil {
 		t.Fatal(err)
 	}
-	st = e.waitStatus(t, "People", "updated", upToDateWith(e.people))
+	st = e.waitStatus(t, "People", "updated", daemontest.UpToDate(e.people))
 	if lb := st.LastBuild; lb == nil || lb.Kind != indexer.KindIncremental || lb.From != snap || lb.Upserts != 1 || lb.Deletes != 0 || lb.FilesRead != 2 {
 		t.Errorf("incremental lastBuild = %+v", st.LastBuild)
 	}
@@ -297,7 +246,7 @@ func TestOps_blocked(t *testing.T) {
 	ctx := context.Background()
 	e := mustOpsEnv(t, 2, 10, true)
 	e.start(t)
-	e.waitStatus(t, "Plane", "built", upToDateWith(e.planes))
+	e.waitStatus(t, "Plane", "built", daemontest.UpToDate(e.planes))
 	checks := decode[map[string]any](t, e.do(t, http.MethodGet, "/api/indexer/v1/checks/write-modes", appToken, nil))
 	if checks["verdict"] != "warn" {
 		t.Errorf("checks before the delete: %v", checks)
@@ -351,7 +300,7 @@ func TestOps_blocked(t *testing.T) {
 	if err := e.planes.Compact(ctx); err != nil {
 		t.Fatal(err)
 	}
-	st = e.waitStatus(t, "Plane", "recovered", upToDateWith(e.planes))
+	st = e.waitStatus(t, "Plane", "recovered", daemontest.UpToDate(e.planes))
 	if st.LastError != nil || st.Objects != 2 {
 		t.Errorf("recovered status = %+v", st)
 	}
@@ -371,8 +320,8 @@ func TestOps_rebuildUnderLoad(t *testing.T) {
 	const files, perFile = 10, 2000
 	e := mustOpsEnv(t, files, perFile, true)
 	e.start(t)
-	e.waitStatus(t, "People", "built", upToDateWith(e.people))
-	e.waitStatus(t, "Plane", "built", upToDateWith(e.planes))
+	e.waitStatus(t, "People", "built", daemontest.UpToDate(e.people))
+	e.waitStatus(t, "Plane", "built", daemontest.UpToDate(e.planes))
 
 	// Who may rebuild.
 	e.failAs(t, appToken, http.MethodPost, "/api/indexer/v1/objectTypes/People/rebuild", nil, http.StatusForbidden, "PermissionDenied")
@@ -407,7 +356,7 @@ func TestOps_rebuildUnderLoad(t *testing.T) {
 		wg.Go(func() {
 			for i := 0; ctx.Err() == nil; i++ {
 				id := (c*7919 + i*104729) % e.rows
-				city := opsCities[id%len(opsCities)]
+				city := peopletest.Cities[id%len(peopletest.Cities)]
 				code, m := post("/objects/People/search", fmt.Sprintf(`{"where":{"type":"and","value":[{"type":"eq","field":"city","value":%q},{"type":"gte","field":"id","value":%d}]},"pageSize":5,"orderBy":{"fields":[{"field":"id"}]}}`, city, id))
 				if ctx.Err() != nil {
 					return
@@ -489,14 +438,12 @@ func TestOps_rebuildUnderLoad(t *testing.T) {
 func TestOps_reload(t *testing.T) {
 	e := mustOpsEnv(t, 2, 10, true)
 	// Start with People only.
-	e.opsConfig(t, `objectTypes:
-  - {apiName: People, table: warehouse.ns.people, titleProperty: name, properties: {id: {column: id}, name: {column: name}, city: {column: city, search: keyword}}}
-`)
+	e.opsConfig(t, "objectTypes:\n"+peopletest.PeopleType)
 	if _, err := e.api.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	e.start(t)
-	e.waitStatus(t, "People", "built", upToDateWith(e.people))
+	e.waitStatus(t, "People", "built", daemontest.UpToDate(e.people))
 	e.failAs(t, adminToken, http.MethodGet, "/api/indexer/v1/status/Plane", nil, http.StatusNotFound, "ObjectTypeNotFound")
 
 	e.failAs(t, appToken, http.MethodPost, "/api/indexer/v1/reload", nil, http.StatusForbidden, "PermissionDenied")
@@ -511,7 +458,7 @@ func TestOps_reload(t *testing.T) {
 	if strings.Join(res.Added, ",") != "Plane" || len(res.Changed) != 0 || len(res.Removed) != 0 || strings.Join(res.Unchanged, ",") != "People" || len(res.RestartNeeded) != 0 {
 		t.Errorf("reload = %+v", res)
 	}
-	e.waitStatus(t, "Plane", "built", upToDateWith(e.planes))
+	e.waitStatus(t, "Plane", "built", daemontest.UpToDate(e.planes))
 	if n := e.count(t, "Plane"); n != 3 {
 		t.Errorf("Plane count = %d", n)
 	}
@@ -646,8 +593,8 @@ func metricValue(tb testing.TB, m map[string]*dto.MetricFamily, name string, lab
 func TestOps_metrics(t *testing.T) {
 	e := mustOpsEnv(t, 3, 40, true)
 	e.start(t)
-	st := e.waitStatus(t, "People", "built", upToDateWith(e.people))
-	e.waitStatus(t, "Plane", "built", upToDateWith(e.planes))
+	st := e.waitStatus(t, "People", "built", daemontest.UpToDate(e.people))
+	e.waitStatus(t, "Plane", "built", daemontest.UpToDate(e.planes))
 
 	// Requests to count: 3 searches, 2 gets of an unknown type, 1 unmatched path.
 	for range 3 {
@@ -717,7 +664,7 @@ func TestOps_metrics(t *testing.T) {
 	if err := e.people.Delete(context.Background(), iceberg.EqualTo(iceberg.Reference("id"), int64(3))); err != nil {
 		t.Fatal(err)
 	}
-	st = e.waitStatus(t, "People", "updated", upToDateWith(e.people))
+	st = e.waitStatus(t, "People", "updated", daemontest.UpToDate(e.people))
 	m = scrape(t, e.testEnv, adminToken)
 	inc := map[string]string{"object_type": "People", "kind": "incremental"}
 	if got := metricValue(t, m, daemon.MetricDeletes, inc); got != 1 {

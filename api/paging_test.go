@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ontoindex/ontoindex/api/internal/demo"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 )
 
 // rowOrder orders demo rows like the API: by the fields, nulls last in
@@ -62,7 +62,7 @@ func rowOrder(fields ...string) func(a, b icebergtest.Row) int {
 }
 
 func sortedIDs(keep func(icebergtest.Row) bool, fields ...string) []string {
-	rows := slices.DeleteFunc(demo.EmployeeRows(), func(r icebergtest.Row) bool { return !keep(r) })
+	rows := slices.DeleteFunc(apidemo.EmployeeRows(), func(r icebergtest.Row) bool { return !keep(r) })
 	slices.SortStableFunc(rows, rowOrder(fields...))
 	out := make([]string, len(rows))
 	for i, r := range rows {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ontoindex/ontoindex/api/internal/demo"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 )
 
 func has(r icebergtest.Row, col string) bool { return r[col] != nil }
@@ -36,7 +36,7 @@ func bioIs(ks ...int) func(icebergtest.Row) bool {
 }
 
 // bioText is the k-th bio of the demo rows.
-func bioText(k int) string { return demo.Bio(k) }
+func bioText(k int) string { return apidemo.Bio(k) }
 
 func hasTag(r icebergtest.Row, tag string) bool {
 	tags, _ := r["tags"].([]string)
@@ -57,7 +57,7 @@ func TestSearch_queryTypes(t *testing.T) {
 		{"eq integer", `{"type":"eq","field":"age","value":34}`, func(r icebergtest.Row) bool { return has(r, "age") && intOf(r["age"]) == 34 }},
 		{"eq integer as string", `{"type":"eq","field":"age","value":"34"}`, func(r icebergtest.Row) bool { return has(r, "age") && intOf(r["age"]) == 34 }},
 		// 2^53+2 is a float64, so the search field holds it exactly.
-		{"eq long beyond 2^53", `{"type":"eq","field":"big","value":"9007199254740994"}`, func(r icebergtest.Row) bool { return r["big"] == demo.BigBase+1 }},
+		{"eq long beyond 2^53", `{"type":"eq","field":"big","value":"9007199254740994"}`, func(r icebergtest.Row) bool { return r["big"] == apidemo.BigBase+1 }},
 		{"eq long primary key", `{"type":"eq","field":"id","value":120}`, func(r icebergtest.Row) bool { return r["id"] == int64(120) }},
 		{"eq decimal", `{"type":"eq","field":"salary","value":"41234.01"}`, func(r icebergtest.Row) bool { return r["salary"] == "41234.01" }},
 		{"eq decimal as number", `{"type":"eq","field":"salary","value":41234.01}`, func(r icebergtest.Row) bool { return r["salary"] == "41234.01" }},

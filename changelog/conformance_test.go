@@ -11,8 +11,8 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/cowguard"
-	"github.com/ontoindex/ontoindex/internal/fixtures"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/fixtures"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 )
 
 // The conformance suite replays, on real tables written with iceberg-go,

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/apache/iceberg-go"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 )
 
 // TestReplay_Property builds random histories of appends, copy-on-write

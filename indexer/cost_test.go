@@ -11,8 +11,8 @@ import (
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/indexer"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
-	"github.com/ontoindex/ontoindex/internal/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 

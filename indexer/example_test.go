@@ -10,7 +10,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 

@@ -21,8 +21,8 @@ import (
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/internal/fixtures"
-	"github.com/ontoindex/ontoindex/internal/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/fixtures"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
-	"github.com/ontoindex/ontoindex/internal/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 )
 
 // changelogFixture is a table ns.people in dir/warehouse with three

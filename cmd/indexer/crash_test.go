@@ -13,8 +13,8 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
-	"github.com/ontoindex/ontoindex/internal/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 )
 
 // indexerProcess starts the test binary as `indexer args...`.

@@ -264,15 +264,22 @@ func reload(ctx context.Context, w io.Writer, srv *api.Server) {
 // watchDaemon reports what the daemon does from since on: when every
 // object type has a generation to serve, object types that become blocked
 // or failing and recover, full builds (first builds, generation swaps);
-// with verbose, every build.
+// with verbose, every build. It reads the status again at each change the
+// daemon notifies (Daemon.Changed): all it reports is among them.
 func watchDaemon(ctx context.Context, w io.Writer, d *daemon.Daemon, since time.Time, verbose bool) {
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
 	prev := map[string]daemon.TypeStatus{}
 	ready := false
 	for {
+		changed := d.Changed() // before the read, so that no change is lost
 		rep := d.Report()
 		for _, st := range rep.ObjectTypes {
+			if st.State == daemon.StateBuilding {
+				// Reported once it is over: the engine marks a build
+				// running just after the daemon notifies its start, and
+				// a status read then would hide a recovery from blocked
+				// or failing.
+				continue
+			}
 			p := prev[st.ObjectType]
 			prev[st.ObjectType] = st
 			reportChange(w, p, st, since, verbose)
@@ -284,7 +291,7 @@ func watchDaemon(ctx context.Context, w io.Writer, d *daemon.Daemon, since time.
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-changed:
 		}
 	}
 }

@@ -22,12 +22,13 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/api"
-	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
-	"github.com/ontoindex/ontoindex/internal/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -52,58 +53,21 @@ type serveWarehouse struct {
 	tables  map[string]*icebergtest.Table // by ident
 }
 
-var serveSchema = iceberg.NewSchemaWithIdentifiers(1, []int{1},
-	iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
-	iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String},
-	iceberg.NestedField{ID: 3, Name: "city", Type: iceberg.PrimitiveTypes.String})
-
-var serveCities = []string{"Lisbon", "Oslo", "Quito", "Perth"}
-
-func serveRows(from, n int, tag string) []icebergtest.Row {
-	out := make([]icebergtest.Row, n)
-	for i := range out {
-		id := from + i
-		out[i] = icebergtest.Row{"id": id, "name": fmt.Sprintf("%s %d", tag, id), "city": serveCities[id%len(serveCities)]}
-	}
-	return out
-}
-
 // mustServeWarehouse creates the tables ns.people (files appends of
 // perFile rows, copy-on-write) and ns.planes (3 rows, merge-on-read
 // deletes).
 func mustServeWarehouse(tb testing.TB, files, perFile int) *serveWarehouse {
 	tb.Helper()
-	ctx := context.Background()
 	dir := tb.TempDir()
 	w, err := icebergtest.NewWarehouse(filepath.Join(dir, "warehouse"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	sw := &serveWarehouse{dir: dir, cfgPath: filepath.Join(dir, "ontology.yaml"), w: w, tables: map[string]*icebergtest.Table{}}
-	people, err := w.CreateTable(ctx, "ns.people", serveSchema, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for f := range files {
-		if err := people.Append(ctx, serveRows(f*perFile, perFile, "person")); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	planes, err := w.CreateTable(ctx, "ns.planes", serveSchema, iceberg.Properties{"format-version": "2", cowguard.DeleteModeKey: cowguard.MergeOnRead})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := planes.Append(ctx, serveRows(1, 3, "plane")); err != nil {
-		tb.Fatal(err)
-	}
-	sw.tables["ns.people"], sw.tables["ns.planes"] = people, planes
+	tables := peopletest.Must(tb, w, peopletest.Options{People: peopletest.Files(files, perFile), Planes: peopletest.Rows(1, 3, "plane")})
+	sw.tables[peopletest.People], sw.tables[peopletest.Planes] = tables.People, tables.Planes
 	return sw
 }
-
-const (
-	peopleType = "  - {apiName: People, table: warehouse.ns.people, titleProperty: name, properties: {id: {column: id}, name: {column: name}, city: {column: city, search: keyword}}}\n"
-	planeType  = "  - {apiName: Plane, table: warehouse.ns.planes}\n"
-)
 
 // config writes the config file with the given object types (YAML list
 // items) and extra top-level sections.
@@ -303,29 +267,12 @@ func (p *serveProc) status(tb testing.TB, name string) daemon.TypeStatus {
 	return st
 }
 
-// waitStatus polls the status of a type over HTTP until cond holds.
+// waitStatus waits until cond holds for the status of a type, as the app
+// token gets it over HTTP.
 func (p *serveProc) waitStatus(tb testing.TB, name, what string, cond func(daemon.TypeStatus) bool) daemon.TypeStatus {
 	tb.Helper()
-	deadline := time.Now().Add(waitLong)
-	for {
-		st := p.status(tb, name)
-		if cond(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			js, _ := json.Marshal(st)
-			tb.Fatalf("%s: not %s: %s", name, what, js)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// indexed holds when the type is idle at the table's current snapshot.
-func indexed(tbl *icebergtest.Table) func(daemon.TypeStatus) bool {
-	id := tbl.T.CurrentSnapshot().SnapshotID
-	return func(st daemon.TypeStatus) bool {
-		return st.State == daemon.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
-	}
+	get := func(name string) (daemon.TypeStatus, error) { return p.status(tb, name), nil }
+	return daemontest.WaitStatus(tb, daemontest.StatusFunc(get), name, what, cond)
 }
 
 func (p *serveProc) count(tb testing.TB, name string) float64 {
@@ -379,12 +326,12 @@ func sample(m map[string]*dto.MetricFamily, name string, want map[string]string)
 func TestServe_daemon(t *testing.T) {
 	ctx := context.Background()
 	sw := mustServeWarehouse(t, 3, 50)
-	sw.config(t, peopleType+planeType, "")
+	sw.config(t, peopletest.PeopleType+peopletest.PlaneType, "")
 	p := startServe(t, sw.cfgPath)
 	people, planes := sw.tables["ns.people"], sw.tables["ns.planes"]
 
-	first := p.waitStatus(t, "People", "built", indexed(people))
-	p.waitStatus(t, "Plane", "built", indexed(planes))
+	first := p.waitStatus(t, "People", "built", daemontest.UpToDate(people))
+	p.waitStatus(t, "Plane", "built", daemontest.UpToDate(planes))
 	p.waitOutput(t, regexp.MustCompile(`indexer serve: ready: every object type has a generation to serve`))
 	if code, _ := p.do(t, http.MethodGet, "/readyz", "", ""); code != http.StatusOK {
 		t.Fatalf("readyz: %d", code)
@@ -398,7 +345,7 @@ func TestServe_daemon(t *testing.T) {
 		[]icebergtest.Row{{"id": 42, "name": "forty two renamed", "city": "Quito"}}); err != nil {
 		t.Fatal(err)
 	}
-	st := p.waitStatus(t, "People", "updated", indexed(people))
+	st := p.waitStatus(t, "People", "updated", daemontest.UpToDate(people))
 	if lb := st.LastBuild; lb == nil || lb.Kind != indexer.KindIncremental || lb.From != first.CheckpointSnapshotID || lb.Upserts != 1 || lb.Deletes != 0 {
 		t.Errorf("incremental build = %+v", st.LastBuild)
 	}
@@ -441,7 +388,7 @@ func TestServe_daemon(t *testing.T) {
 	if err := planes.Compact(ctx); err != nil {
 		t.Fatal(err)
 	}
-	st = p.waitStatus(t, "Plane", "recovered", indexed(planes))
+	st = p.waitStatus(t, "Plane", "recovered", daemontest.UpToDate(planes))
 	if st.LastError != nil || st.Objects != 2 {
 		t.Errorf("recovered status = %+v", st)
 	}
@@ -490,24 +437,24 @@ func TestServe_daemon(t *testing.T) {
 // and the old one keeps serving.
 func TestServe_reload(t *testing.T) {
 	sw := mustServeWarehouse(t, 2, 20)
-	sw.config(t, peopleType, "")
+	sw.config(t, peopletest.PeopleType, "")
 	p := startServe(t, sw.cfgPath)
-	p.waitStatus(t, "People", "built", indexed(sw.tables["ns.people"]))
+	p.waitStatus(t, "People", "built", daemontest.UpToDate(sw.tables["ns.people"]))
 	if code, _ := p.do(t, http.MethodGet, "/api/indexer/v1/status/Plane", serveAppToken, ""); code != http.StatusNotFound {
 		t.Fatalf("Plane before the reload: %d", code)
 	}
 
 	// SIGHUP with an added type.
-	sw.config(t, peopleType+planeType, "")
+	sw.config(t, peopletest.PeopleType+peopletest.PlaneType, "")
 	p.signal(t, syscall.SIGHUP)
 	p.waitOutput(t, regexp.MustCompile(`config reloaded: added \[Plane\], changed \[\], removed \[\]`))
-	p.waitStatus(t, "Plane", "built", indexed(sw.tables["ns.planes"]))
+	p.waitStatus(t, "Plane", "built", daemontest.UpToDate(sw.tables["ns.planes"]))
 	if n := p.count(t, "Plane"); n != 3 {
 		t.Errorf("Plane count = %v", n)
 	}
 
 	// SIGHUP with a bad config: rejected, both types keep serving.
-	sw.config(t, peopleType+planeType+"  - {apiName: Ghost, table: warehouse.ns.nope}\n", "")
+	sw.config(t, peopletest.PeopleType+peopletest.PlaneType+"  - {apiName: Ghost, table: warehouse.ns.nope}\n", "")
 	p.signal(t, syscall.SIGHUP)
 	p.waitOutput(t, regexp.MustCompile(`reload rejected, the old config keeps running: .*objectTypes\[2\]\.table`))
 	if n := p.count(t, "People"); n != 40 {
@@ -518,7 +465,7 @@ func TestServe_reload(t *testing.T) {
 	}
 
 	// POST /reload: admin only; a changed type is applied, a bad config is a 400.
-	sw.config(t, strings.Replace(peopleType, "titleProperty: name", "titleProperty: city", 1)+planeType, "")
+	sw.config(t, strings.Replace(peopletest.PeopleType, "titleProperty: name", "titleProperty: city", 1)+peopletest.PlaneType, "")
 	if code, raw := p.do(t, http.MethodPost, "/api/indexer/v1/reload", serveAppToken, ""); code != http.StatusForbidden {
 		t.Errorf("reload as app: %d %s", code, raw)
 	}
@@ -528,13 +475,13 @@ func TestServe_reload(t *testing.T) {
 		t.Fatalf("reload: %d %s", code, raw)
 	}
 	p.waitStatus(t, "People", "rebuilt", func(st daemon.TypeStatus) bool {
-		return indexed(sw.tables["ns.people"])(st) && st.LastBuild != nil && st.LastBuild.Kind == indexer.KindFull && st.Generation == 2
+		return daemontest.UpToDate(sw.tables["ns.people"])(st) && st.LastBuild != nil && st.LastBuild.Kind == indexer.KindFull && st.Generation == 2
 	})
 	obj := p.ok(t, http.MethodGet, "/api/v2/ontologies/serve/objects/People/3", "")
 	if obj["__title"] != "Perth" {
 		t.Errorf("title after the reload: %v", obj)
 	}
-	sw.config(t, peopleType+"  - {apiName: Plane, table: warehouse.ns.planes, properties: {x: {column: nope}}}\n", "")
+	sw.config(t, peopletest.PeopleType+"  - {apiName: Plane, table: warehouse.ns.planes, properties: {x: {column: nope}}}\n", "")
 	code, raw = p.do(t, http.MethodPost, "/api/indexer/v1/reload", serveAdminToken, "")
 	if code != http.StatusBadRequest || !strings.Contains(string(raw), `"errorName":"InvalidConfig"`) || !strings.Contains(string(raw), "objectTypes[1]") {
 		t.Errorf("bad reload: %d %s", code, raw)
@@ -554,7 +501,7 @@ func TestServe_sigterm(t *testing.T) {
 	}
 	ctx := context.Background()
 	sw := mustServeWarehouse(t, 12, 1500)
-	sw.config(t, peopleType, "")
+	sw.config(t, peopletest.PeopleType, "")
 	people := sw.tables["ns.people"]
 	types := map[string]string{"People": "ns.people"}
 	building := func(st daemon.TypeStatus) bool { return st.State == daemon.StateBuilding }
@@ -573,7 +520,7 @@ func TestServe_sigterm(t *testing.T) {
 		case 0:
 			lo := int64(round * 97)
 			err := people.Overwrite(ctx, iceberg.NewAnd(iceberg.GreaterThanEqual(iceberg.Reference("id"), lo), iceberg.LessThan(iceberg.Reference("id"), lo+5)),
-				serveRows(int(lo), 5, fmt.Sprintf("round%d", round)))
+				peopletest.Rows(int(lo), 5, fmt.Sprintf("round%d", round)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -582,7 +529,7 @@ func TestServe_sigterm(t *testing.T) {
 				t.Fatal(err)
 			}
 		default:
-			if err := people.Append(ctx, serveRows(100000+round*10, 10, "new")); err != nil {
+			if err := people.Append(ctx, peopletest.Rows(100000+round*10, 10, "new")); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -598,7 +545,7 @@ func TestServe_sigterm(t *testing.T) {
 			p.waitStatus(t, "People", "building", building)
 		} else {
 			// Whatever the daemon does first: the build of the change.
-			p.waitStatus(t, "People", "building or done", func(st daemon.TypeStatus) bool { return building(st) || indexed(people)(st) })
+			p.waitStatus(t, "People", "building or done", func(st daemon.TypeStatus) bool { return building(st) || daemontest.UpToDate(people)(st) })
 		}
 		p.stop(t)
 		sw.match(t, types) // a type that was never built yet serves nothing
@@ -607,7 +554,7 @@ func TestServe_sigterm(t *testing.T) {
 
 	// Restart: it resumes and catches up with the table.
 	p = startServe(t, sw.cfgPath)
-	st := p.waitStatus(t, "People", "up to date", indexed(people))
+	st := p.waitStatus(t, "People", "up to date", daemontest.UpToDate(people))
 	p.stop(t)
 	if unbuilt := sw.match(t, types); len(unbuilt) > 0 {
 		t.Fatalf("%v not built", unbuilt)
@@ -652,12 +599,12 @@ func holdRequest(tb testing.TB, base, token string) (finish func() (*http.Respon
 func TestServe_shutdown(t *testing.T) {
 	sw := mustServeWarehouse(t, 2, 20)
 	// Shutdown may wait for requests for long: only the second signal ends it.
-	sw.config(t, peopleType, "server: {shutdownTimeout: 10m, requestTimeout: 10m}\n")
+	sw.config(t, peopletest.PeopleType, "server: {shutdownTimeout: 10m, requestTimeout: 10m}\n")
 	shuttingDown := regexp.MustCompile(`indexer serve: shutting down`)
 
 	t.Run("drain", func(t *testing.T) {
 		p := startServe(t, sw.cfgPath)
-		p.waitStatus(t, "People", "built", indexed(sw.tables["ns.people"]))
+		p.waitStatus(t, "People", "built", daemontest.UpToDate(sw.tables["ns.people"]))
 		finish := holdRequest(t, p.base, serveAppToken)
 		// The server has the request once it counts it in flight.
 		for {
@@ -689,7 +636,7 @@ func TestServe_shutdown(t *testing.T) {
 
 	t.Run("second signal", func(t *testing.T) {
 		p := startServe(t, sw.cfgPath)
-		p.waitStatus(t, "People", "built", indexed(sw.tables["ns.people"]))
+		p.waitStatus(t, "People", "built", daemontest.UpToDate(sw.tables["ns.people"]))
 		holdRequest(t, p.base, serveAppToken)
 		for {
 			if v, _ := sample(p.scrape(t), api.MetricHTTPInFlight, nil); v >= 2 {

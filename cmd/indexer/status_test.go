@@ -14,11 +14,12 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/changelog"
-	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
-	"github.com/ontoindex/ontoindex/internal/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -32,22 +33,11 @@ func mustStatusServer(tb testing.TB, token string) (*httptest.Server, *daemon.Da
 	sc := iceberg.NewSchemaWithIdentifiers(1, []int{1},
 		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
 		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String})
-	var tables []*icebergtest.Table
-	for _, x := range []struct {
-		ident string
-		props iceberg.Properties
-	}{{"ns.people", nil}, {"ns.planes", iceberg.Properties{"format-version": "2", cowguard.DeleteModeKey: cowguard.MergeOnRead}}} {
-		tbl, err := w.CreateTable(ctx, x.ident, sc, x.props)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if err := tbl.Append(ctx, []icebergtest.Row{{"id": 1, "name": "one"}, {"id": 2, "name": "two"}, {"id": 3, "name": "three"}}); err != nil {
-			tb.Fatal(err)
-		}
-		tables = append(tables, tbl)
-	}
-	cfg := indexertest.Config(tb, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"},
-		objects.TypeSpec{APIName: "Plane", Table: "warehouse.ns.planes"})
+	// Tables of two columns (no city), three rows each.
+	rows := []icebergtest.Row{{"id": 1, "name": "one"}, {"id": 2, "name": "two"}, {"id": 3, "name": "three"}}
+	tables := peopletest.Must(tb, w, peopletest.Options{Schema: sc, People: [][]icebergtest.Row{rows}, Planes: rows})
+	cfg := indexertest.Config(tb, w, objects.TypeSpec{APIName: "Person", Table: peopletest.PeopleTable},
+		objects.TypeSpec{APIName: "Plane", Table: peopletest.PlanesTable})
 	cfg.Daemon.PollInterval = 20 * time.Millisecond
 	ix := indexertest.Open(tb, cfg)
 	d, err := daemon.New(ix, daemon.Options{})
@@ -62,7 +52,7 @@ func mustStatusServer(tb testing.TB, token string) (*httptest.Server, *daemon.Da
 		<-done
 	})
 	waitState(tb, d, "Plane", daemon.StateIdle)
-	if err := tables[1].Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(2))); err != nil {
+	if err := tables.Planes.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(2))); err != nil {
 		tb.Fatal(err)
 	}
 	waitState(tb, d, "Plane", daemon.StateBlocked)
@@ -98,23 +88,14 @@ func mustStatusServer(tb testing.TB, token string) (*httptest.Server, *daemon.Da
 	return srv, d
 }
 
+// waitState waits until the type is in state want, and, unless blocked,
+// up to date with the table its last poll saw.
 func waitState(tb testing.TB, d *daemon.Daemon, name string, want daemon.State) {
 	tb.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		st, err := d.StatusOf(name)
-		if err != nil {
-			tb.Fatal(err)
-		}
+	daemontest.WaitStatus(tb, d, name, "state "+string(want), func(st daemon.TypeStatus) bool {
 		upToDate := st.TableSnapshotID != 0 && st.TableSnapshotID == st.CheckpointSnapshotID
-		if st.State == want && (want == daemon.StateBlocked || upToDate) {
-			return
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("%s: state %s, want %s (%+v)", name, st.State, want, st)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return st.State == want && (want == daemon.StateBlocked || upToDate)
+	})
 }
 
 func TestMain_status(t *testing.T) {

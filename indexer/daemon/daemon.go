@@ -56,6 +56,7 @@ type Daemon struct {
 
 	mu       sync.Mutex
 	runs     map[string]*typeRun
+	changed  chan struct{} // closed and replaced when the status changes (see Changed)
 	started  bool
 	stopping bool
 	loopCtx  context.Context // Run's context: scheduling stops when it is done
@@ -103,7 +104,7 @@ func New(ix *indexer.Indexer, opts Options) (*Daemon, error) {
 		opts.Rand = rand.Float64
 	}
 	d := &Daemon{ix: ix, log: opts.Logger, now: opts.Now, rand: opts.Rand, grace: opts.StopGrace,
-		limit: newLimiter(ix.Config().Daemon.WithDefaults().MaxConcurrentBuilds), runs: map[string]*typeRun{}}
+		limit: newLimiter(ix.Config().Daemon.WithDefaults().MaxConcurrentBuilds), runs: map[string]*typeRun{}, changed: make(chan struct{})}
 	for _, name := range ix.Types() {
 		d.runs[name] = newRun(name)
 	}
@@ -118,6 +119,39 @@ func New(ix *indexer.Indexer, opts Options) (*Daemon, error) {
 }
 
 func newRun(name string) *typeRun { return &typeRun{name: name, wake: make(chan struct{}, 1)} }
+
+// Changed returns a channel that is closed at the next change of the
+// status (Report, Status, StatusOf): a poll recorded (it failed, or it
+// saw the table, even at the same snapshot: PolledAt moves), a build
+// started, or ended (built, failed, refused as merge-on-read, or
+// interrupted), or object types added, changed or removed by a reload.
+// Take the channel before reading the status, then wait on it:
+//
+//	for {
+//		changed := d.Changed()
+//		if st, _ := d.StatusOf(name); done(st) {
+//			return st
+//		}
+//		<-changed // or the caller's context
+//	}
+//
+// so that a change between the read and the wait is not lost. It is not
+// closed for what moves without the daemon: LagSeconds grows with the
+// clock, and the engine turns its building flag (StateBuilding) on inside
+// the build, just after the build-started change, and a full build's new
+// generation serves just before the build ends. Once Run has returned
+// nothing changes any more: wait with a deadline or a context.
+func (d *Daemon) Changed() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.changed
+}
+
+// changedLocked wakes the waiters of Changed. The caller holds d.mu.
+func (d *Daemon) changedLocked() {
+	close(d.changed)
+	d.changed = make(chan struct{})
+}
 
 // Run starts a loop per object type and blocks until ctx is cancelled.
 // Then it stops scheduling, lets running builds go on for the stop grace,
@@ -253,12 +287,14 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 		r.sched.failed(now, d.backoff(dc, r.sched.failures+1), false)
 		r.lastErr = &indexer.ErrorInfo{Code: indexer.ErrorCode(err), Message: err.Error(), At: now.UTC()}
 		wait := r.sched.wait(now, interval)
+		d.changedLocked()
 		d.mu.Unlock()
 		d.log.Warn("poll failed", "objectType", r.name, "error", err, "retryIn", wait)
 		return wait
 	}
 	d.mu.Lock()
 	r.poll, r.polled = p, true
+	d.changedLocked()
 	cp, _ := d.ix.Checkpoint(r.name) // nil for a type removed meanwhile
 	dec := r.sched.decide(now, p.snapshotID, cp)
 	if !dec.build {
@@ -273,6 +309,7 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 	}
 	d.mu.Lock()
 	full := r.sched.start(dec)
+	d.changedLocked()
 	d.mu.Unlock()
 	d.log.Debug("build", "objectType", r.name, "full", full, "why", dec.why)
 	res, err := d.ix.Build(buildCtx, r.name, indexer.BuildOptions{Full: full})
@@ -282,6 +319,7 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 	now = d.now()
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	defer d.changedLocked() // runs before the unlock, whichever way the build ended
 	switch {
 	case err == nil:
 		r.sched.succeeded()
@@ -408,6 +446,7 @@ func (d *Daemon) Reload(ctx context.Context, cfg *config.Config) (*indexer.Confi
 		d.startLocked(r)
 	}
 	d.limit.setMax(cfg.Daemon.WithDefaults().MaxConcurrentBuilds)
+	d.changedLocked()
 	var unchanged []*typeRun
 	for _, name := range ch.Unchanged {
 		unchanged = append(unchanged, d.runs[name])

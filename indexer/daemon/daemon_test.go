@@ -2,7 +2,6 @@ package daemon_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -23,63 +22,17 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/indexer/query"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
-	"github.com/ontoindex/ontoindex/internal/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
+	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
 	"github.com/ontoindex/ontoindex/objects"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
 
-// waitTimeout bounds every wait for the daemon: generous, since the tests
-// run on a loaded machine, and only reached when something is wrong.
-const waitTimeout = 3 * time.Minute
-
-var cities = []string{"Lisbon", "Oslo", "Quito", "Perth"}
-
-func personRow(id int) icebergtest.Row {
-	return icebergtest.Row{"id": id, "name": fmt.Sprintf("person %d", id), "city": cities[id%len(cities)]}
-}
-
-// mustPeople creates a table ns.<name> (id long key, name, city) holding
-// files*perFile rows, one append per file.
-func mustPeople(tb testing.TB, w *icebergtest.Warehouse, ident string, props iceberg.Properties, files, perFile int) *icebergtest.Table {
-	tb.Helper()
-	ctx := context.Background()
-	sc := iceberg.NewSchemaWithIdentifiers(1, []int{1},
-		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
-		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String},
-		iceberg.NestedField{ID: 3, Name: "city", Type: iceberg.PrimitiveTypes.String},
-	)
-	tbl, err := w.CreateTable(ctx, ident, sc, props)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for f := range files {
-		rows := make([]icebergtest.Row, 0, perFile)
-		for j := range perFile {
-			rows = append(rows, personRow(f*perFile+j))
-		}
-		if err := tbl.Append(ctx, rows); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return tbl
-}
-
-// mustOtherWriter opens a table through a second catalog on the same
-// warehouse, as another process writing to it would.
-func mustOtherWriter(tb testing.TB, w *icebergtest.Warehouse, ident string) *icebergtest.Table {
-	tb.Helper()
-	ow, err := icebergtest.NewWarehouse(w.Dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tbl, err := ow.LoadTable(context.Background(), ident)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return tbl
-}
+// waitTimeout bounds every wait for the daemon.
+const waitTimeout = daemontest.Timeout
 
 // daemonConfig is a test config that polls and retries quickly.
 func daemonConfig(tb testing.TB, w *icebergtest.Warehouse, specs ...objects.TypeSpec) *config.Config {
@@ -124,33 +77,6 @@ func (rd *runningDaemon) stop(tb testing.TB) error {
 	case <-time.After(waitTimeout):
 		tb.Fatal("daemon did not stop")
 		return nil
-	}
-}
-
-// waitStatus polls the status of an object type until cond holds.
-func waitStatus(tb testing.TB, d *daemon.Daemon, name, what string, cond func(daemon.TypeStatus) bool) daemon.TypeStatus {
-	tb.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		st, err := d.StatusOf(name)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if cond(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			js, _ := json.MarshalIndent(st, "", "  ")
-			tb.Fatalf("%s: timed out waiting for %s; status:\n%s", name, what, js)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func upToDate(tbl *icebergtest.Table) func(daemon.TypeStatus) bool {
-	id := tbl.T.CurrentSnapshot().SnapshotID
-	return func(st daemon.TypeStatus) bool {
-		return st.State == daemon.StateIdle && st.CheckpointSnapshotID == id && st.TableSnapshotID == id
 	}
 }
 
@@ -272,14 +198,14 @@ func snapshotAddedFiles(tbl *icebergtest.Table) int {
 func TestDaemon_Run(t *testing.T) {
 	ctx := context.Background()
 	w := icebergtest.MustWarehouse(t)
-	tbl := mustPeople(t, w, "ns.people", nil, 3, 5)
+	tbl := peopletest.MustPeople(t, w, "ns.people", nil, 3, 5)
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
 	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
 
 	first := tbl.T.CurrentSnapshot().SnapshotID
-	st := waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
+	st := daemontest.WaitStatus(t, d.Daemon, "Person", "the first build", daemontest.UpToDate(tbl))
 	full := st.LastBuild
 	t.Run("first build", func(t *testing.T) {
 		if st.Table != "warehouse.ns.people" || st.Generation != 1 || st.Objects != 15 || st.LagSnapshots != 0 || st.LagSeconds != 0 ||
@@ -296,7 +222,7 @@ func TestDaemon_Run(t *testing.T) {
 		}
 	})
 
-	other := mustOtherWriter(t, w, "ns.people")
+	other := peopletest.MustOtherWriter(t, w, "ns.people")
 	var incBytes int64
 	t.Run("cow update", func(t *testing.T) {
 		if err := other.Overwrite(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(7)),
@@ -304,7 +230,7 @@ func TestDaemon_Run(t *testing.T) {
 			t.Fatal(err)
 		}
 		second := other.T.CurrentSnapshot().SnapshotID
-		st := waitStatus(t, d.Daemon, "Person", "the update", upToDate(other))
+		st := daemontest.WaitStatus(t, d.Daemon, "Person", "the update", daemontest.UpToDate(other))
 		lb := st.LastBuild
 		if lb.Kind != indexer.KindIncremental || lb.From != first || lb.To != second || lb.FilesRead != snapshotAddedFiles(other) ||
 			lb.Upserts != 1 || lb.Deletes != 0 || lb.Generation != 1 || st.Objects != 15 {
@@ -322,7 +248,7 @@ func TestDaemon_Run(t *testing.T) {
 		if err := other.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(12))); err != nil {
 			t.Fatal(err)
 		}
-		st := waitStatus(t, d.Daemon, "Person", "the delete", upToDate(other))
+		st := daemontest.WaitStatus(t, d.Daemon, "Person", "the delete", daemontest.UpToDate(other))
 		if lb := st.LastBuild; lb.Kind != indexer.KindIncremental || lb.Deletes != 1 || lb.Upserts != 0 || st.Objects != 14 {
 			t.Fatalf("lastBuild %+v, objects %d", lb, st.Objects)
 		}
@@ -388,20 +314,20 @@ func TestDaemon_Run(t *testing.T) {
 func TestDaemon_MergeOnRead(t *testing.T) {
 	ctx := context.Background()
 	w := icebergtest.MustWarehouse(t)
-	tbl := mustPeople(t, w, "ns.mor", iceberg.Properties{"format-version": "2", cowguard.DeleteModeKey: cowguard.MergeOnRead}, 2, 5)
+	tbl := peopletest.MustPeople(t, w, "ns.mor", peopletest.MergeOnRead(), 2, 5)
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.mor"})
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
 	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
 	first := tbl.T.CurrentSnapshot().SnapshotID
-	waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
+	daemontest.WaitStatus(t, d.Daemon, "Person", "the first build", daemontest.UpToDate(tbl))
 
-	other := mustOtherWriter(t, w, "ns.mor")
+	other := peopletest.MustOtherWriter(t, w, "ns.mor")
 	if err := other.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(3))); err != nil {
 		t.Fatal(err)
 	}
 	morSnap := other.T.CurrentSnapshot().SnapshotID
-	st := waitStatus(t, d.Daemon, "Person", "blocked", func(st daemon.TypeStatus) bool { return st.State == daemon.StateBlocked })
+	st := daemontest.WaitStatus(t, d.Daemon, "Person", "blocked", func(st daemon.TypeStatus) bool { return st.State == daemon.StateBlocked })
 	t.Run("blocked", func(t *testing.T) {
 		if st.LastError == nil || st.LastError.Code != indexer.CodeMergeOnRead || st.LastError.At.IsZero() ||
 			!strings.Contains(st.LastError.Message, "merge-on-read") || !strings.Contains(st.LastError.Message, "copy-on-write") {
@@ -424,7 +350,7 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 	t.Run("no blind retries", func(t *testing.T) {
 		// Let the loop poll several more times on the same snapshot.
 		polls := map[time.Time]bool{}
-		waitStatus(t, d.Daemon, "Person", "five more polls", func(st daemon.TypeStatus) bool {
+		daemontest.WaitStatus(t, d.Daemon, "Person", "five more polls", func(st daemon.TypeStatus) bool {
 			if st.State != daemon.StateBlocked {
 				t.Fatalf("state %s while the table did not change", st.State)
 			}
@@ -449,7 +375,7 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 		if err := other.Compact(ctx); err != nil {
 			t.Fatal(err)
 		}
-		st := waitStatus(t, d.Daemon, "Person", "recovery", upToDate(other))
+		st := daemontest.WaitStatus(t, d.Daemon, "Person", "recovery", daemontest.UpToDate(other))
 		if st.LastError != nil || st.Objects != 9 || st.LastBuild.Deletes != 1 {
 			t.Fatalf("status %+v, lastBuild %+v", st, st.LastBuild)
 		}
@@ -466,11 +392,11 @@ func TestDaemon_MergeOnRead(t *testing.T) {
 func TestDaemon_Rebuild(t *testing.T) {
 	w := icebergtest.MustWarehouse(t)
 	const rows = 3000
-	tbl := mustPeople(t, w, "ns.people", nil, 6, rows/6)
+	tbl := peopletest.MustPeople(t, w, "ns.people", nil, 6, rows/6)
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
 	ix := indexertest.Open(t, cfg)
 	d := mustRunDaemon(t, ix, daemon.Options{})
-	st := waitStatus(t, d.Daemon, "Person", "the first build", upToDate(tbl))
+	st := daemontest.WaitStatus(t, d.Daemon, "Person", "the first build", daemontest.UpToDate(tbl))
 	if st.Generation != 1 {
 		t.Fatalf("generation %d", st.Generation)
 	}
@@ -545,7 +471,7 @@ func TestDaemon_Rebuild(t *testing.T) {
 	if err := d.Rebuild("Nobody"); !errors.Is(err, indexer.ErrUnknownType) {
 		t.Fatalf("rebuild of an unknown type: %v", err)
 	}
-	st = waitStatus(t, d.Daemon, "Person", "the new generation", func(st daemon.TypeStatus) bool {
+	st = daemontest.WaitStatus(t, d.Daemon, "Person", "the new generation", func(st daemon.TypeStatus) bool {
 		return st.Generation == 2 && st.State == daemon.StateIdle
 	})
 	deadline := time.Now().Add(waitTimeout)
@@ -554,14 +480,14 @@ func TestDaemon_Rebuild(t *testing.T) {
 	}
 	// Incremental builds under the same load: copy-on-write updates of
 	// another column.
-	other := mustOtherWriter(t, w, "ns.people")
+	other := peopletest.MustOtherWriter(t, w, "ns.people")
 	for i := range 3 {
 		id := i * 997
 		if err := other.Overwrite(context.Background(), iceberg.EqualTo(iceberg.Reference("id"), int64(id)),
 			[]icebergtest.Row{{"id": id, "name": fmt.Sprintf("person %d", id), "city": "Reykjavik"}}); err != nil {
 			t.Fatal(err)
 		}
-		waitStatus(t, d.Daemon, "Person", "the update", upToDate(other))
+		daemontest.WaitStatus(t, d.Daemon, "Person", "the update", daemontest.UpToDate(other))
 	}
 	close(stop)
 	wg.Wait()
@@ -600,9 +526,9 @@ func TestDaemon_Rebuild(t *testing.T) {
 func TestDaemon_Reload(t *testing.T) {
 	ctx := context.Background()
 	w := icebergtest.MustWarehouse(t)
-	ta := mustPeople(t, w, "ns.a", nil, 2, 5)
-	tb := mustPeople(t, w, "ns.b", nil, 1, 4)
-	tc := mustPeople(t, w, "ns.c", nil, 1, 3)
+	ta := peopletest.MustPeople(t, w, "ns.a", nil, 2, 5)
+	tb := peopletest.MustPeople(t, w, "ns.b", nil, 1, 4)
+	tc := peopletest.MustPeople(t, w, "ns.c", nil, 1, 3)
 	specA := objects.TypeSpec{APIName: "A", Table: "warehouse.ns.a"}
 	specB := objects.TypeSpec{APIName: "B", Table: "warehouse.ns.b"}
 	specC := objects.TypeSpec{APIName: "C", Table: "warehouse.ns.c"}
@@ -610,8 +536,8 @@ func TestDaemon_Reload(t *testing.T) {
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
 	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
-	waitStatus(t, d.Daemon, "A", "the first build", upToDate(ta))
-	waitStatus(t, d.Daemon, "B", "the first build", upToDate(tb))
+	daemontest.WaitStatus(t, d.Daemon, "A", "the first build", daemontest.UpToDate(ta))
+	daemontest.WaitStatus(t, d.Daemon, "B", "the first build", daemontest.UpToDate(tb))
 
 	// with returns a copy of cfg with other object types.
 	with := func(specs ...objects.TypeSpec) *config.Config {
@@ -655,11 +581,11 @@ func TestDaemon_Reload(t *testing.T) {
 			})
 		}
 		// The old config keeps working.
-		other := mustOtherWriter(t, w, "ns.b")
-		if err := other.Append(ctx, []icebergtest.Row{personRow(100)}); err != nil {
+		other := peopletest.MustOtherWriter(t, w, "ns.b")
+		if err := other.Append(ctx, []icebergtest.Row{peopletest.Person(100)}); err != nil {
 			t.Fatal(err)
 		}
-		waitStatus(t, d.Daemon, "B", "the append", upToDate(other))
+		daemontest.WaitStatus(t, d.Daemon, "B", "the append", daemontest.UpToDate(other))
 		if _, ok := objectName(t, ix, "B", 100); !ok {
 			t.Fatal("object 100 missing")
 		}
@@ -679,7 +605,7 @@ func TestDaemon_Reload(t *testing.T) {
 			t.Fatalf("types = %v", got)
 		}
 		// A's mapping changed: a full build into a new generation.
-		st := waitStatus(t, d.Daemon, "A", "the rebuild", func(st daemon.TypeStatus) bool {
+		st := daemontest.WaitStatus(t, d.Daemon, "A", "the rebuild", func(st daemon.TypeStatus) bool {
 			return st.Generation == 2 && st.State == daemon.StateIdle
 		})
 		if st.LastBuild.Kind != indexer.KindFull || st.Objects != 10 {
@@ -693,7 +619,7 @@ func TestDaemon_Reload(t *testing.T) {
 			t.Errorf("A has %d properties, want 2", n)
 		}
 		v.Release()
-		waitStatus(t, d.Daemon, "C", "the first build", upToDate(tc))
+		daemontest.WaitStatus(t, d.Daemon, "C", "the first build", daemontest.UpToDate(tc))
 		if _, err := d.StatusOf("B"); !errors.Is(err, indexer.ErrUnknownType) {
 			t.Fatalf("status of removed B: %v", err)
 		}
@@ -713,8 +639,8 @@ func TestDaemon_Reload(t *testing.T) {
 		if _, err := d.Reload(ctx, with(specA2, specC, specB)); err != nil {
 			t.Fatal(err)
 		}
-		other := mustOtherWriter(t, w, "ns.b")
-		st := waitStatus(t, d.Daemon, "B", "resume", upToDate(other))
+		other := peopletest.MustOtherWriter(t, w, "ns.b")
+		st := daemontest.WaitStatus(t, d.Daemon, "B", "resume", daemontest.UpToDate(other))
 		if st.Generation != 1 || st.Objects != 5 {
 			t.Fatalf("B: status %+v", st)
 		}
@@ -726,7 +652,7 @@ func TestDaemon_Reload(t *testing.T) {
 
 	t.Run("new catalog", func(t *testing.T) {
 		w2 := icebergtest.MustWarehouse(t)
-		td := mustPeople(t, w2, "ns.d", nil, 1, 2)
+		td := peopletest.MustPeople(t, w2, "ns.d", nil, 1, 2)
 		next := with(specA2, specC, specB, objects.TypeSpec{APIName: "D", Table: "second.ns.d"})
 		next.Catalogs = maps.Clone(cfg.Catalogs)
 		next.Catalogs["second"] = config.Catalog{Type: "hadoop", Properties: map[string]string{"warehouse": w2.Dir}}
@@ -737,7 +663,7 @@ func TestDaemon_Reload(t *testing.T) {
 		if !slices.Equal(ch.Added, []string{"D"}) || len(ch.Changed) != 0 || len(ch.Removed) != 0 || !slices.Equal(ch.Unchanged, []string{"A", "C", "B"}) {
 			t.Fatalf("change %+v", ch)
 		}
-		if st := waitStatus(t, d.Daemon, "D", "the first build", upToDate(td)); st.Objects != 2 {
+		if st := daemontest.WaitStatus(t, d.Daemon, "D", "the first build", daemontest.UpToDate(td)); st.Objects != 2 {
 			t.Fatalf("D: status %+v", st)
 		}
 	})
@@ -756,13 +682,13 @@ func TestDaemon_Reload(t *testing.T) {
 // retried with backoff, and recovers by itself once the table exists.
 func TestDaemon_Backoff(t *testing.T) {
 	w := icebergtest.MustWarehouse(t)
-	mustPeople(t, w, "ns.other", nil, 1, 1) // creates the namespace
+	peopletest.MustPeople(t, w, "ns.other", nil, 1, 1) // creates the namespace
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Late", Table: "warehouse.ns.late"})
 	ix := indexertest.Open(t, cfg)
 	reg := prometheus.NewRegistry()
 	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
 
-	st := waitStatus(t, d.Daemon, "Late", "failing", func(st daemon.TypeStatus) bool { return st.State == daemon.StateFailing })
+	st := daemontest.WaitStatus(t, d.Daemon, "Late", "failing", func(st daemon.TypeStatus) bool { return st.State == daemon.StateFailing })
 	if st.LastError == nil || st.LastError.Code != indexer.CodeTableNotAvailable || st.NextRetryAt.IsZero() || st.Generation != 0 {
 		t.Fatalf("status %+v, lastError %+v", st, st.LastError)
 	}
@@ -777,8 +703,8 @@ func TestDaemon_Backoff(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	tbl := mustPeople(t, w, "ns.late", nil, 1, 6)
-	st = waitStatus(t, d.Daemon, "Late", "recovery", upToDate(tbl))
+	tbl := peopletest.MustPeople(t, w, "ns.late", nil, 1, 6)
+	st = daemontest.WaitStatus(t, d.Daemon, "Late", "recovery", daemontest.UpToDate(tbl))
 	if st.LastError != nil || st.Objects != 6 || !st.NextRetryAt.IsZero() {
 		t.Fatalf("status %+v", st)
 	}
@@ -803,7 +729,7 @@ func TestDaemon_Stop(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := icebergtest.MustWarehouse(t)
-			tbl := mustPeople(t, w, "ns.people", nil, 8, 500)
+			tbl := peopletest.MustPeople(t, w, "ns.people", nil, 8, 500)
 			cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Person", Table: "warehouse.ns.people"})
 			cfg.Build.BatchRows, cfg.Build.ChunkRows = 100, 500
 
@@ -845,7 +771,7 @@ func TestDaemon_Stop(t *testing.T) {
 
 			ix = indexertest.Open(t, cfg)
 			rd := mustRunDaemon(t, ix, daemon.Options{})
-			st := waitStatus(t, rd.Daemon, "Person", "the build after the restart", upToDate(tbl))
+			st := daemontest.WaitStatus(t, rd.Daemon, "Person", "the build after the restart", daemontest.UpToDate(tbl))
 			if st.Objects != 4000 {
 				t.Fatalf("status %+v", st)
 			}
@@ -861,7 +787,7 @@ func TestDaemon_MaxConcurrentBuilds(t *testing.T) {
 	var specs []objects.TypeSpec
 	var tables []*icebergtest.Table
 	for _, name := range []string{"A", "B", "C"} {
-		tables = append(tables, mustPeople(t, w, "ns."+strings.ToLower(name), nil, 4, 500))
+		tables = append(tables, peopletest.MustPeople(t, w, "ns."+strings.ToLower(name), nil, 4, 500))
 		specs = append(specs, objects.TypeSpec{APIName: name, Table: "warehouse.ns." + strings.ToLower(name)})
 	}
 	cfg := daemonConfig(t, w, specs...)
@@ -906,7 +832,7 @@ func TestDaemon_MaxConcurrentBuilds(t *testing.T) {
 		<-done
 	})
 	for i, spec := range specs {
-		waitStatus(t, d, spec.APIName, "the first build", upToDate(tables[i]))
+		daemontest.WaitStatus(t, d, spec.APIName, "the first build", daemontest.UpToDate(tables[i]))
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -933,7 +859,7 @@ func TestDaemon_InvalidRows(t *testing.T) {
 	cfg := daemonConfig(t, w, objects.TypeSpec{APIName: "Loose", Table: "warehouse.ns.loose", PrimaryKey: []string{"id"}})
 	ix := indexertest.Open(t, cfg)
 	d := mustRunDaemon(t, ix, daemon.Options{})
-	st := waitStatus(t, d.Daemon, "Loose", "the first build", upToDate(tbl))
+	st := daemontest.WaitStatus(t, d.Daemon, "Loose", "the first build", daemontest.UpToDate(tbl))
 	if st.Objects != 2 || st.InvalidRows.Count != 1 || len(st.InvalidRows.Samples) != 1 || st.LastBuild.SkippedRows != 1 {
 		t.Fatalf("status %+v", st)
 	}

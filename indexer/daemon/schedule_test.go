@@ -9,7 +9,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 )
 
 func TestSchedule_Decide(t *testing.T) {

@@ -1,5 +1,5 @@
 // Command seed writes the demo warehouse of the end-to-end test: real
-// Iceberg tables (api/internal/demo), the config that serves them, and the
+// Iceberg tables (internal/testkit/apidemo), the config that serves them, and the
 // rows as JSON for the Node test to compute its expectations from.
 //
 //	go run ./api/testdata/e2e/seed -dir DIR
@@ -18,8 +18,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ontoindex/ontoindex/api/internal/demo"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 )
 
 func main() {
@@ -44,10 +44,10 @@ func run(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := demo.Create(ctx, w); err != nil {
+	if err := apidemo.Create(ctx, w); err != nil {
 		return err
 	}
-	specs, err := json.Marshal(demo.Specs("warehouse"))
+	specs, err := json.Marshal(apidemo.Specs("warehouse"))
 	if err != nil {
 		return err
 	}
@@ -79,14 +79,14 @@ auth:
 		return err
 	}
 	// Longs beyond 2^53 go as strings: JavaScript numbers cannot hold them.
-	employees := demo.EmployeeRows()
+	employees := apidemo.EmployeeRows()
 	for _, r := range employees {
 		r["big"] = fmt.Sprint(r["big"])
 	}
 	data, err := json.MarshalIndent(map[string]any{
 		"employees":   employees,
-		"assignments": demo.AssignmentRows(),
-		"bigBase":     fmt.Sprint(demo.BigBase),
+		"assignments": apidemo.AssignmentRows(),
+		"bigBase":     fmt.Sprint(apidemo.BigBase),
 	}, "", " ")
 	if err != nil {
 		return err

@@ -1,15 +1,4 @@
-// Package demo builds the demo warehouse the API tests, the end-to-end test
-// and the examples run against: real Iceberg tables written with iceberg-go
-// in a hadoop catalog, and the object types that map them.
-//
-//   - Employee (demo.employees): one row per employee, a long primary key,
-//     every property type the API renders (text, keyword, integer, long
-//     beyond 2^53, decimal, double, date, timestamp, boolean, array, a
-//     property that is not searchable) and nulls.
-//   - Assignment (demo.assignments): a composite primary key (employee,
-//     project) whose project names hold "," and "%".
-//   - Ghost (demo.ghost): a type that is never built.
-package demo
+package apidemo
 
 import (
 	"context"
@@ -17,7 +6,7 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 

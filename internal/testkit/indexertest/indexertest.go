@@ -1,4 +1,3 @@
-// Package indexertest opens indexers over icebergtest warehouses for tests.
 package indexertest
 
 import (
@@ -7,7 +6,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 

@@ -1,7 +1,3 @@
-// Package icebergtest builds real Iceberg tables with iceberg-go for tests:
-// a hadoop catalog in a temporary directory, and the commits the scenarios
-// need (appends, copy-on-write overwrites and deletes, merge-on-read deletes,
-// equality deletes, compaction, snapshot expiry, rollback).
 package icebergtest
 
 import (

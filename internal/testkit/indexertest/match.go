@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer"
-	"github.com/ontoindex/ontoindex/internal/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
