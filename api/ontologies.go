@@ -66,12 +66,19 @@ func (s *Server) checkOntology(r *http.Request) error {
 	return apiErr(nameOntologyNotFound, map[string]any{"apiName": name, "ontologyRid": name})
 }
 
+// isObjectType reports whether the engine serves name as an object type:
+// it also indexes the link tables of many-to-many links, which are not.
+func (s *Server) isObjectType(name string) bool {
+	_, ok := s.engine.Config().TypeSpec(name)
+	return ok && slices.Contains(s.engine.Types(), name)
+}
+
 // visibleTypes lists the object types the request's principal may see.
 func (s *Server) visibleTypes(r *http.Request) []string {
 	p := PrincipalFrom(r.Context())
 	var out []string
 	for _, name := range s.engine.Types() {
-		if p != nil && p.CanSee(name) {
+		if p != nil && p.CanSee(name) && s.isObjectType(name) {
 			out = append(out, name)
 		}
 	}
@@ -82,7 +89,7 @@ func (s *Server) visibleTypes(r *http.Request) []string {
 // principal, else ObjectTypeNotFound.
 func (s *Server) typeName(r *http.Request, name string) (string, error) {
 	p := PrincipalFrom(r.Context())
-	if p != nil && p.CanSee(name) && slices.Contains(s.engine.Types(), name) {
+	if p != nil && p.CanSee(name) && s.isObjectType(name) {
 		return name, nil
 	}
 	return "", apiErr(nameObjectTypeNotFound, map[string]any{"objectType": name, "objectTypeRid": objectTypeRIDPrefix + name})

@@ -91,7 +91,7 @@ func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, erro
 	ix := &Indexer{cfg: cfg, log: opts.Logger, db: db, dir: dir, opts: opts,
 		catalogs: map[string]catalog.Catalog{}, types: map[string]*typeState{}}
 	ix.saver.start(ix)
-	for _, spec := range cfg.ObjectTypes {
+	for _, spec := range cfg.IndexedTypes() {
 		if err := ix.addType(ctx, spec); err != nil {
 			_ = ix.Close()
 			return nil, err
@@ -150,7 +150,8 @@ func (ix *Indexer) Config() *config.Config {
 	return ix.cfg
 }
 
-// Types lists the object types in config order.
+// Types lists the indexed types in config order: the object types, then
+// the link tables of many-to-many links (config.IndexedTypes).
 func (ix *Indexer) Types() []string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()

@@ -74,12 +74,12 @@ func (ix *Indexer) Reload(ctx context.Context, cfg *config.Config) (*ConfigChang
 	ix.mu.RUnlock()
 	added := map[string]*typeState{}
 	for _, name := range ch.Added {
-		spec, _ := cfg.TypeSpec(name)
+		spec, _ := cfg.IndexedSpec(name)
 		if old, ok := detached[name]; ok {
-			added[name] = successor(old, *spec)
+			added[name] = successor(old, spec)
 			continue
 		}
-		ts, err := ix.loadType(ctx, *spec)
+		ts, err := ix.loadType(ctx, spec)
 		if err != nil {
 			for n, ts := range added {
 				if _, ok := detached[n]; !ok && ts.gen != nil {
@@ -112,8 +112,8 @@ func (ix *Indexer) Reload(ctx context.Context, cfg *config.Config) (*ConfigChang
 		ix.rl.detached = map[string]*typeState{}
 	}
 	for _, name := range ch.Changed {
-		spec, _ := cfg.TypeSpec(name)
-		ix.types[name] = successor(held[name], *spec)
+		spec, _ := cfg.IndexedSpec(name)
+		ix.types[name] = successor(held[name], spec)
 	}
 	for _, name := range ch.Removed {
 		delete(ix.types, name)
@@ -124,7 +124,7 @@ func (ix *Indexer) Reload(ctx context.Context, cfg *config.Config) (*ConfigChang
 		delete(ix.rl.detached, name)
 	}
 	ix.order = ix.order[:0:0]
-	for _, spec := range cfg.ObjectTypes {
+	for _, spec := range cfg.IndexedTypes() {
 		ix.order = append(ix.order, spec.APIName)
 	}
 	ix.mu.Unlock()
@@ -232,7 +232,8 @@ func (ix *Indexer) prepareReload(ctx context.Context, cfg *config.Config) (*Conf
 	ch := &ConfigChange{}
 	ix.mu.RLock()
 	seen := map[string]bool{}
-	for _, spec := range cfg.ObjectTypes {
+	indexed := cfg.IndexedTypes()
+	for _, spec := range indexed {
 		seen[spec.APIName] = true
 		ts, ok := ix.types[spec.APIName]
 		ref, _ := config.ParseTableRef(spec.Table) // cfg is valid
@@ -258,11 +259,14 @@ func (ix *Indexer) prepareReload(ctx context.Context, cfg *config.Config) (*Conf
 	load, closeCats := ix.reloadLoader(cfg, cats)
 	defer closeCats()
 	var errs []error
-	for i, spec := range cfg.ObjectTypes {
+	for i, spec := range indexed {
 		if !slices.Contains(ch.Added, spec.APIName) && !slices.Contains(ch.Changed, spec.APIName) {
 			continue
 		}
-		field := fmt.Sprintf("objectTypes[%d]", i)
+		field := spec.APIName // a link table
+		if i < len(cfg.ObjectTypes) {
+			field = fmt.Sprintf("objectTypes[%d]", i)
+		}
 		tbl, err := load(ctx, spec.Table)
 		if err != nil {
 			errs = append(errs, &objects.FieldError{Field: field + ".table", Msg: err.Error()})

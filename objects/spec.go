@@ -31,6 +31,8 @@ type TypeSpec struct {
 	// PollInterval is how often the daemon looks for new snapshots
 	// (0: the daemon's default).
 	PollInterval time.Duration `yaml:"pollInterval" json:"pollInterval,omitempty"`
+	// Links are the link types from this object type to others (links.go).
+	Links []LinkSpec `yaml:"links" json:"links,omitempty"`
 }
 
 // PropertySpec maps one property to one column.

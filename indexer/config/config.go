@@ -226,6 +226,23 @@ func (c *Config) Validate() error {
 			bad(field+".table", "catalog %q of table %q is not configured (catalogs: %s)", ref.Catalog, ot.Table, strings.Join(slices.Sorted(maps.Keys(c.Catalogs)), ", "))
 		}
 	}
+	if len(errs) == 0 {
+		errs = append(errs, objects.ValidateLinks(c.ObjectTypes)...)
+		for i, ot := range c.ObjectTypes {
+			for j, l := range ot.Links {
+				if l.Through == nil {
+					continue
+				}
+				ref, err := ParseTableRef(l.Through.Table)
+				if err != nil {
+					continue // ValidateLinks named it
+				}
+				if _, ok := c.Catalogs[ref.Catalog]; !ok {
+					bad(fmt.Sprintf("objectTypes[%d].links[%d].through.table", i, j), "catalog %q of table %q is not configured", ref.Catalog, l.Through.Table)
+				}
+			}
+		}
+	}
 	if c.Build.BatchRows < 0 {
 		bad("build.batchRows", "must not be negative")
 	}
@@ -239,6 +256,34 @@ func (c *Config) Validate() error {
 
 // Path resolves a path from the config against the config's directory.
 func (c *Config) Path(p string) string { return resolve(c.Dir, p) }
+
+// IndexedTypes are the types the engine indexes: every object type, then
+// the link table of every many-to-many link (objects.LinkTableSpec), which
+// the API does not serve as objects.
+func (c *Config) IndexedTypes() []objects.TypeSpec {
+	out := slices.Clone(c.ObjectTypes)
+	for _, ot := range c.ObjectTypes {
+		for _, l := range ot.Links {
+			if l.Through != nil {
+				out = append(out, l.LinkTableSpec(ot.APIName))
+			}
+		}
+	}
+	return out
+}
+
+// IndexedSpec returns the spec of an object type or of a link table.
+func (c *Config) IndexedSpec(name string) (objects.TypeSpec, bool) {
+	for _, s := range c.IndexedTypes() {
+		if s.APIName == name {
+			return s, true
+		}
+	}
+	return objects.TypeSpec{}, false
+}
+
+// Links are the outgoing link sides of every object type (objects.Links).
+func (c *Config) Links() map[string][]objects.LinkSide { return objects.Links(c.ObjectTypes) }
 
 // TypeSpec returns the spec of an object type.
 func (c *Config) TypeSpec(apiName string) (*objects.TypeSpec, bool) {
