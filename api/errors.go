@@ -89,6 +89,11 @@ const (
 	nameApiNotFound         errorName = "ApiNotFound"
 	nameMethodNotAllowed    errorName = "MethodNotAllowed"
 
+	// Links.
+	nameLinkTypeNotFound      errorName = "LinkTypeNotFound"
+	nameLinkedObjectNotFound  errorName = "LinkedObjectNotFound"
+	nameLinkTypeNotResolvable errorName = "LinkTypeNotResolvable"
+
 	// Requests.
 	nameMalformedRequestBody        errorName = "MalformedRequestBody"
 	nameMissingPostBody             errorName = "MissingPostBody"
@@ -151,7 +156,12 @@ var errorTable = map[errorName]errorKind{
 	namePropertiesNotFound:  {codeNotFound, "a property named in select, where, orderBy or an aggregation does not exist"},
 	nameObjectTypeNotSynced: {codeConflict, "the object type has never been built"},
 	nameApiNotFound:         {codeNotFound, "no such endpoint"},
-	nameMethodNotAllowed:    {codeInvalidArgument, "the endpoint does not take this HTTP method"},
+
+	// Links.
+	nameLinkTypeNotFound:      {codeNotFound, "the object type has no such outgoing link type, or the token may not see its target"},
+	nameLinkedObjectNotFound:  {codeNotFound, "the object is not linked to an object with that primary key"},
+	nameLinkTypeNotResolvable: {codeConflict, "the link's keys do not fit the types it joins; the reason names the link and its config field"},
+	nameMethodNotAllowed:      {codeInvalidArgument, "the endpoint does not take this HTTP method"},
 
 	// Requests.
 	nameMalformedRequestBody:        {codeInvalidArgument, "the body is not the JSON the endpoint takes"},

@@ -55,7 +55,7 @@ func checkRefusal(t *testing.T, input string, rec *httptest.ResponseRecorder) {
 		}
 		return
 	case http.StatusNotFound:
-		if m["errorName"] == "PropertiesNotFound" || m["errorName"] == "ObjectTypeNotFound" {
+		if m["errorName"] == "PropertiesNotFound" || m["errorName"] == "ObjectTypeNotFound" || m["errorName"] == "LinkTypeNotFound" {
 			return
 		}
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -54,4 +55,144 @@ func linkTypeSide(l objects.LinkSide) linkTypeSideV2 {
 	}
 	return linkTypeSideV2{APIName: l.APIName, DisplayName: l.DisplayName, Status: "ACTIVE", ObjectTypeAPIName: l.Target,
 		Cardinality: card, ForeignKeyPropertyAPIName: l.ForeignKeyProperty(), LinkTypeRID: linkTypeRIDPrefix + l.LinkType}
+}
+
+// listOutgoingLinkTypes is GET /objectTypes/{objectType}/outgoingLinkTypes:
+// ListOutgoingLinkTypesResponseV2, every side on one page (a type has a
+// handful).
+func (s *Server) listOutgoingLinkTypes(r *http.Request) (any, error) {
+	name, err := s.linkSource(r)
+	if err != nil {
+		return nil, err
+	}
+	data := []linkTypeSideV2{}
+	for _, l := range s.linkSides(r, name) {
+		data = append(data, linkTypeSide(l))
+	}
+	return map[string]any{"data": data}, nil
+}
+
+// getOutgoingLinkType is GET /objectTypes/{objectType}/outgoingLinkTypes/{linkType}.
+func (s *Server) getOutgoingLinkType(r *http.Request) (any, error) {
+	name, err := s.linkSource(r)
+	if err != nil {
+		return nil, err
+	}
+	link := pathParam(r, "linkType")
+	l, ok := s.linkSide(r, name, link)
+	if !ok {
+		return nil, apiErr(nameLinkTypeNotFound, map[string]any{"objectType": name, "linkType": link})
+	}
+	return linkTypeSide(l), nil
+}
+
+// linkSource checks the ontology and the {objectType} of a link type route.
+func (s *Server) linkSource(r *http.Request) (string, error) {
+	if err := s.checkOntology(r); err != nil {
+		return "", err
+	}
+	return s.typeName(r, pathParam(r, "objectType"))
+}
+
+// linkedSet decodes {objectType}/{primaryKey}/links/{linkType}: the set of
+// objects the one object links to, as a filter on the target type, with
+// the decoder that holds the views it read (the caller releases it).
+func (s *Server) linkedSet(r *http.Request) (*setDecoder, *query.Filter, error) {
+	if err := s.checkOntology(r); err != nil {
+		return nil, nil, err
+	}
+	d := &setDecoder{s: s, r: r, wd: &whereDecoder{maxDepth: s.cfg.MaxWhereDepth, maxClauses: s.cfg.MaxWhereClauses}}
+	typ := pathParam(r, "objectType")
+	sv, err := d.open(typ, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	pk := pathParam(r, "primaryKey")
+	key, err := sv.Type().ParseKey(pk)
+	if err != nil {
+		d.release()
+		return nil, nil, invalidKey(sv.Type(), pk, err)
+	}
+	p, err := sv.Lookup(key)
+	if err == nil && p.Len() == 0 {
+		err = apiErr(nameObjectNotFound, map[string]any{"objectType": typ, "primaryKey": map[string]any{"value": pk}})
+	}
+	if err != nil {
+		d.release()
+		return nil, nil, err
+	}
+	f, target, err := d.searchAround(&query.Filter{Op: query.OpKeys, Keys: [][]byte{key}}, typ, pathParam(r, "linkType"))
+	if err != nil {
+		d.release()
+		return nil, nil, err
+	}
+	d.view = d.views[target]
+	return d, f, nil
+}
+
+// listLinkedObjects is GET /objects/{objectType}/{primaryKey}/links/{linkType}:
+// ListLinkedObjectsResponseV2, with the paging, select and orderBy of
+// listObjects.
+func (s *Server) listLinkedObjects(r *http.Request) (any, error) {
+	d, f, err := s.linkedSet(r)
+	if err != nil {
+		return nil, err
+	}
+	defer d.release()
+	t := d.view.Type()
+	q := r.URL.Query()
+	size, err := s.pageSize(q.Get("pageSize"))
+	if err != nil {
+		return nil, err
+	}
+	sel, err := parseSelect(t, append(q["select"], q["properties"]...))
+	if err != nil {
+		return nil, err
+	}
+	order, err := parseOrderBy(t, q.Get("orderBy"))
+	if err != nil {
+		return nil, err
+	}
+	excl, err := parseBool("excludeRid", q.Get("excludeRid"))
+	if err != nil {
+		return nil, err
+	}
+	spec := searchSpec{where: f, sort: order, pageSize: size, pageToken: q.Get("pageToken"), sel: sel, excludeRID: excl,
+		fp: fingerprint("links", pathParam(r, "objectType"), pathParam(r, "primaryKey"), pathParam(r, "linkType"), sortKey(order))}
+	return s.runSearch(r.Context(), d.view, spec)
+}
+
+// getLinkedObject is GET /objects/{objectType}/{primaryKey}/links/{linkType}/{linkedObjectPrimaryKey}.
+func (s *Server) getLinkedObject(r *http.Request) (any, error) {
+	d, f, err := s.linkedSet(r)
+	if err != nil {
+		return nil, err
+	}
+	defer d.release()
+	t := d.view.Type()
+	q := r.URL.Query()
+	sel, err := parseSelect(t, append(q["select"], q["properties"]...))
+	if err != nil {
+		return nil, err
+	}
+	excl, err := parseBool("excludeRid", q.Get("excludeRid"))
+	if err != nil {
+		return nil, err
+	}
+	pk := pathParam(r, "linkedObjectPrimaryKey")
+	key, err := t.ParseKey(pk)
+	if err != nil {
+		return nil, invalidKey(t, pk, err)
+	}
+	spec := searchSpec{where: query.And(f, &query.Filter{Op: query.OpKeys, Keys: [][]byte{key}}), pageSize: 1,
+		sel: sel, excludeRID: excl, fp: fingerprint("linked")}
+	page, err := s.runSearch(r.Context(), d.view, spec)
+	if err != nil {
+		return nil, err
+	}
+	if page.pageLen() == 0 {
+		return nil, apiErr(nameLinkedObjectNotFound, map[string]any{"objectType": pathParam(r, "objectType"), "primaryKey": pathParam(r, "primaryKey"),
+			"linkType": pathParam(r, "linkType"), "linkedObjectType": t.APIName, "linkedObjectPrimaryKey": map[string]any{"value": pk}})
+	}
+	return oneObject{r: page.r, page: page.page}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // view opens the serving view of a visible object type.
@@ -109,9 +110,7 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 	pk := pathParam(r, "primaryKey")
 	key, err := t.ParseKey(pk)
 	if err != nil {
-		kp, _ := t.Property(t.PrimaryKey[0])
-		return nil, apiErr(nameInvalidPropertyValue, map[string]any{"property": strings.Join(t.PrimaryKey, ","), "propertyValue": truncate(pk),
-			"propertyBaseType": dataType(kp.Type)["type"], "reason": err.Error()})
+		return nil, invalidKey(t, pk, err)
 	}
 	p, err := v.Lookup(key)
 	if err != nil {
@@ -121,6 +120,14 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 		return nil, apiErr(nameObjectNotFound, map[string]any{"objectType": t.APIName, "primaryKey": map[string]any{"value": pk}})
 	}
 	return oneObject{r: s.renderer(t, sel, excl), page: p}, nil
+}
+
+// invalidKey is the error of a primary key in a path that does not fit
+// the key's type.
+func invalidKey(t *objects.Type, pk string, err error) *Error {
+	kp, _ := t.Property(t.PrimaryKey[0])
+	return apiErr(nameInvalidPropertyValue, map[string]any{"property": strings.Join(t.PrimaryKey, ","), "propertyValue": truncate(pk),
+		"propertyBaseType": dataType(kp.Type)["type"], "reason": err.Error()})
 }
 
 // searchRequest is SearchObjectsRequestV2.

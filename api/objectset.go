@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,15 +12,16 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// Object sets of one object type: base, filter, union, intersect,
-// subtract and static, nested to any depth within the where limits (the
-// nodes of an object set and of its where clauses share the depth and
-// clause budget). They decode to the same engine filters as where clauses.
+// Object sets: base, filter, union, intersect, subtract, static and
+// searchAround, nested to any depth within the where limits (the nodes of
+// an object set and of its where clauses share the depth and clause
+// budget). Each set is of one object type and decodes to an engine filter
+// on it, as where clauses do; a searchAround is evaluated when it is
+// decoded (objectset_links.go) and becomes a filter on its target type.
 
 // unsupportedSets are ObjectSet kinds ontoindex does not serve.
 var unsupportedSets = map[string]string{
-	"searchAround":              "links are not supported: ontoindex has no link types",
-	"interfaceLinkSearchAround": "links are not supported: ontoindex has no link types",
+	"interfaceLinkSearchAround": "interfaces are not supported",
 	"reference":                 "stored object sets are not supported; send the object set definition",
 	"withProperties":            "derived properties are not supported",
 	"asType":                    "interfaces are not supported",
@@ -36,141 +38,173 @@ type rawSet struct {
 	Where      json.RawMessage   `json:"where"`
 	ObjectSets []json.RawMessage `json:"objectSets"`
 	Objects    []string          `json:"objects"`
+	Link       string            `json:"link"`
 }
 
-// setDecoder decodes an object set. The first object type it meets opens
-// the view the whole set is evaluated on; a second type is refused.
+// setDecoder decodes an object set. It opens a view of each type the set
+// reads (searchAround reads several) and keeps them until release; view is
+// the one of the set's own type.
 type setDecoder struct {
-	s    *Server
-	r    *http.Request
-	view *indexer.View
-	wd   *whereDecoder
+	s     *Server
+	r     *http.Request
+	views map[string]*indexer.View
+	view  *indexer.View
+	wd    *whereDecoder
 }
 
 func badSet(reason string) *Error {
 	return apiErr(nameMalformedObjectSet, map[string]any{"reason": reason})
 }
 
-func (d *setDecoder) useType(name string) (*objects.Type, error) {
-	if d.view != nil {
-		if t := d.view.Type(); t.APIName == name {
-			return t, nil
-		}
-		if _, err := d.s.typeName(d.r, name); err != nil {
-			return nil, err
-		}
-		return nil, apiErr(nameUnsupportedObjectSet, map[string]any{"reason": fmt.Sprintf("object sets of more than one object type (%s, %s) are not supported", d.view.Type().APIName, name)})
+// open returns the view of an object type the principal may see; internal
+// opens a link table, which is no object type and has no scope.
+func (d *setDecoder) open(name string, internal bool) (*indexer.View, error) {
+	if v, ok := d.views[name]; ok {
+		return v, nil
 	}
-	v, err := d.s.view(d.r, name)
+	var v *indexer.View
+	var err error
+	if internal {
+		v, err = d.s.engine.View(name)
+		if errors.Is(err, indexer.ErrNotBuilt) {
+			err = apiErr(nameObjectTypeNotSynced, map[string]any{"objectType": name})
+		}
+	} else {
+		v, err = d.s.view(d.r, name)
+	}
 	if err != nil {
 		return nil, err
 	}
-	d.view = v
-	d.wd.t = v.Type()
-	return v.Type(), nil
+	if d.views == nil {
+		d.views = map[string]*indexer.View{}
+	}
+	d.views[name] = v
+	return v, nil
 }
 
-// release gives back the view the decoder opened.
+// release gives back the views the decoder opened.
 func (d *setDecoder) release() {
-	if d.view != nil {
-		d.view.Release()
+	for _, v := range d.views {
+		v.Release()
 	}
 }
 
-// decode returns the cond of an object set; typed reports whether the set
-// names an object type (an empty static set does not).
-func (d *setDecoder) decode(raw json.RawMessage, depth int) (f *query.Filter, typed bool, err error) {
+// sameType checks that the typed kids of a set operation are of one type.
+func sameType(a, b string) (string, error) {
+	switch {
+	case a == "":
+		return b, nil
+	case b == "" || a == b:
+		return a, nil
+	}
+	return "", apiErr(nameUnsupportedObjectSet, map[string]any{"reason": fmt.Sprintf("object sets of more than one object type (%s, %s) are not supported", a, b)})
+}
+
+// decode returns the filter of an object set and its object type; an empty
+// static set has none ("").
+func (d *setDecoder) decode(raw json.RawMessage, depth int) (f *query.Filter, typ string, err error) {
 	if depth > d.wd.maxDepth {
-		return nil, false, apiErr(nameWhereClauseTooComplex, map[string]any{"maxDepth": d.wd.maxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.wd.maxDepth)})
+		return nil, "", apiErr(nameWhereClauseTooComplex, map[string]any{"maxDepth": d.wd.maxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.wd.maxDepth)})
 	}
 	if err := d.wd.count(1); err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	var head map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &head); err != nil || head == nil {
-		return nil, false, badSet("an object set must be a JSON object with a type")
+		return nil, "", badSet("an object set must be a JSON object with a type")
 	}
-	var typ string
-	if err := json.Unmarshal(head["type"], &typ); err != nil || typ == "" {
-		return nil, false, badSet("an object set needs a string type")
+	var kind string
+	if err := json.Unmarshal(head["type"], &kind); err != nil || kind == "" {
+		return nil, "", badSet("an object set needs a string type")
 	}
-	if reason, ok := unsupportedSets[typ]; ok {
-		return nil, false, apiErr(nameUnsupportedObjectSet, map[string]any{"objectSetType": typ, "reason": reason})
+	if reason, ok := unsupportedSets[kind]; ok {
+		return nil, "", apiErr(nameUnsupportedObjectSet, map[string]any{"objectSetType": kind, "reason": reason})
 	}
 	rs, err := setOf(head)
 	if err != nil {
-		return nil, false, badSet(typ + ": " + err.Error())
+		return nil, "", badSet(kind + ": " + err.Error())
 	}
-	switch typ {
+	switch kind {
 	case "base":
 		if rs.ObjectType == "" {
-			return nil, false, badSet("base needs objectType")
+			return nil, "", badSet("base needs objectType")
 		}
-		if _, err := d.useType(rs.ObjectType); err != nil {
-			return nil, false, err
+		if _, err := d.open(rs.ObjectType, false); err != nil {
+			return nil, "", err
 		}
-		return &query.Filter{Op: query.OpAll}, true, nil
+		return &query.Filter{Op: query.OpAll}, rs.ObjectType, nil
 	case "filter":
 		if isNull(rs.ObjectSet) || isNull(rs.Where) {
-			return nil, false, badSet("filter needs objectSet and where")
+			return nil, "", badSet("filter needs objectSet and where")
 		}
-		inner, typed, err := d.decode(rs.ObjectSet, depth+1)
-		if err != nil {
-			return nil, false, err
+		inner, typ, err := d.decode(rs.ObjectSet, depth+1)
+		if err != nil || typ == "" {
+			return inner, "", err // filtering an empty set
 		}
-		if !typed {
-			return inner, false, nil // filtering an empty set
-		}
+		d.wd.t = d.views[typ].Type()
 		w, err := d.wd.decode(rs.Where, depth+1)
 		if err != nil {
-			return nil, false, err
+			return nil, "", err
 		}
-		return query.And(inner, w), true, nil
+		return query.And(inner, w), typ, nil
 	case "union", "intersect", "subtract":
 		if len(rs.ObjectSets) == 0 {
-			return nil, false, badSet(typ + " needs objectSets")
+			return nil, "", badSet(kind + " needs objectSets")
 		}
 		var kids []*query.Filter
-		anyTyped := false
 		for _, k := range rs.ObjectSets {
-			kc, typed, err := d.decode(k, depth+1)
+			kc, kt, err := d.decode(k, depth+1)
 			if err != nil {
-				return nil, false, err
+				return nil, "", err
 			}
-			anyTyped = anyTyped || typed
+			if typ, err = sameType(typ, kt); err != nil {
+				return nil, "", err
+			}
 			kids = append(kids, kc)
 		}
-		switch typ {
+		switch kind {
 		case "union":
-			return query.Or(kids...), anyTyped, nil
+			return query.Or(kids...), typ, nil
 		case "intersect":
-			return query.And(kids...), anyTyped, nil
+			return query.And(kids...), typ, nil
 		}
 		if len(kids) == 1 {
-			return kids[0], anyTyped, nil
+			return kids[0], typ, nil
 		}
-		return query.And(kids[0], query.Not(query.Or(kids[1:]...))), anyTyped, nil
+		return query.And(kids[0], query.Not(query.Or(kids[1:]...))), typ, nil
 	case "static":
 		if err := d.wd.count(len(rs.Objects)); err != nil {
-			return nil, false, err
+			return nil, "", err
 		}
 		if len(rs.Objects) == 0 {
-			return &query.Filter{Op: query.OpNone}, false, nil
+			return &query.Filter{Op: query.OpNone}, "", nil
 		}
 		f := &query.Filter{Op: query.OpKeys}
 		for _, rid := range rs.Objects {
 			typeName, key, ok := parseObjectRID(rid)
 			if !ok {
-				return nil, false, badSet(fmt.Sprintf("%q is not an object rid of this server (%s<objectType>.<id>)", truncate(rid), objectRIDPrefix))
+				return nil, "", badSet(fmt.Sprintf("%q is not an object rid of this server (%s<objectType>.<id>)", truncate(rid), objectRIDPrefix))
 			}
-			if _, err := d.useType(typeName); err != nil {
-				return nil, false, err
+			if _, err := d.open(typeName, false); err != nil {
+				return nil, "", err
+			}
+			if typ, err = sameType(typ, typeName); err != nil {
+				return nil, "", err
 			}
 			f.Keys = append(f.Keys, key)
 		}
-		return f, true, nil
+		return f, typ, nil
+	case "searchAround":
+		if isNull(rs.ObjectSet) || rs.Link == "" {
+			return nil, "", badSet("searchAround needs objectSet and link")
+		}
+		inner, typ, err := d.decode(rs.ObjectSet, depth+1)
+		if err != nil || typ == "" {
+			return inner, "", err // around an empty set
+		}
+		return d.searchAround(inner, typ, rs.Link)
 	}
-	return nil, false, badSet(fmt.Sprintf("unknown object set type %q", typ))
+	return nil, "", badSet(fmt.Sprintf("unknown object set type %q", kind))
 }
 
 // setOf reads the keys of an object set from its decoded head (one pass
@@ -198,6 +232,10 @@ func setOf(head map[string]json.RawMessage) (rawSet, error) {
 			if !null {
 				err = json.Unmarshal(v, &rs.Objects)
 			}
+		case "link":
+			if !null {
+				err = json.Unmarshal(v, &rs.Link)
+			}
 		default:
 			return rs, fmt.Errorf("json: unknown field %q", k)
 		}
@@ -208,7 +246,7 @@ func setOf(head map[string]json.RawMessage) (rawSet, error) {
 	return rs, nil
 }
 
-var setFieldKind = map[string]string{"objectType": "a string", "objectSets": "an array of object sets", "objects": "an array of strings"}
+var setFieldKind = map[string]string{"objectType": "a string", "objectSets": "an array of object sets", "objects": "an array of strings", "link": "a string"}
 
 // parseObjectRID splits an object rid into its type and encoded key.
 func parseObjectRID(rid string) (typeName string, key []byte, ok bool) {
@@ -235,11 +273,12 @@ func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDeco
 		return nil, nil, badSet("objectSet is required")
 	}
 	d := &setDecoder{s: s, r: r, wd: &whereDecoder{maxDepth: s.cfg.MaxWhereDepth, maxClauses: s.cfg.MaxWhereClauses}}
-	c, _, err := d.decode(raw, 1)
+	c, typ, err := d.decode(raw, 1)
 	if err != nil {
 		d.release()
 		return nil, nil, err
 	}
+	d.view = d.views[typ] // nil for an empty set without a type
 	return d, c, nil
 }
 

@@ -153,7 +153,7 @@ func TestObjectSets_errors(t *testing.T) {
 		{"union of none", map[string]any{"objectSet": setOf("union")}, 400, "MalformedObjectSet"},
 		{"bad rid", map[string]any{"objectSet": map[string]any{"type": "static", "objects": []string{"ri.other.main.object.1"}}}, 400, "MalformedObjectSet"},
 		{"bad rid id", map[string]any{"objectSet": map[string]any{"type": "static", "objects": []string{"ri.ontoindex.main.object.Employee.!!"}}}, 400, "MalformedObjectSet"},
-		{"search around", map[string]any{"objectSet": map[string]any{"type": "searchAround", "objectSet": base("Employee"), "link": "manager"}}, 400, "UnsupportedObjectSet"},
+		{"search around an unknown link", map[string]any{"objectSet": map[string]any{"type": "searchAround", "objectSet": base("Employee"), "link": "manager"}}, 404, "LinkTypeNotFound"},
 		{"reference", map[string]any{"objectSet": map[string]any{"type": "reference", "reference": "ri.x"}}, 400, "UnsupportedObjectSet"},
 		{"vector", map[string]any{"objectSet": map[string]any{"type": "nearestNeighbors", "objectSet": base("Employee")}}, 400, "UnsupportedObjectSet"},
 		{"two types", map[string]any{"objectSet": setOf("union", base("Employee"), base("Assignment"))}, 400, "UnsupportedObjectSet"},

@@ -210,6 +210,13 @@ func (v *View) Aggregate(ctx context.Context, q *query.Aggregate) (*query.Aggreg
 	})
 }
 
+// Distinct returns the distinct non-null values of a scalar property among
+// the objects a filter matches, in value order (see index.Snapshot.Distinct):
+// what a link follows to another type.
+func (v *View) Distinct(ctx context.Context, f *query.Filter, limits query.Limits, property string) ([]any, error) {
+	return v.snap.Distinct(ctx, f, limits, property)
+}
+
 // CheckIndex rebuilds the index of the view's version from its store and
 // compares it with the index the view serves: every structure must be
 // equal. It reads every object (tests use it).

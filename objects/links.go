@@ -212,3 +212,76 @@ func ValidateLinks(specs []TypeSpec) []error {
 	}
 	return errs
 }
+
+// CheckLink checks a link side against the resolved types it joins (table
+// is the link table of a many-to-many link): the properties it reads exist
+// and are scalars, the types it reaches by primary key have single-property
+// keys, and the keys it matches are of one kind (integer and long match
+// each other). Errors name the link and where the config declares it.
+func CheckLink(l *LinkSide, src, tgt, table *Type) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("link %s of %s (%s): %s", l.APIName, l.Source, l.Field, fmt.Sprintf(format, args...))
+	}
+	if _, ok := src.Property(l.APIName); ok {
+		return fail("its name collides with property %s of %s", l.APIName, l.Source)
+	}
+	key := func(t *Type) (Property, error) {
+		if len(t.PrimaryKey) != 1 {
+			return Property{}, fail("%s has a composite primary key (%s): links need a single-property key", t.APIName, strings.Join(t.PrimaryKey, ", "))
+		}
+		p, _ := t.Property(t.PrimaryKey[0])
+		return p, nil
+	}
+	prop := func(t *Type, name, what string) (Property, error) {
+		p, ok := t.Property(name)
+		switch {
+		case !ok:
+			return p, fail("%s %s is not a property of %s", what, name, t.APIName)
+		case p.Type.Kind == KindList:
+			return p, fail("%s %s of %s is an array: a key must be a scalar", what, name, t.APIName)
+		}
+		return p, nil
+	}
+	match := func(a, b Property, at, bt string) error {
+		ka, kb := a.Type.Kind, b.Type.Kind
+		integer := func(k Kind) bool { return k == KindInteger || k == KindLong }
+		if ka != kb && !(integer(ka) && integer(kb)) {
+			return fail("%s.%s is %s, but %s.%s is %s", at, a.APIName, a.Type, bt, b.APIName, b.Type)
+		}
+		return nil
+	}
+	sk, err := key(src)
+	if err != nil && (l.Many || l.Table != "") {
+		return err
+	}
+	tk, err := key(tgt)
+	if err != nil && (!l.Many || l.Table != "") {
+		return err
+	}
+	switch {
+	case l.Table != "":
+		a, err := prop(table, l.SourceProperty, "join column")
+		if err != nil {
+			return err
+		}
+		b, err := prop(table, l.TargetProperty, "join column")
+		if err != nil {
+			return err
+		}
+		if err := match(sk, a, src.APIName, table.Table); err != nil {
+			return err
+		}
+		return match(tk, b, tgt.APIName, table.Table)
+	case l.Many:
+		fk, err := prop(tgt, l.TargetProperty, "foreignKey")
+		if err != nil {
+			return err
+		}
+		return match(fk, sk, tgt.APIName, src.APIName)
+	}
+	fk, err := prop(src, l.SourceProperty, "foreignKey")
+	if err != nil {
+		return err
+	}
+	return match(fk, tk, src.APIName, tgt.APIName)
+}

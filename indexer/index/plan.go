@@ -2,6 +2,8 @@ package index
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -69,6 +71,9 @@ func (c *compiler) compile(f *query.Filter) (node, error) {
 	case query.OpIn:
 		if len(f.Values) == 0 {
 			return allNode{s}, nil
+		}
+		if len(f.Values) > 1 && pi.dict == nil && pi.order != nil && !pi.list {
+			return c.inOrder(pi, f.Values)
 		}
 		var kids []node
 		for _, v := range f.Values {
@@ -215,6 +220,39 @@ func (c *compiler) eq(pi *propIndex, v any) (node, error) {
 		return &runsNode{pi: pi, runs: []run{{pi.order.lowerBound(t, vk, false), pi.order.lowerBound(t, vk, true)}}, in: in}, nil
 	}
 	return c.pred(pi, in, 0), nil
+}
+
+// inOrder matches the documents whose value is one of vals with one node
+// over the runs of the property's order that hold them, instead of an OR
+// of one node per value: a link followed from thousands of objects asks
+// for thousands of keys.
+func (c *compiler) inOrder(pi *propIndex, vals []any) (node, error) {
+	if err := c.values(pi); err != nil {
+		return nil, err
+	}
+	vks := make([]vkey, 0, len(vals))
+	for _, v := range vals {
+		vk, err := c.key(pi, v)
+		if err != nil {
+			return nil, err
+		}
+		vks = append(vks, vk)
+	}
+	slices.SortFunc(vks, compareVK)
+	vks = slices.CompactFunc(vks, func(a, b vkey) bool { return compareVK(a, b) == 0 })
+	t := c.s.ties(pi)
+	runs := make([]run, 0, len(vks))
+	for _, vk := range vks {
+		if r := (run{pi.order.lowerBound(t, vk, false), pi.order.lowerBound(t, vk, true)}); r.hi > r.lo {
+			runs = append(runs, r)
+		}
+	}
+	in := func(x vkey) bool {
+		_, found := slices.BinarySearchFunc(vks, x, compareVK)
+		return found
+	}
+	// cost: a binary search of vks per test
+	return &runsNode{pi: pi, runs: runs, in: in, cost: 2 * math.Log2(float64(len(vks))+1)}, nil
 }
 
 func (c *compiler) pred(pi *propIndex, in func(vkey) bool, cost float64) node {

@@ -1,0 +1,71 @@
+package api
+
+import (
+	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// searchAround follows a link from the objects f matches in type typ: it
+// reads the keys the set holds (its foreign keys, or its primary keys) and
+// returns the filter on the link's target type that matches the objects
+// holding them, through the join rows of a many-to-many link. Each type is
+// read at the version its view serves: links are resolved at query time,
+// so an edit of either table moves links after that table's build.
+func (d *setDecoder) searchAround(f *query.Filter, typ, link string) (*query.Filter, string, error) {
+	l, ok := d.s.linkSide(d.r, typ, link)
+	if !ok {
+		return nil, "", apiErr(nameLinkTypeNotFound, map[string]any{"objectType": typ, "linkType": link})
+	}
+	tv, err := d.open(l.Target, false)
+	if err != nil {
+		return nil, "", err
+	}
+	sv := d.views[typ]
+	var tableType *objects.Type
+	if l.Table != "" {
+		jv, err := d.open(l.Table, true)
+		if err != nil {
+			return nil, "", err
+		}
+		tableType = jv.Type()
+	}
+	if err := objects.CheckLink(&l, sv.Type(), tv.Type(), tableType); err != nil {
+		return nil, "", apiErr(nameLinkTypeNotResolvable, map[string]any{"objectType": typ, "linkType": link, "reason": err.Error()})
+	}
+	ctx, limits := d.r.Context(), d.s.limits()
+	srcKey := sv.Type().PrimaryKey[0]
+	tgtKey := tv.Type().PrimaryKey[0]
+	var (
+		vals []any
+		prop string // of the target, that holds one of vals
+	)
+	switch {
+	case l.Table != "": // many to many: source keys -> join rows -> target keys
+		keys, err := sv.Distinct(ctx, f, limits, srcKey)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(keys) > 0 {
+			rows := &query.Filter{Op: query.OpIn, Property: l.SourceProperty, Values: keys}
+			if vals, err = d.views[l.Table].Distinct(ctx, rows, limits, l.TargetProperty); err != nil {
+				return nil, "", err
+			}
+		}
+		prop = tgtKey
+	case l.Many: // the target holds the source's primary key
+		if vals, err = sv.Distinct(ctx, f, limits, srcKey); err != nil {
+			return nil, "", err
+		}
+		prop = l.TargetProperty
+	default: // the source holds the target's primary key
+		if vals, err = sv.Distinct(ctx, f, limits, l.SourceProperty); err != nil {
+			return nil, "", err
+		}
+		prop = tgtKey
+	}
+	if len(vals) == 0 {
+		// An empty OpIn would match everything.
+		return &query.Filter{Op: query.OpNone}, l.Target, nil
+	}
+	return &query.Filter{Op: query.OpIn, Property: prop, Values: vals}, l.Target, nil
+}
