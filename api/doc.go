@@ -18,6 +18,10 @@
 //	POST /{ontology}/objects/{objectType}/aggregate    AggregateObjectsResponseV2
 //	POST /{ontology}/objectSets/loadObjects            LoadObjectSetResponseV2
 //	POST /{ontology}/objectSets/aggregate              AggregateObjectsResponseV2
+//	GET  /{ontology}/objectTypes/{objectType}/outgoingLinkTypes[/{linkType}]
+//	                                                   ListOutgoingLinkTypesResponseV2, LinkTypeSideV2
+//	GET  /{ontology}/objects/{objectType}/{primaryKey}/links/{linkType}[/{linkedPrimaryKey}]
+//	                                                   ListLinkedObjectsResponseV2, OntologyObjectV2
 //
 // Objects carry their non-null properties and __apiName, __primaryKey,
 // __title and __rid (unless excludeRid). Integers and longs are JSON
@@ -52,6 +56,13 @@
 // costs the same at any depth, and while no build runs, paging neither
 // skips nor repeats objects. Listings without an order are in primary-key
 // order.
+//
+// Object sets (objectset.go) decode to the same engine filters, one object
+// type each. A searchAround follows a link of the config
+// (objectset_links.go): it reads the keys its inner set holds from the
+// engine (View.Distinct) and becomes an in filter on the target type, via
+// the link table's rows for a many-to-many link, so links are resolved at
+// query time and each table's build alone moves them.
 //
 // Aggregations (count, min, max, avg, sum, exactDistinct,
 // approximateDistinct; groupBy exact, fixedWidth, ranges) are computed

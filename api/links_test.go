@@ -6,11 +6,13 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 )
 
 func baseSet(typ string) map[string]any { return map[string]any{"type": "base", "objectType": typ} }
@@ -284,5 +286,31 @@ func TestLinks_edits(t *testing.T) {
 	orders9 := e.loadAll(t, aroundSet(filterSet(baseSet("Tag"), map[string]any{"type": "eq", "field": "code", "value": "t9"}), "orders"))
 	if !slices.Contains(orders9, "2") {
 		t.Fatalf("orders of t9 miss order 2: %v", orders9)
+	}
+}
+
+// TestLinks_joinTableColumns: a join table without the configured key
+// column fails the build of its link table with an error naming the link
+// table and the column; the object types build.
+func TestLinks_joinTableColumns(t *testing.T) {
+	ctx := context.Background()
+	w := icebergtest.MustWarehouse(t)
+	for ident, sc := range map[string]*iceberg.Schema{"shop.customers": customerSchema, "shop.orders": orderSchema, "shop.tags": tagSchema, "shop.order_tags": orderTagSchema} {
+		if _, err := w.CreateTable(ctx, ident, sc, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	specs := linkSpecs()
+	specs[1].Links[1].Through.SourceKey = "ord_id"
+	ix := indexertest.Open(t, indexertest.Config(t, w, specs...))
+	for _, res := range ix.BuildAll(ctx, indexer.BuildOptions{}) {
+		switch {
+		case res.ObjectType == "Order.tags":
+			if res.Error == nil || !strings.Contains(res.Error.Message, "Order.tags") || !strings.Contains(res.Error.Message, `"ord_id"`) {
+				t.Fatalf("build of the link table: %+v", res.Error)
+			}
+		case res.Error != nil:
+			t.Fatalf("build %s: %s", res.ObjectType, res.Error.Message)
+		}
 	}
 }
