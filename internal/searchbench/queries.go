@@ -21,10 +21,14 @@ type params struct {
 }
 
 // result is what two systems must agree on: ids in order, or counts by
-// group ("" when there are no groups).
+// group ("" when there are no groups); and, for a row whose total is
+// checked (query.pgTotal), ontoindex's totalCount against PostgreSQL's
+// COUNT(*).
 type result struct {
-	ids    []int64
-	counts map[string]int64
+	ids     []int64
+	counts  map[string]int64
+	total   int64
+	counted bool // total is set
 }
 
 // A query is one row of the report: how each system is asked the same
@@ -41,6 +45,10 @@ type query struct {
 	sameAs string
 	onto   func(ctx context.Context, c *ontoClient, p params) (result, error)
 	pg     func(ctx context.Context, db *pgSide, p params) (result, error)
+	// pgTotal, when set, counts what pg pages through; verification
+	// compares it with ontoindex's totalCount. The measured PostgreSQL
+	// query does not count, as in the other rows.
+	pgTotal func(ctx context.Context, db *pgSide, p params) (int64, error)
 }
 
 // Parameter generators. Values are whole numbers so that the JSON and the
