@@ -16,12 +16,12 @@ import (
 // the same rows (internal/searchbench).
 func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "bench search", "[--rows N] [--clients C] [--duration D] [--files N] [--dir D] [--json] [--seed N]\n\n"+
-		"Writes a customers table with iceberg-go and the same rows into a throwaway PostgreSQL (when\n"+
-		"installed), serves the table with a real `indexer serve`, checks that both systems answer\n"+
-		"alike, and measures each query from C concurrent clients on one system right after the\n"+
-		"other: q/s, p50, p99, their ratio, time to searchable and memory, with the targets of the\n"+
-		"search engine issue. Progress goes to stderr, the report to stdout. Exit 1 when the systems\n"+
-		"disagree.")
+		"Writes a customers table and an orders table linked to it with iceberg-go and the same rows\n"+
+		"into a throwaway PostgreSQL (when installed), serves the tables with a real `indexer serve`,\n"+
+		"checks that both systems answer alike, and measures each query from C concurrent clients on\n"+
+		"one system right after the other: q/s, p50, p99, their ratio, time to searchable and memory,\n"+
+		"with the targets of the search engine and links issues. Progress goes to stderr, the report\n"+
+		"to stdout. Exit 1 when the systems disagree.")
 	o := searchbench.Options{}
 	fs.IntVar(&o.Rows, "rows", 1_000_000, "customer rows")
 	fs.IntVar(&o.Clients, "clients", 50, "concurrent clients, on each system")

@@ -45,11 +45,11 @@ func TestBenchSearch_postgres(t *testing.T) {
 	if rep.Postgres == nil || rep.PostgresAbsent != "" {
 		t.Fatalf("no PostgreSQL figures: %q", rep.PostgresAbsent)
 	}
-	if rep.Rows != 5000 || rep.Ontoindex.Objects != 5000 || rep.Ontoindex.SearchableSeconds <= 0 || rep.Postgres.SearchableSeconds <= 0 ||
+	if rep.Rows != 5000 || rep.Ontoindex.Objects != 5000 || rep.Ontoindex.Orders != 5000 || rep.Ontoindex.SearchableSeconds <= 0 || rep.Postgres.SearchableSeconds <= 0 ||
 		rep.Ontoindex.PeakRSSMiB <= 0 || rep.Postgres.ServingPSSMiB <= 0 || rep.DeepPage < 2 {
 		t.Fatalf("figures: %+v %+v %+v", rep, rep.Ontoindex, *rep.Postgres)
 	}
-	wantIDs := []string{"get", "sorted", "text", "count", "group", "prefix", "deep1", "deepN", "deepOffset", "union"}
+	wantIDs := []string{"get", "sorted", "text", "count", "group", "prefix", "deep1", "deepN", "deepOffset", "union", "around"}
 	if len(rep.Queries) != len(wantIDs) {
 		t.Fatalf("%d queries, want %d", len(rep.Queries), len(wantIDs))
 	}
@@ -70,7 +70,7 @@ func TestBenchSearch_postgres(t *testing.T) {
 		}
 	}
 	// Every query with a target, time to searchable, deep paging, p99.
-	if len(rep.Targets) != 9+3 {
+	if len(rep.Targets) != 10+3 {
 		t.Errorf("%d targets: %+v", len(rep.Targets), rep.Targets)
 	}
 }
@@ -82,7 +82,7 @@ func TestBenchSearch_withoutPostgres(t *testing.T) {
 	}
 	for _, want := range []string{
 		"PostgreSQL: not measured: PostgreSQL server binaries (initdb, postgres) not found in",
-		"get by primary key", "loadObjects: union", "deep paging: page ",
+		"get by primary key", "loadObjects: union", "searchAround: 50 customers (filter) -> their orders", "deep paging: page ",
 		"deep paging: ontoindex p50 at page", "sorted search: ontoindex p99 ms",
 		"time to searchable: ontoindex", "peak RSS", "totalCount",
 	} {

@@ -1,6 +1,7 @@
 // Package benchdata writes the Iceberg tables of the benchmarks: items
 // (a long key, two strings, a double, a timestamp and a boolean) for the
-// build benchmark, and customers (customers.go) for the search benchmark.
+// build benchmark, and customers (customers.go) and their orders (orders.go)
+// for the search benchmark.
 package benchdata
 
 import (

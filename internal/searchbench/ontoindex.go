@@ -25,7 +25,9 @@ const (
 )
 
 // serverConfig is the config the ontoindex server runs with: the customers
-// table of a hadoop warehouse next to it, and the index in ./data.
+// and orders tables of a hadoop warehouse next to it, and the index in
+// ./data. Order.customer is the foreign-key link of the links row; its
+// reverse side, Customer.orders, is what the searchAround follows.
 const serverConfig = `# written by indexer bench search
 ontology: {apiName: ` + ontology + `}
 dataDir: ./data
@@ -47,6 +49,20 @@ objectTypes:
       balance: {column: balance, search: numeric}
       visits: {column: visits, search: numeric}
       active: {column: active, search: boolean}
+  - apiName: ` + orderType + `
+    table: warehouse.` + benchdata.OrdersIdent + `
+    primaryKey: [id]
+    properties:
+      id: {column: id, search: numeric}
+      customerId: {column: customer_id, search: numeric}
+      amount: {column: amount, search: numeric}
+      status: {column: status, search: keyword}
+      placedAt: {column: placed_at, search: date}
+    links:
+      - apiName: customer
+        target: ` + objectType + `
+        foreignKey: customerId
+        reverseApiName: ` + aroundLink + `
 `
 
 // writeServerConfig writes the config into dir and returns its path.
@@ -145,25 +161,25 @@ func (s *ontoServer) waitReady(ctx context.Context, listening <-chan string) err
 	}
 }
 
-// objects returns the number of objects the server reports for the type.
-func (s *ontoServer) objects(ctx context.Context) (int64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/api/indexer/v1/status/"+objectType, nil)
+// objects returns the number of objects the server reports for a type.
+func (s *ontoServer) objects(ctx context.Context, typ string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/api/indexer/v1/status/"+typ, nil)
 	if err != nil {
 		return 0, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("status: %w", err)
+		return 0, fmt.Errorf("status of %s: %w", typ, err)
 	}
 	defer resp.Body.Close()
 	var st struct {
 		Objects int64 `json:"objects"`
 	}
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("status: HTTP %d", resp.StatusCode)
+		return 0, fmt.Errorf("status of %s: HTTP %d", typ, resp.StatusCode)
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return 0, fmt.Errorf("status: %w", err)
+		return 0, fmt.Errorf("status of %s: %w", typ, err)
 	}
 	return st.Objects, nil
 }

@@ -2,7 +2,9 @@ package searchbench
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/ontoindex/ontoindex/internal/benchdata"
@@ -21,10 +23,14 @@ type params struct {
 }
 
 // result is what two systems must agree on: ids in order, or counts by
-// group ("" when there are no groups).
+// group ("" when there are no groups); and, for a row whose total is
+// checked (query.pgTotal), ontoindex's totalCount against PostgreSQL's
+// COUNT(*).
 type result struct {
-	ids    []int64
-	counts map[string]int64
+	ids     []int64
+	counts  map[string]int64
+	total   int64
+	counted bool // total is set
 }
 
 // A query is one row of the report: how each system is asked the same
@@ -41,6 +47,10 @@ type query struct {
 	sameAs string
 	onto   func(ctx context.Context, c *ontoClient, p params) (result, error)
 	pg     func(ctx context.Context, db *pgSide, p params) (result, error)
+	// pgTotal, when set, counts what pg pages through; verification
+	// compares it with ontoindex's totalCount. The measured PostgreSQL
+	// query does not count, as in the other rows.
+	pgTotal func(ctx context.Context, db *pgSide, p params) (int64, error)
 }
 
 // Parameter generators. Values are whole numbers so that the JSON and the
@@ -204,6 +214,14 @@ func queries(rows int, deep *deepPage) []query {
 					WHERE city = $1 OR visits > $2 ORDER BY id LIMIT 100`, p.city, p.visits))
 			},
 		},
+		{
+			id: "around", name: fmt.Sprintf("searchAround: %s customers (filter) -> their orders; sort id, page 100", thousands(rows/100)),
+			target: 1, gen: genAround,
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				return pageTotalResult(c.loadObjects(ctx, aroundRequest(p)))
+			},
+			pg: pgAround, pgTotal: pgAroundTotal,
+		},
 	}
 }
 
@@ -217,4 +235,27 @@ func pageResult(p pageResponse, err error) (result, error) {
 	}
 	ids, err := ids(p)
 	return result{ids: ids}, err
+}
+
+// pageTotalResult is pageResult with the page's totalCount, which must be
+// there.
+func pageTotalResult(p pageResponse, err error) (result, error) {
+	r, err := pageResult(p, err)
+	if err != nil {
+		return result{}, err
+	}
+	if r.total, err = strconv.ParseInt(p.TotalCount, 10, 64); err != nil {
+		return result{}, fmt.Errorf("totalCount %q: %w", p.TotalCount, err)
+	}
+	r.counted = true
+	return r, nil
+}
+
+// thousands formats n with commas: 10,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 // Package searchbench measures search with ontoindex against PostgreSQL on
 // the same rows, as `indexer bench search` runs it: it writes a customers
-// table with iceberg-go and the same rows into a throwaway PostgreSQL,
+// table and an orders table linked to it (links.go) with iceberg-go and the
+// same rows into a throwaway PostgreSQL,
 // starts a real `indexer serve` process on it, checks that both systems
 // answer every query alike, and then drives each query from concurrent
 // clients against one system right after the other.
@@ -82,11 +83,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep.Ontoindex.Binary = o.ServeBin
 	rep.Ontoindex.Version = serverVersion(ctx, o.ServeBin, o.ServeEnv)
 
-	// ontoindex: the Iceberg table, then the server from process start
+	// ontoindex: the Iceberg tables, then the server from process start
 	// until every object type is served.
-	say("writing %d customers into an Iceberg table (%d files)", o.Rows, o.Files)
+	say("writing %d customers and %d orders into Iceberg tables (%d files each)", o.Rows, o.Rows, o.Files)
 	start := time.Now()
 	if _, err := benchdata.WriteCustomers(ctx, work, o.Seed, o.Rows, o.Files); err != nil {
+		return nil, err
+	}
+	if _, err := benchdata.WriteOrders(ctx, work, o.Seed, o.Rows, o.Rows, o.Files); err != nil {
 		return nil, err
 	}
 	rep.Ontoindex.WriteTableSeconds = time.Since(start).Seconds()
@@ -102,17 +106,21 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer srv.stop()
 	rep.Ontoindex.SearchableSeconds = time.Since(start).Seconds()
-	if rep.Ontoindex.Objects, err = srv.objects(ctx); err != nil {
+	if rep.Ontoindex.Objects, err = srv.objects(ctx, objectType); err != nil {
 		return nil, err
 	}
-	if rep.Ontoindex.Objects != int64(o.Rows) {
-		return nil, fmt.Errorf("ontoindex serves %d objects, want %d", rep.Ontoindex.Objects, o.Rows)
+	if rep.Ontoindex.Orders, err = srv.objects(ctx, orderType); err != nil {
+		return nil, err
+	}
+	if rep.Ontoindex.Objects != int64(o.Rows) || rep.Ontoindex.Orders != int64(o.Rows) {
+		return nil, fmt.Errorf("ontoindex serves %d customers and %d orders, want %d of each", rep.Ontoindex.Objects, rep.Ontoindex.Orders, o.Rows)
 	}
 	say("ontoindex searchable after %.1f s", rep.Ontoindex.SearchableSeconds)
 	onto := newOntoClient(srv.base, o.Clients)
 	defer onto.close()
 
-	// PostgreSQL: the same rows, timed from CREATE TABLE to ANALYZE.
+	// PostgreSQL: the same rows of both tables, timed from the first
+	// CREATE TABLE to the last ANALYZE.
 	pg, err := startPostgres(ctx, o.PostgresBinDir, o.Clients, o.Logger)
 	switch {
 	case errors.Is(err, pgserver.ErrNotFound):

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // verifyRounds is how many parameter sets each query is checked with.
@@ -32,6 +34,12 @@ func verify(ctx context.Context, qs []query, onto *ontoClient, pg *pgSide, seed 
 			}
 			if b, err = q.pg(ctx, pg, p); err != nil {
 				return fmt.Errorf("%s on postgres (%+v): %w", q.name, p, err)
+			}
+			if q.pgTotal != nil {
+				if b.total, err = q.pgTotal(ctx, pg, p); err != nil {
+					return fmt.Errorf("%s on postgres, count (%+v): %w", q.name, p, err)
+				}
+				b.counted = true
 			}
 			if q.sameAs != "" {
 				// A PostgreSQL-only row must agree with another way of
@@ -61,23 +69,36 @@ func queryByID(qs []query, id string) query {
 }
 
 // diff describes how a (ontoindex) and b (PostgreSQL) differ; "" when
-// they agree.
+// they agree. A total counted on one side only differs too: a row that
+// checks totals must have them on both.
 func diff(a, b result) string {
-	if a.counts != nil || b.counts != nil {
-		if !maps.Equal(a.counts, b.counts) {
-			return fmt.Sprintf("counts differ: ontoindex %v, PostgreSQL %v", a.counts, b.counts)
+	var out []string
+	if a.counted || b.counted {
+		if a.counted != b.counted || a.total != b.total {
+			out = append(out, fmt.Sprintf("totalCount differs: ontoindex %s, PostgreSQL COUNT(*) %s", total(a), total(b)))
 		}
-		return ""
 	}
-	if slices.Equal(a.ids, b.ids) {
-		return ""
+	switch {
+	case a.counts != nil || b.counts != nil:
+		if !maps.Equal(a.counts, b.counts) {
+			out = append(out, fmt.Sprintf("counts differ: ontoindex %v, PostgreSQL %v", a.counts, b.counts))
+		}
+	case !slices.Equal(a.ids, b.ids):
+		i := 0
+		for i < len(a.ids) && i < len(b.ids) && a.ids[i] == b.ids[i] {
+			i++
+		}
+		out = append(out, fmt.Sprintf("ids differ from position %d: ontoindex %d ids %v, PostgreSQL %d ids %v",
+			i, len(a.ids), head(a.ids[i:]), len(b.ids), head(b.ids[i:])))
 	}
-	i := 0
-	for i < len(a.ids) && i < len(b.ids) && a.ids[i] == b.ids[i] {
-		i++
+	return strings.Join(out, "; ")
+}
+
+func total(r result) string {
+	if !r.counted {
+		return "none"
 	}
-	return fmt.Sprintf("ids differ from position %d: ontoindex %d ids %v, PostgreSQL %d ids %v",
-		i, len(a.ids), head(a.ids[i:]), len(b.ids), head(b.ids[i:]))
+	return strconv.FormatInt(r.total, 10)
 }
 
 func head(ids []int64) []int64 { return ids[:min(len(ids), 5)] }
