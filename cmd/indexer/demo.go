@@ -162,6 +162,7 @@ func demoCurls(base, ontology string) []string {
 	return []string{
 		fmt.Sprintf("curl -s -H 'Content-Type: application/json' -d '%s' %s/objects/Customer/search", search, api),
 		fmt.Sprintf("curl -s %s/objects/Customer/1", api),
+		fmt.Sprintf("curl -s %s/objects/Customer/1/links/orderLines", api),
 		fmt.Sprintf("curl -s %s/api/indexer/v1/status", base),
 	}
 }

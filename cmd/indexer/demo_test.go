@@ -198,7 +198,7 @@ func TestMain_demoServe(t *testing.T) {
 			}
 			res = append(res, v)
 		}
-		if len(res) != 3 {
+		if len(res) != 4 {
 			t.Fatalf("%d curl commands in:\n%s", len(res), out)
 		}
 		return res
@@ -214,13 +214,22 @@ func TestMain_demoServe(t *testing.T) {
 		waitFor(t, stdout, `(?m)^\d\d:\d\d:\d\d indexed  Customer: full build to snapshot \d+ \(generation 1\): 2000 upserts`)
 		out := waitFor(t, stdout, `(?s)Try:\n.*go run ./cmd/indexer status --url `+regexp.QuoteMeta(base)+`\n`)[0]
 		res := curls(t, out)
-		search, get, status := res[0], res[1], res[2]
+		search, get, links, status := res[0], res[1], res[2], res[3]
 		data, _ := search["data"].([]any)
 		if len(data) == 0 || data[0].(map[string]any)["city"] != "Lisbon" || data[0].(map[string]any)["__apiName"] != "Customer" {
 			t.Errorf("search: %v", search)
 		}
 		if get["__primaryKey"] != float64(1) || get["__apiName"] != "Customer" {
 			t.Errorf("get: %v", get)
+		}
+		lines, ok := links["data"].([]any)
+		if !ok {
+			t.Errorf("links: %v", links)
+		}
+		for _, l := range lines {
+			if o := l.(map[string]any); o["__apiName"] != "OrderLine" || o["customerId"] != float64(1) {
+				t.Errorf("an order line of customer 1: %v", o)
+			}
 		}
 		if sts, _ := status["objectTypes"].([]any); len(sts) != 3 || status["ready"] != true {
 			t.Errorf("status: %v", status)

@@ -352,6 +352,11 @@ objectTypes:
       unitPrice: {column: unit_price, search: numeric}
       status: {column: status, search: keyword}
       orderedAt: {column: ordered_at, search: date}
+    links:
+      - apiName: customer           # OrderLine -> Customer (ONE)
+        target: Customer
+        foreignKey: customerId
+        reverseApiName: orderLines  # Customer -> OrderLine (MANY)
   - apiName: Aircraft
     pluralDisplayName: Aircraft
     table: demo.fleet.aircraft
