@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -30,12 +31,18 @@ var handlerEnv = sync.OnceValues(func() (http.Handler, error) {
 	if _, err := benchdata.WriteCustomers(ctx, dir, 1, *handlerRows, 8); err != nil {
 		return nil, err
 	}
+	if _, err := benchdata.WriteOrders(ctx, dir, 1, *handlerRows, *handlerRows, 8); err != nil {
+		return nil, err
+	}
 	cfg := config.Default()
 	cfg.DataDir = filepath.Join(dir, "data")
 	cfg.Catalogs = map[string]config.Catalog{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
 	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Customer", Table: "warehouse." + benchdata.CustomersIdent, TitleProperty: "name",
 		Properties: map[string]objects.PropertySpec{"id": {Column: "id"}, "name": {Column: "name", Search: objects.SearchText},
-			"city": {Column: "city", Search: objects.SearchKeyword}, "balance": {Column: "balance"}, "visits": {Column: "visits"}, "active": {Column: "active"}}}}
+			"city": {Column: "city", Search: objects.SearchKeyword}, "balance": {Column: "balance"}, "visits": {Column: "visits"}, "active": {Column: "active"}}},
+		{APIName: "Order", Table: "warehouse." + benchdata.OrdersIdent, Properties: map[string]objects.PropertySpec{
+			"id": {Column: "id"}, "customerId": {Column: "customer_id"}, "amount": {Column: "amount"}, "status": {Column: "status", Search: objects.SearchKeyword}},
+			Links: []objects.LinkSpec{{APIName: "customer", Target: "Customer", ForeignKey: "customerId", ReverseAPIName: "orders"}}}}
 	cfg.Ontology.APIName = "bench"
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -44,8 +51,10 @@ var handlerEnv = sync.OnceValues(func() (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := ix.Build(ctx, "Customer", indexer.BuildOptions{}); err != nil {
-		return nil, err
+	for _, res := range ix.BuildAll(ctx, indexer.BuildOptions{}) {
+		if res.Error != nil {
+			return nil, errors.New(res.Error.Message)
+		}
 	}
 	s, err := api.New(ix, api.Options{})
 	if err != nil {
@@ -69,6 +78,8 @@ func BenchmarkHandler(b *testing.B) {
 			`{"where":{"type":"and","value":[{"type":"eq","field":"city","value":"Oslo"},{"type":"gte","field":"balance","value":400000},{"type":"lt","field":"balance","value":450000},{"type":"eq","field":"active","value":false}]},"orderBy":{"fields":[{"field":"balance","direction":"desc"}]},"pageSize":100,"excludeRid":true}`},
 		{"union", http.MethodPost, "/api/v2/ontologies/bench/objectSets/loadObjects",
 			`{"objectSet":{"type":"union","objectSets":[{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"eq","field":"city","value":"Oslo"}},{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"gt","field":"visits","value":950}}]},"orderBy":{"fields":[{"field":"id","direction":"asc"}]},"pageSize":100}`},
+		{"around", http.MethodPost, "/api/v2/ontologies/bench/objectSets/loadObjects",
+			`{"objectSet":{"type":"searchAround","objectSet":{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"and","value":[{"type":"eq","field":"city","value":"Oslo"},{"type":"gte","field":"balance","value":400000},{"type":"lt","field":"balance","value":480000}]}},"link":"orders"},"orderBy":{"fields":[{"field":"id","direction":"asc"}]},"pageSize":100}`},
 		{"count", http.MethodPost, "/api/v2/ontologies/bench/objects/Customer/aggregate",
 			`{"aggregation":[{"type":"count"}],"where":{"type":"and","value":[{"type":"gte","field":"balance","value":100000},{"type":"lt","field":"balance","value":200000}]},"groupBy":[]}`},
 	} {

@@ -238,15 +238,11 @@ func (c *compiler) inOrder(pi *propIndex, vals []any) (node, error) {
 		}
 		vks = append(vks, vk)
 	}
-	slices.SortFunc(vks, compareVK)
-	vks = slices.CompactFunc(vks, func(a, b vkey) bool { return compareVK(a, b) == 0 })
-	t := c.s.ties(pi)
-	runs := make([]run, 0, len(vks))
-	for _, vk := range vks {
-		if r := (run{pi.order.lowerBound(t, vk, false), pi.order.lowerBound(t, vk, true)}); r.hi > r.lo {
-			runs = append(runs, r)
-		}
+	if !slices.IsSortedFunc(vks, compareVK) { // a link's keys come sorted
+		slices.SortFunc(vks, compareVK)
 	}
+	vks = slices.CompactFunc(vks, func(a, b vkey) bool { return compareVK(a, b) == 0 })
+	runs := pi.order.runsOf(c.s.ties(pi), vks)
 	in := func(x vkey) bool {
 		_, found := slices.BinarySearchFunc(vks, x, compareVK)
 		return found
