@@ -20,10 +20,12 @@
 //	POST /{ontology}/objectSets/aggregate              AggregateObjectsResponseV2
 //
 // Objects carry their non-null properties and __apiName, __primaryKey,
-// __title and __rid (unless excludeRid). Integers and longs are JSON
-// numbers (longs beyond 2^53 keep their exact digits), decimals strings,
-// dates YYYY-MM-DD, timestamps RFC 3339 in UTC, arrays arrays; totalCount is
-// a string, as Foundry sends it.
+// __title and __rid (unless excludeRid). Values are encoded as Foundry's
+// PropertyValue says: integers and doubles JSON numbers, longs JSON strings
+// of their digits (JavaScript numbers lose longs beyond 2^53), decimals
+// strings, dates YYYY-MM-DD, timestamps RFC 3339 in UTC, arrays arrays;
+// __primaryKey like its property; totalCount is a string, as Foundry sends
+// it. Aggregation values are JSON numbers.
 //
 // # Primary keys
 //
