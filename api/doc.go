@@ -64,9 +64,10 @@
 // # Errors, limits and auth
 //
 // Errors have the Conjure shape {errorCode, errorName, errorInstanceId,
-// parameters} and the HTTP status of their code; errorTable in errors.go is
-// the one table of names and codes. Internal errors return nothing but their
-// instance id, which the log has with the cause.
+// parameters}, plus a message that @osdk/client shows, and the HTTP status
+// of their code; errorTable in errors.go is the one table of names and
+// codes. Internal errors return nothing but their instance id, which the
+// log has with the cause.
 //
 // The server section of the config bounds bodies (413), page sizes, the
 // depth and size of where clauses and object sets, the index terms a query

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -170,6 +171,7 @@ func TestOntologyRID_Default(t *testing.T) {
 // application/json: @osdk/client compares the error Content-Type as a
 // whole, and with a charset parameter it no longer parses the error body
 // (the application then sees "Failed to fetch" instead of the errorName).
+// Errors carry a message, which the client shows.
 func TestContentType(t *testing.T) {
 	e := mustEnv(t)
 	for _, c := range []struct {
@@ -207,8 +209,9 @@ func TestContentType(t *testing.T) {
 		if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("%s %s: Content-Type %q", c.method, c.path, ct)
 		}
-		if c.status >= 400 && body["errorName"] == nil {
-			t.Errorf("%s %s: no errorName in %v", c.method, c.path, body)
+		// The client makes message the message of its PalantirApiError.
+		if name, _ := body["errorName"].(string); c.status >= 400 && (name == "" || !strings.HasPrefix(fmt.Sprint(body["message"]), name)) {
+			t.Errorf("%s %s: errorName and message %v", c.method, c.path, body)
 		}
 	}
 }
