@@ -1,6 +1,7 @@
 // Package api serves the objects of an ontoindex engine over a subset of
 // Foundry's Ontology API v2, so that code written against Foundry's platform
-// SDK (@osdk/foundry.ontologies) runs unchanged against it.
+// SDK (@osdk/foundry.ontologies) or its application client (@osdk/client)
+// runs unchanged against it.
 //
 // # Routes
 //
@@ -11,6 +12,7 @@
 //	GET  /{ontology}                                   OntologyV2
 //	GET  /{ontology}/objectTypes                       ListObjectTypesV2Response (pageSize, pageToken)
 //	GET  /{ontology}/objectTypes/{objectType}          ObjectTypeV2
+//	GET  /{ontology}/objectTypes/{objectType}/fullMetadata ObjectTypeFullMetadata (metadata.go)
 //	GET  /{ontology}/objects/{objectType}              ListObjectsResponseV2 (pageSize, pageToken, select, orderBy, excludeRid)
 //	GET  /{ontology}/objects/{objectType}/{primaryKey} OntologyObjectV2 (select, excludeRid)
 //	POST /{ontology}/objects/{objectType}/search       SearchObjectsResponseV2
