@@ -147,13 +147,17 @@ func dfIdentity(v any) string {
 }
 
 // dfRender is an object as the wire shows it: its non-null (selected)
-// properties rendered by objects.JSONValue, __apiName, __primaryKey,
-// __title and __rid unless excluded.
+// properties rendered by dfValue, __apiName, __primaryKey, __title and
+// __rid unless excluded.
 func (s *dfState) render(ob *dfObj, sel map[string]bool, excludeRID bool) map[string]any {
 	m := map[string]any{"__apiName": s.typ.APIName, "__primaryKey": s.typ.KeyJSON(ob.o)}
+	if len(s.typ.PrimaryKey) == 1 {
+		i := s.typ.KeyIndexes()[0]
+		m["__primaryKey"] = dfValue(s.typ.Properties[i].Type, ob.o.Values[i])
+	}
 	for i, p := range s.typ.Properties {
 		if v := ob.o.Values[i]; v != nil && (sel == nil || sel[p.APIName]) {
-			m[p.APIName] = objects.JSONValue(p.Type, v)
+			m[p.APIName] = dfValue(p.Type, v)
 		}
 	}
 	if ti := s.typ.TitleIndex(); ob.o.Values[ti] != nil {
@@ -178,6 +182,26 @@ func dfCanon(v any) string {
 		return fmt.Sprintf("<unencodable %v: %v>", v, err)
 	}
 	return string(b)
+}
+
+// dfValue is a property value as objects render on the wire:
+// objects.JSONValue, except that longs (and the elements of arrays of
+// longs) are JSON strings, as Foundry sends them.
+func dfValue(t objects.DataType, v any) any {
+	if t.Primitive().Kind != objects.KindLong {
+		return objects.JSONValue(t, v)
+	}
+	switch x := v.(type) {
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = dfValue(t.Primitive(), e)
+		}
+		return out
+	}
+	return v
 }
 
 // dfWire renders a query value, in one of the forms the API accepts.

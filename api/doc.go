@@ -1,6 +1,7 @@
 // Package api serves the objects of an ontoindex engine over a subset of
 // Foundry's Ontology API v2, so that code written against Foundry's platform
-// SDK (@osdk/foundry.ontologies) runs unchanged against it.
+// SDK (@osdk/foundry.ontologies) or its application client (@osdk/client)
+// runs unchanged against it.
 //
 // # Routes
 //
@@ -11,6 +12,7 @@
 //	GET  /{ontology}                                   OntologyV2
 //	GET  /{ontology}/objectTypes                       ListObjectTypesV2Response (pageSize, pageToken)
 //	GET  /{ontology}/objectTypes/{objectType}          ObjectTypeV2
+//	GET  /{ontology}/objectTypes/{objectType}/fullMetadata ObjectTypeFullMetadata (metadata.go)
 //	GET  /{ontology}/objects/{objectType}              ListObjectsResponseV2 (pageSize, pageToken, select, orderBy, excludeRid)
 //	GET  /{ontology}/objects/{objectType}/{primaryKey} OntologyObjectV2 (select, excludeRid)
 //	POST /{ontology}/objects/{objectType}/search       SearchObjectsResponseV2
@@ -24,10 +26,12 @@
 //	                                                   ListLinkedObjectsResponseV2, OntologyObjectV2
 //
 // Objects carry their non-null properties and __apiName, __primaryKey,
-// __title and __rid (unless excludeRid). Integers and longs are JSON
-// numbers (longs beyond 2^53 keep their exact digits), decimals strings,
-// dates YYYY-MM-DD, timestamps RFC 3339 in UTC, arrays arrays; totalCount is
-// a string, as Foundry sends it.
+// __title and __rid (unless excludeRid). Values are encoded as Foundry's
+// PropertyValue says: integers and doubles JSON numbers, longs JSON strings
+// of their digits (JavaScript numbers lose longs beyond 2^53), decimals
+// strings, dates YYYY-MM-DD, timestamps RFC 3339 in UTC, arrays arrays;
+// __primaryKey like its property; totalCount is a string, as Foundry sends
+// it. Aggregation values are JSON numbers.
 //
 // # Primary keys
 //
@@ -73,9 +77,10 @@
 // # Errors, limits and auth
 //
 // Errors have the Conjure shape {errorCode, errorName, errorInstanceId,
-// parameters} and the HTTP status of their code; errorTable in errors.go is
-// the one table of names and codes. Internal errors return nothing but their
-// instance id, which the log has with the cause.
+// parameters}, plus a message that @osdk/client shows, and the HTTP status
+// of their code; errorTable in errors.go is the one table of names and
+// codes. Internal errors return nothing but their instance id, which the
+// log has with the cause.
 //
 // The server section of the config bounds bodies (413), page sizes, the
 // depth and size of where clauses and object sets, the index terms a query

@@ -222,12 +222,24 @@ func internalErr(err error) *Error {
 	return &Error{Name: nameInternal, Params: map[string]any{}, cause: err}
 }
 
-// conjureError is the wire form.
+// conjureError is the wire form. Message is not Conjure's: @osdk/client
+// makes it the message of the PalantirApiError it throws, which otherwise
+// reads "Failed to fetch 400 Bad Request" whatever the error.
 type conjureError struct {
 	ErrorCode       string         `json:"errorCode"`
 	ErrorName       string         `json:"errorName"`
 	ErrorInstanceID string         `json:"errorInstanceId"`
 	Parameters      map[string]any `json:"parameters"`
+	Message         string         `json:"message"`
+}
+
+// message is the message of an error: its name and, when its parameters
+// give one, the reason (parameters hold nothing internal, see Error).
+func message(name errorName, params map[string]any) string {
+	if reason, ok := params["reason"].(string); ok && reason != "" {
+		return string(name) + ": " + reason
+	}
+	return string(name)
 }
 
 // toAPIError maps any error a handler returns to an API error.
@@ -287,5 +299,6 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: ae.Code(), ErrorName: string(ae.Name), ErrorInstanceID: id, Parameters: params})
+	_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: ae.Code(), ErrorName: string(ae.Name), ErrorInstanceID: id, Parameters: params,
+		Message: message(ae.Name, params)})
 }

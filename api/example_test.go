@@ -90,7 +90,7 @@ func Example_search() {
 	fmt.Print(s)
 	// Output:
 	// 200 OK
-	// {"data":[{"__apiName":"Employee","__primaryKey":470,"__title":"Linus Liskov","id":470,"name":"Linus Liskov","salary":"97998.47"},{"__apiName":"Employee","__primaryKey":430,"__title":"Ken Turing","id":430,"name":"Ken Turing","salary":"93062.43"}],"nextPageToken":"…","totalCount":"16"}
+	// {"data":[{"__apiName":"Employee","__primaryKey":"470","__title":"Linus Liskov","id":"470","name":"Linus Liskov","salary":"97998.47"},{"__apiName":"Employee","__primaryKey":"430","__title":"Ken Turing","id":"430","name":"Ken Turing","salary":"93062.43"}],"nextPageToken":"…","totalCount":"16"}
 }
 
 // Get an object with a composite primary key: the components joined by
@@ -115,5 +115,5 @@ func Example_compositeKey() {
 	fmt.Print(string(out))
 	// Output:
 	// 10,R&D%2C phase 1
-	// {"__apiName":"Assignment","__primaryKey":"10,R&D%2C phase 1","__title":"R&D, phase 1","emp_id":10,"hours":2,"project":"R&D, phase 1"}
+	// {"__apiName":"Assignment","__primaryKey":"10,R&D%2C phase 1","__title":"R&D, phase 1","emp_id":"10","hours":2,"project":"R&D, phase 1"}
 }

@@ -61,12 +61,12 @@ func linkTypeSide(l objects.LinkSide) linkTypeSideV2 {
 // ListOutgoingLinkTypesResponseV2, every side on one page (a type has a
 // handful).
 func (s *Server) listOutgoingLinkTypes(r *http.Request) (any, error) {
-	name, err := s.linkSource(r)
+	t, err := s.pathObjectType(r)
 	if err != nil {
 		return nil, err
 	}
 	data := []linkTypeSideV2{}
-	for _, l := range s.linkSides(r, name) {
+	for _, l := range s.linkSides(r, t.APIName) {
 		data = append(data, linkTypeSide(l))
 	}
 	return map[string]any{"data": data}, nil
@@ -74,24 +74,16 @@ func (s *Server) listOutgoingLinkTypes(r *http.Request) (any, error) {
 
 // getOutgoingLinkType is GET /objectTypes/{objectType}/outgoingLinkTypes/{linkType}.
 func (s *Server) getOutgoingLinkType(r *http.Request) (any, error) {
-	name, err := s.linkSource(r)
+	t, err := s.pathObjectType(r)
 	if err != nil {
 		return nil, err
 	}
 	link := pathParam(r, "linkType")
-	l, ok := s.linkSide(r, name, link)
+	l, ok := s.linkSide(r, t.APIName, link)
 	if !ok {
-		return nil, apiErr(nameLinkTypeNotFound, map[string]any{"objectType": name, "linkType": link})
+		return nil, apiErr(nameLinkTypeNotFound, map[string]any{"objectType": t.APIName, "linkType": link})
 	}
 	return linkTypeSide(l), nil
-}
-
-// linkSource checks the ontology and the {objectType} of a link type route.
-func (s *Server) linkSource(r *http.Request) (string, error) {
-	if err := s.checkOntology(r); err != nil {
-		return "", err
-	}
-	return s.typeName(r, pathParam(r, "objectType"))
 }
 
 // linkedSet decodes {objectType}/{primaryKey}/links/{linkType}: the set of

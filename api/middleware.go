@@ -124,7 +124,8 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 		s.log.Error("encode response", "error", err)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
-		_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: codeInternal, ErrorName: string(nameInternal), ErrorInstanceID: newInstanceID(), Parameters: map[string]any{}})
+		_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: codeInternal, ErrorName: string(nameInternal), ErrorInstanceID: newInstanceID(), Parameters: map[string]any{},
+			Message: string(nameInternal)})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

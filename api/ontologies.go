@@ -136,14 +136,7 @@ func (s *Server) listObjectTypes(r *http.Request) (any, error) {
 }
 
 func (s *Server) getObjectType(r *http.Request) (any, error) {
-	if err := s.checkOntology(r); err != nil {
-		return nil, err
-	}
-	name, err := s.typeName(r, pathParam(r, "objectType"))
-	if err != nil {
-		return nil, err
-	}
-	t, err := s.engine.ObjectType(r.Context(), name)
+	t, err := s.pathObjectType(r)
 	if err != nil {
 		return nil, err
 	}

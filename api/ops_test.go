@@ -374,7 +374,7 @@ func TestOps_rebuildUnderLoad(t *testing.T) {
 					continue
 				}
 				first := data[0].(map[string]any)
-				if first["id"] != float64(id) || first["name"] != fmt.Sprintf("person %d", id) || first["city"] != city {
+				if first["id"] != fmt.Sprint(id) || first["name"] != fmt.Sprintf("person %d", id) || first["city"] != city {
 					fail("search city %s, id >= %d: first object %v", city, id, first)
 				}
 				code, m = post("/objects/People/count", "")

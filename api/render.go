@@ -15,9 +15,10 @@ import (
 )
 
 // Objects are written straight to JSON bytes: the same text encoding/json
-// makes of objects.Type.JSON's map (keys sorted, no HTML escaping), without
-// the map, the reflection and the re-scan of a Marshaler. A page of a
-// hundred objects is most of what a search costs otherwise.
+// makes of objects.Type.JSON's map (keys sorted, no HTML escaping), longs
+// as strings (see appendScalar), without the map, the reflection and the
+// re-scan of a Marshaler. A page of a hundred objects is most of what a
+// search costs otherwise.
 
 // jsonAppender is a response that writes its own JSON.
 type jsonAppender interface {
@@ -225,7 +226,10 @@ func (r *renderer) keyObject(rw row) *objects.Object {
 	return o
 }
 
-// appendScalar writes a non-list value as objects.JSONValue renders it.
+// appendScalar writes a non-list value as objects.JSONValue renders it,
+// except longs: a JSON string of their digits, which is how Foundry sends
+// them and what @osdk/client's types say an application gets. A JSON
+// number would reach a JavaScript application rounded beyond 2^53.
 func appendScalar(b []byte, t objects.DataType, sc *objects.Scalar) []byte {
 	if sc.Null {
 		return append(b, "null"...)
@@ -233,8 +237,10 @@ func appendScalar(b []byte, t objects.DataType, sc *objects.Scalar) []byte {
 	switch t.Kind {
 	case objects.KindBoolean:
 		return strconv.AppendBool(b, sc.Int == 1)
-	case objects.KindInteger, objects.KindLong:
+	case objects.KindInteger:
 		return strconv.AppendInt(b, sc.Int, 10)
+	case objects.KindLong:
+		return append(strconv.AppendInt(append(b, '"'), sc.Int, 10), '"')
 	case objects.KindFloat, objects.KindDouble:
 		x := sc.Float
 		if math.IsNaN(x) || math.IsInf(x, 0) {

@@ -14,8 +14,9 @@ import (
 )
 
 // TestRenderer_appendObject checks the direct JSON writer against
-// encoding/json of objects.Type.JSON (the map the API used to encode), on
-// random objects with every kind of value and awkward strings.
+// encoding/json of objects.Type.JSON (the map the API used to encode, with
+// longs as strings), on random objects with every kind of value and
+// awkward strings.
 func TestRenderer_appendObject(t *testing.T) {
 	str := objects.DataType{Kind: objects.KindString}
 	long := objects.DataType{Kind: objects.KindLong}
@@ -103,6 +104,7 @@ func TestRenderer_appendObject(t *testing.T) {
 				if !excl {
 					m["__rid"] = objectRID(typ, key)
 				}
+				longsAsStrings(typ, m)
 				var want bytes.Buffer
 				enc := json.NewEncoder(&want)
 				enc.SetEscapeHTML(false)
@@ -114,6 +116,38 @@ func TestRenderer_appendObject(t *testing.T) {
 					t.Fatalf("object %d:\n got %s\nwant %s", i, got, w)
 				}
 			}
+		}
+	}
+}
+
+// longsAsStrings turns the long values of m, an objects.Type.JSON map,
+// into the JSON strings the API sends (Foundry's encoding of longs, which
+// JavaScript numbers cannot hold beyond 2^53): property values, array
+// elements, and a primary key of one long property.
+func longsAsStrings(t *objects.Type, m map[string]any) {
+	str := func(v any) any {
+		if n, ok := v.(json.Number); ok {
+			return string(n)
+		}
+		return v
+	}
+	for _, p := range t.Properties {
+		if p.Type.Primitive().Kind != objects.KindLong {
+			continue
+		}
+		switch v := m[p.APIName].(type) {
+		case []any:
+			for i := range v {
+				v[i] = str(v[i])
+			}
+		case nil:
+		default:
+			m[p.APIName] = str(v)
+		}
+	}
+	if len(t.PrimaryKey) == 1 {
+		if p, _ := t.Property(t.PrimaryKey[0]); p.Type.Kind == objects.KindLong {
+			m["__primaryKey"] = str(m["__primaryKey"])
 		}
 	}
 }

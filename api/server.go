@@ -113,6 +113,7 @@ func (s *Server) routes() http.Handler {
 			r.Get("/", s.handle(s.getOntology))
 			r.Get("/objectTypes", s.handle(s.listObjectTypes))
 			r.Get("/objectTypes/{objectType}", s.handle(s.getObjectType))
+			r.Get("/objectTypes/{objectType}/fullMetadata", s.handle(s.getObjectTypeFullMetadata))
 			r.Get("/objectTypes/{objectType}/outgoingLinkTypes", s.handle(s.listOutgoingLinkTypes))
 			r.Get("/objectTypes/{objectType}/outgoingLinkTypes/{linkType}", s.handle(s.getOutgoingLinkType))
 			r.Get("/objects/{objectType}", s.handle(s.listObjects))

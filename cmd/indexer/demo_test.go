@@ -219,7 +219,7 @@ func TestMain_demoServe(t *testing.T) {
 		if len(data) == 0 || data[0].(map[string]any)["city"] != "Lisbon" || data[0].(map[string]any)["__apiName"] != "Customer" {
 			t.Errorf("search: %v", search)
 		}
-		if get["__primaryKey"] != float64(1) || get["__apiName"] != "Customer" {
+		if get["__primaryKey"] != "1" || get["__apiName"] != "Customer" {
 			t.Errorf("get: %v", get)
 		}
 		lines, ok := links["data"].([]any)

@@ -351,7 +351,7 @@ func TestServe_daemon(t *testing.T) {
 	}
 	res := p.ok(t, http.MethodPost, "/api/v2/ontologies/serve/objects/People/search",
 		`{"where":{"type":"containsAllTerms","field":"name","value":"renamed"}}`)
-	if data := res["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != float64(42) || data[0].(map[string]any)["city"] != "Quito" {
+	if data := res["data"].([]any); len(data) != 1 || data[0].(map[string]any)["id"] != "42" || data[0].(map[string]any)["city"] != "Quito" {
 		t.Errorf("search after the update: %v", res)
 	}
 	if code, out, errOut := run("status", "--url", p.base, "--token", serveAppToken); code != exitOK ||

@@ -184,8 +184,9 @@ var (
 	totalField = []byte(`"totalCount":"`)
 )
 
-// scanKeys returns the __primaryKey numbers of a body, in order. A key
-// field cannot occur inside a string value: the server escapes quotes.
+// scanKeys returns the __primaryKey numbers of a body, in order: bare, or
+// JSON strings for longs. A key field cannot occur inside a string value:
+// the server escapes quotes.
 func scanKeys(raw []byte) []json.Number {
 	var out []json.Number
 	for i := bytes.Index(raw, keyField); i >= 0; {
@@ -194,7 +195,7 @@ func scanKeys(raw []byte) []json.Number {
 		if end < 0 {
 			break
 		}
-		out = append(out, json.Number(bytes.TrimSpace(rest[:end])))
+		out = append(out, json.Number(bytes.Trim(bytes.TrimSpace(rest[:end]), `"`)))
 		j := bytes.Index(rest, keyField)
 		if j < 0 {
 			break

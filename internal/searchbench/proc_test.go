@@ -40,7 +40,7 @@ func TestProcCPUSeconds(t *testing.T) {
 }
 
 func TestScanPage(t *testing.T) {
-	raw := []byte(`{"data":[{"__apiName":"Customer","__primaryKey":12,"name":"a \"__primaryKey\":9"},{"__apiName":"Customer","__primaryKey":13}],"nextPageToken":"tok","totalCount":"42"}` + "\n")
+	raw := []byte(`{"data":[{"__apiName":"Customer","__primaryKey":12,"name":"a \"__primaryKey\":9"},{"__apiName":"Customer","__primaryKey":"13"}],"nextPageToken":"tok","totalCount":"42"}` + "\n")
 	var p pageResponse
 	if err := scanPage(raw, &p); err != nil {
 		t.Fatal(err)

@@ -11,4 +11,9 @@
 //   - Assignment (demo.assignments): a composite primary key (employee,
 //     project) whose project names hold "," and "%".
 //   - Ghost (demo.ghost): a type that is never built.
+//
+// CreateShop and ShopSpecs (shop.go) add a linked part: Customer
+// (demo.customers, a string key), Order (demo.orders, an integer key and a
+// foreign key to Customer) and Tag (demo.tags), tagged through the join
+// table demo.order_tags.
 package apidemo

@@ -5,7 +5,10 @@
 //	go run ./api/testdata/e2e/seed -dir DIR
 //
 // writes DIR/warehouse, DIR/config.yaml (tokens from $APP_TOKEN and the
-// SHA-256 digest of $LIMITED_TOKEN) and DIR/data.json.
+// SHA-256 digest of $LIMITED_TOKEN), DIR/build.yaml (the same without
+// Ghost) and DIR/data.json. The warehouse holds the demo (Employee,
+// Assignment, Ghost) and its linked shop (Customer, Order, Tag and the
+// join table of Order.tags).
 package main
 
 import (
@@ -20,6 +23,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 func main() {
@@ -47,17 +51,66 @@ func run(ctx context.Context, dir string) error {
 	if err := apidemo.Create(ctx, w); err != nil {
 		return err
 	}
-	specs, err := json.Marshal(apidemo.Specs("warehouse"))
+	if err := apidemo.CreateShop(ctx, w); err != nil {
+		return err
+	}
+	types := append(apidemo.Specs("warehouse"), apidemo.ShopSpecs("warehouse")...)
+	digest := sha256.Sum256([]byte(limited))
+	if err := writeConfig(filepath.Join(dir, "config.yaml"), types, digest); err != nil {
+		return err
+	}
+	// build.yaml is config.yaml without Ghost, which the tests expect never
+	// to be built (409). A plain `indexer build` over it builds every other
+	// type and the link table of Order.tags, which `indexer build --type`
+	// does not name: it takes object types only.
+	var built []objects.TypeSpec
+	for _, t := range types {
+		if t.APIName != "Ghost" {
+			built = append(built, t)
+		}
+	}
+	if err := writeConfig(filepath.Join(dir, "build.yaml"), built, digest); err != nil {
+		return err
+	}
+	// Longs beyond 2^53 go as strings: JavaScript numbers cannot hold them.
+	employees := apidemo.EmployeeRows()
+	for _, r := range employees {
+		r["big"] = fmt.Sprint(r["big"])
+	}
+	var names []string
+	for _, t := range types {
+		names = append(names, t.APIName)
+	}
+	data, err := json.MarshalIndent(map[string]any{
+		"objectTypes": names,
+		"employees":   employees,
+		"assignments": apidemo.AssignmentRows(),
+		"bigBase":     fmt.Sprint(apidemo.BigBase),
+		"customers":   apidemo.CustomerRows(),
+		"orders":      apidemo.OrderRows(),
+		"tags":        apidemo.TagRows(),
+		"orderTags":   apidemo.OrderTagRows(),
+	}, "", " ")
 	if err != nil {
 		return err
 	}
-	digest := sha256.Sum256([]byte(limited))
+	return os.WriteFile(filepath.Join(dir, "data.json"), data, 0o644)
+}
+
+// writeConfig writes a config serving types from the warehouse beside it,
+// with the app token from $APP_TOKEN and the limited one by its digest.
+func writeConfig(path string, types []objects.TypeSpec, limitedDigest [sha256.Size]byte) error {
+	specs, err := json.Marshal(types)
+	if err != nil {
+		return err
+	}
 	// YAML is a superset of JSON: the object types are written as JSON.
+	// The ontology has no rid: the tests use the default one, which is what
+	// @osdk/client names the ontology by.
 	cfg := fmt.Sprintf(`ontology:
   apiName: demo
   displayName: Demo
   description: The demo airline
-  rid: ri.ontology.main.ontology.demo
 dataDir: ./data
 catalogs:
   warehouse:
@@ -74,22 +127,6 @@ auth:
     - name: limited
       sha256: %s
       objectTypes: ["Assignment"]
-`, specs, hex.EncodeToString(digest[:]))
-	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o644); err != nil {
-		return err
-	}
-	// Longs beyond 2^53 go as strings: JavaScript numbers cannot hold them.
-	employees := apidemo.EmployeeRows()
-	for _, r := range employees {
-		r["big"] = fmt.Sprint(r["big"])
-	}
-	data, err := json.MarshalIndent(map[string]any{
-		"employees":   employees,
-		"assignments": apidemo.AssignmentRows(),
-		"bigBase":     fmt.Sprint(apidemo.BigBase),
-	}, "", " ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "data.json"), data, 0o644)
+`, specs, hex.EncodeToString(limitedDigest[:]))
+	return os.WriteFile(path, []byte(cfg), 0o644)
 }
