@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -227,7 +228,7 @@ func TestMain_demoServe(t *testing.T) {
 			t.Errorf("links: %v", links)
 		}
 		for _, l := range lines {
-			if o := l.(map[string]any); o["__apiName"] != "OrderLine" || o["customerId"] != float64(1) {
+			if o := l.(map[string]any); o["__apiName"] != "OrderLine" || fmt.Sprint(o["customerId"]) != "1" {
 				t.Errorf("an order line of customer 1: %v", o)
 			}
 		}
