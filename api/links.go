@@ -131,26 +131,12 @@ func (s *Server) listLinkedObjects(r *http.Request) (any, error) {
 		return nil, err
 	}
 	defer d.release()
-	t := d.view.Type()
-	q := r.URL.Query()
-	size, err := s.pageSize(q.Get("pageSize"))
+	spec, err := s.listSpec(r, d.view.Type())
 	if err != nil {
 		return nil, err
 	}
-	sel, err := parseSelect(t, append(q["select"], q["properties"]...))
-	if err != nil {
-		return nil, err
-	}
-	order, err := parseOrderBy(t, q.Get("orderBy"))
-	if err != nil {
-		return nil, err
-	}
-	excl, err := parseBool("excludeRid", q.Get("excludeRid"))
-	if err != nil {
-		return nil, err
-	}
-	spec := searchSpec{where: f, sort: order, pageSize: size, pageToken: q.Get("pageToken"), sel: sel, excludeRID: excl,
-		fp: fingerprint("links", pathParam(r, "objectType"), pathParam(r, "primaryKey"), pathParam(r, "linkType"), sortKey(order))}
+	spec.where = f
+	spec.fp = fingerprint("links", pathParam(r, "objectType"), pathParam(r, "primaryKey"), pathParam(r, "linkType"), sortKey(spec.sort))
 	return s.runSearch(r.Context(), d.view, spec)
 }
 
@@ -162,19 +148,9 @@ func (s *Server) getLinkedObject(r *http.Request) (any, error) {
 	}
 	defer d.release()
 	t := d.view.Type()
-	q := r.URL.Query()
-	sel, err := parseSelect(t, append(q["select"], q["properties"]...))
+	key, pk, sel, excl, err := getParams(r, t, "linkedObjectPrimaryKey")
 	if err != nil {
 		return nil, err
-	}
-	excl, err := parseBool("excludeRid", q.Get("excludeRid"))
-	if err != nil {
-		return nil, err
-	}
-	pk := pathParam(r, "linkedObjectPrimaryKey")
-	key, err := t.ParseKey(pk)
-	if err != nil {
-		return nil, invalidKey(t, pk, err)
 	}
 	spec := searchSpec{where: query.And(f, &query.Filter{Op: query.OpKeys, Keys: [][]byte{key}}), pageSize: 1,
 		sel: sel, excludeRID: excl, fp: fingerprint("linked")}

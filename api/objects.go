@@ -59,26 +59,36 @@ func (s *Server) listObjects(r *http.Request) (any, error) {
 	}
 	defer v.Release()
 	t := v.Type()
+	spec, err := s.listSpec(r, t)
+	if err != nil {
+		return nil, err
+	}
+	spec.fp = fingerprint("list", t.APIName, "", sortKey(spec.sort))
+	return s.runSearch(r.Context(), v, spec)
+}
+
+// listSpec reads the query parameters of a listing (of a type's objects,
+// or of an object's linked objects): pageSize, pageToken, select (or
+// properties), orderBy and excludeRid.
+func (s *Server) listSpec(r *http.Request, t *objects.Type) (searchSpec, error) {
 	q := r.URL.Query()
 	size, err := s.pageSize(q.Get("pageSize"))
 	if err != nil {
-		return nil, err
+		return searchSpec{}, err
 	}
 	sel, err := parseSelect(t, append(q["select"], q["properties"]...))
 	if err != nil {
-		return nil, err
+		return searchSpec{}, err
 	}
 	order, err := parseOrderBy(t, q.Get("orderBy"))
 	if err != nil {
-		return nil, err
+		return searchSpec{}, err
 	}
 	excl, err := parseBool("excludeRid", q.Get("excludeRid"))
 	if err != nil {
-		return nil, err
+		return searchSpec{}, err
 	}
-	spec := searchSpec{sort: order, pageSize: size, pageToken: q.Get("pageToken"), sel: sel, excludeRID: excl,
-		fp: fingerprint("list", t.APIName, "", sortKey(order))}
-	return s.runSearch(r.Context(), v, spec)
+	return searchSpec{sort: order, pageSize: size, pageToken: q.Get("pageToken"), sel: sel, excludeRID: excl}, nil
 }
 
 func sortKey(fs []sortField) string {
@@ -98,19 +108,9 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 	}
 	defer v.Release()
 	t := v.Type()
-	q := r.URL.Query()
-	sel, err := parseSelect(t, append(q["select"], q["properties"]...))
+	key, pk, sel, excl, err := getParams(r, t, "primaryKey")
 	if err != nil {
 		return nil, err
-	}
-	excl, err := parseBool("excludeRid", q.Get("excludeRid"))
-	if err != nil {
-		return nil, err
-	}
-	pk := pathParam(r, "primaryKey")
-	key, err := t.ParseKey(pk)
-	if err != nil {
-		return nil, invalidKey(t, pk, err)
 	}
 	p, err := v.Lookup(key)
 	if err != nil {
@@ -120,6 +120,24 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 		return nil, apiErr(nameObjectNotFound, map[string]any{"objectType": t.APIName, "primaryKey": map[string]any{"value": pk}})
 	}
 	return oneObject{r: s.renderer(t, sel, excl), page: p}, nil
+}
+
+// getParams reads the parameters of a get (of an object, or of a linked
+// object): the primary key in path parameter param (encoded, and as
+// sent), select and excludeRid.
+func getParams(r *http.Request, t *objects.Type, param string) (key []byte, pk string, sel selection, excl bool, err error) {
+	q := r.URL.Query()
+	if sel, err = parseSelect(t, append(q["select"], q["properties"]...)); err != nil {
+		return nil, "", nil, false, err
+	}
+	if excl, err = parseBool("excludeRid", q.Get("excludeRid")); err != nil {
+		return nil, "", nil, false, err
+	}
+	pk = pathParam(r, param)
+	if key, err = t.ParseKey(pk); err != nil {
+		return nil, "", nil, false, invalidKey(t, pk, err)
+	}
+	return key, pk, sel, excl, nil
 }
 
 // invalidKey is the error of a primary key in a path that does not fit

@@ -95,34 +95,50 @@ func WriteCustomers(ctx context.Context, dir string, seed uint64, rows, files in
 	if rows < 1 || files < 1 || files > rows {
 		return nil, fmt.Errorf("write customers: need rows >= 1 and 1 <= files <= rows, got %d rows in %d files", rows, files)
 	}
+	return writeTable(ctx, dir, "customers", CustomerSchema(), rows, files, func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error) {
+		return CustomerRecords(sc, seed, from, n)
+	})
+}
+
+// writeTable creates bench.<name> in the warehouse of dir (and the
+// namespace, when it is the first table) and commits rows made by records
+// in files data files, in one append.
+func writeTable(ctx context.Context, dir, name string, sc *iceberg.Schema, rows, files int, records func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error)) (*table.Table, error) {
 	wh := Warehouse(dir)
 	cat, err := hadoop.NewCatalog("warehouse", wh, iceberg.Properties{})
 	if err != nil {
 		return nil, fmt.Errorf("open hadoop catalog %s: %w", wh, err)
 	}
-	if err := cat.CreateNamespace(ctx, catalog.ToIdentifier("bench"), nil); err != nil {
-		return nil, fmt.Errorf("create namespace bench: %w", err)
-	}
-	tbl, err := cat.CreateTable(ctx, catalog.ToIdentifier("bench", "customers"), CustomerSchema())
+	ns := catalog.ToIdentifier("bench")
+	exists, err := cat.CheckNamespaceExists(ctx, ns)
 	if err != nil {
-		return nil, fmt.Errorf("create table %s: %w", CustomersIdent, err)
+		return nil, fmt.Errorf("look up namespace bench: %w", err)
+	}
+	if !exists {
+		if err := cat.CreateNamespace(ctx, ns, nil); err != nil {
+			return nil, fmt.Errorf("create namespace bench: %w", err)
+		}
+	}
+	tbl, err := cat.CreateTable(ctx, catalog.ToIdentifier("bench", name), sc)
+	if err != nil {
+		return nil, fmt.Errorf("create table bench.%s: %w", name, err)
 	}
 	per := (rows + files - 1) / files
 	tx := tbl.NewTransaction()
 	for from := 0; from < rows; from += per {
-		rdr, err := CustomerRecords(tbl.Schema(), seed, int64(from), min(per, rows-from))
+		rdr, err := records(tbl.Schema(), int64(from), min(per, rows-from))
 		if err != nil {
 			return nil, err
 		}
 		err = tx.Append(ctx, rdr, nil)
 		rdr.Release()
 		if err != nil {
-			return nil, fmt.Errorf("append customers %d..%d: %w", from, from+per, err)
+			return nil, fmt.Errorf("append %s %d..%d: %w", name, from, from+per, err)
 		}
 	}
 	tbl, err = tx.Commit(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("commit customers: %w", err)
+		return nil, fmt.Errorf("commit %s: %w", name, err)
 	}
 	return tbl, nil
 }

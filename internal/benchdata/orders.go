@@ -9,8 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
-	"github.com/apache/iceberg-go/catalog"
-	"github.com/apache/iceberg-go/catalog/hadoop"
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -85,43 +83,9 @@ func WriteOrders(ctx context.Context, dir string, seed uint64, rows, customers, 
 	if rows < 1 || customers < 1 || files < 1 || files > rows {
 		return nil, fmt.Errorf("write orders: need rows >= 1, customers >= 1 and 1 <= files <= rows, got %d rows of %d customers in %d files", rows, customers, files)
 	}
-	wh := Warehouse(dir)
-	cat, err := hadoop.NewCatalog("warehouse", wh, iceberg.Properties{})
-	if err != nil {
-		return nil, fmt.Errorf("open hadoop catalog %s: %w", wh, err)
-	}
-	ns := catalog.ToIdentifier("bench")
-	exists, err := cat.CheckNamespaceExists(ctx, ns)
-	if err != nil {
-		return nil, fmt.Errorf("look up namespace bench: %w", err)
-	}
-	if !exists {
-		if err := cat.CreateNamespace(ctx, ns, nil); err != nil {
-			return nil, fmt.Errorf("create namespace bench: %w", err)
-		}
-	}
-	tbl, err := cat.CreateTable(ctx, catalog.ToIdentifier("bench", "orders"), OrderSchema())
-	if err != nil {
-		return nil, fmt.Errorf("create table %s: %w", OrdersIdent, err)
-	}
-	per := (rows + files - 1) / files
-	tx := tbl.NewTransaction()
-	for from := 0; from < rows; from += per {
-		rdr, err := OrderRecords(tbl.Schema(), seed, int64(customers), int64(from), min(per, rows-from))
-		if err != nil {
-			return nil, err
-		}
-		err = tx.Append(ctx, rdr, nil)
-		rdr.Release()
-		if err != nil {
-			return nil, fmt.Errorf("append orders %d..%d: %w", from, from+per, err)
-		}
-	}
-	tbl, err = tx.Commit(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("commit orders: %w", err)
-	}
-	return tbl, nil
+	return writeTable(ctx, dir, "orders", OrderSchema(), rows, files, func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error) {
+		return OrderRecords(sc, seed, int64(customers), from, n)
+	})
 }
 
 // OrderRecords returns orders from..from+n-1 as one record batch of schema
