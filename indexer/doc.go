@@ -21,9 +21,11 @@
 //     chunks into a generation nobody reads yet, each with its progress,
 //     then one transaction switches the checkpoint to it.
 //  3. The staged snapshot is promoted (or dropped if the commit failed).
-//     Readers open a store transaction, read its version and take the
-//     snapshot of that version, so a page's objects always belong to the
-//     snapshot that found them.
+//     Readers take the promoted snapshot when it holds every value (it
+//     answers alone); otherwise, and whenever they read the store, they
+//     open a store transaction, read its version and take the snapshot of
+//     that version, so a page's objects always belong to the snapshot that
+//     found them.
 //  4. Now and then (after a full build, after enough changed documents, on
 //     close) a background saver writes the generation's index file and
 //     clears the dirty documents it covers.

@@ -14,10 +14,11 @@ import (
 // reference.
 //
 // A build stages the snapshot of the version it commits before the commit,
-// and promotes it after; a reader opens a store transaction, reads the
-// version there, and takes the snapshot of that version. So the objects a
-// reader fetches always belong to the snapshot it searched, whether it
-// started before, during or after a commit.
+// and promotes it after. A reader that needs the store opens a store
+// transaction, reads the version there, and takes the snapshot of that
+// version, so the objects it fetches always belong to the snapshot it
+// searched, whether it started before, during or after a commit; a reader
+// whose snapshot holds every value takes the promoted one (View).
 type generation struct {
 	ix   *Indexer
 	name string

@@ -10,17 +10,23 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// View is a read handle on the serving generation of one object type: a
-// store transaction and the index snapshot of the same version, so that
-// every answer of a view comes from one state. It stays valid across
-// builds: builds commit new versions beside it, and a full rebuild's old
-// generation is removed only after its last view is released. Views are
-// meant to live for one request; call Release when done.
+// View is a read handle on the serving generation of one object type: an
+// index snapshot and, when it reads the store, a store transaction of the
+// same version, so that every answer of a view comes from one state. It
+// stays valid across builds: builds commit new versions beside it, and a
+// full rebuild's old generation is removed only after its last view is
+// released. Views are meant to live for one request, on one goroutine;
+// call Release when done.
+//
+// A snapshot that holds every value (index.Snapshot.Readable, most types)
+// answers searches, gets and aggregations alone, so its view opens no
+// store transaction until a caller reads the store (Scan, CheckIndex):
+// requests then take no bbolt lock at all.
 type View struct {
 	ix   *Indexer
 	gen  *generation
 	cp   *Checkpoint
-	r    *store.Reader
+	r    *store.Reader // nil until the store is read, for readable snapshots
 	snap *index.Snapshot
 }
 
@@ -57,6 +63,9 @@ func (ix *Indexer) View(name string) (*View, error) {
 // ok is false when a build moved past the snapshots the generation holds
 // while the transaction opened (the caller retries).
 func (ix *Indexer) openView(gen *generation, cp *Checkpoint) (*View, bool, error) {
+	if snap := gen.snapshot(); snap != nil && snap.Readable() {
+		return &View{ix: ix, gen: gen, cp: cp, snap: snap}, true, nil
+	}
 	r, err := ix.db.Read(gen.name, gen.n)
 	if err != nil {
 		return nil, false, err
@@ -69,9 +78,32 @@ func (ix *Indexer) openView(gen *generation, cp *Checkpoint) (*View, bool, error
 	return &View{ix: ix, gen: gen, cp: cp, r: r, snap: snap}, true, nil
 }
 
+// reader returns the view's store transaction. A view opened without one
+// opens it now and moves to the snapshot of the store's version, which a
+// caller that reads the store (and has not searched yet) compares with.
+func (v *View) reader() (*store.Reader, error) {
+	if v.r != nil {
+		return v.r, nil
+	}
+	for range 5 {
+		r, err := v.ix.db.Read(v.gen.name, v.gen.n)
+		if err != nil {
+			return nil, err
+		}
+		if snap := v.gen.at(r.Version()); snap != nil {
+			v.r, v.snap = r, snap
+			return r, nil
+		}
+		r.Close() // builds moved past the snapshots the generation holds
+	}
+	return nil, fmt.Errorf("object type %s: the store moved on during the read", v.gen.name)
+}
+
 // Release gives the handle back.
 func (v *View) Release() {
-	v.r.Close()
+	if v.r != nil {
+		v.r.Close()
+	}
 	v.gen.release()
 }
 
@@ -92,7 +124,7 @@ func (v *View) Get(key []byte) (*objects.Object, error) {
 		}
 		return nil, nil
 	}
-	return v.r.Object(key)
+	return v.r.Object(key) // not readable: the view holds a transaction
 }
 
 // Lookup returns the object with the encoded key as a page of one object
@@ -117,7 +149,7 @@ func (v *View) Lookup(key []byte) (*Page, error) {
 func (v *View) GetMany(keys [][]byte) ([]*objects.Object, error) {
 	out := make([]*objects.Object, len(keys))
 	for i, k := range keys {
-		o, err := v.r.Object(k)
+		o, err := v.Get(k)
 		if err != nil {
 			return nil, fmt.Errorf("object %x: %w", k, err)
 		}
@@ -132,7 +164,11 @@ func (v *View) Count() int64 { return v.snap.Objects() }
 // Scan calls fn for the objects with keys after `after` (all when nil), in
 // primary-key order, until fn returns false.
 func (v *View) Scan(after []byte, fn func(key []byte, o *objects.Object) bool) error {
-	return v.r.Scan(after, fn)
+	r, err := v.reader()
+	if err != nil {
+		return err
+	}
+	return r.Scan(after, fn)
 }
 
 // Page is one page of a search: the objects in order, with their keys.
@@ -221,8 +257,12 @@ func (v *View) Distinct(ctx context.Context, f *query.Filter, limits query.Limit
 // compares it with the index the view serves: every structure must be
 // equal. It reads every object (tests use it).
 func (v *View) CheckIndex(ctx context.Context) error {
+	r, err := v.reader()
+	if err != nil {
+		return err
+	}
 	b := index.NewBuilder(v.snap.Type())
-	if _, err := fillBuilder(ctx, v.r.Gen, b); err != nil {
+	if _, err := fillBuilder(ctx, r.Gen, b); err != nil {
 		return err
 	}
 	return index.Diff(b.Finish(v.snap.Version()), v.snap)
