@@ -20,7 +20,7 @@ import (
 )
 
 func runDemo(ctx context.Context, env *Env, args []string) int {
-	fs := newFlags(env, "demo", "[--dir DIR] [--listen ADDR] [--writer=false] [--every D] [--once]\n\n"+
+	fs := newFlags(env, "demo", "[--dir DIR] [--listen ADDR] [--writer=false] [--every D] [--customers N] [--seed N] [--once]\n\n"+
 		"Creates DIR (default ./demo) with a hadoop-catalog Iceberg warehouse of three object types\n"+
 		"(reused when it exists) and its config DIR/ontology.yaml, then runs `indexer serve` on it with a\n"+
 		"demo writer that commits a small change to the tables every few seconds: copy-on-write updates,\n"+
