@@ -113,7 +113,7 @@ func Load(path string) (*Config, error) {
 
 // Parse parses config bytes; relative paths are resolved against dir.
 func Parse(raw []byte, dir string) (*Config, error) {
-	expanded, err := ExpandEnv(string(raw), os.LookupEnv)
+	expanded, err := expandOutsideComments(string(raw), os.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +143,48 @@ func friendlyYAMLError(err error) error {
 		return errors.New(strings.Join(parts, "; "))
 	}
 	return errors.New(strings.TrimPrefix(msg, "yaml: "))
+}
+
+// expandOutsideComments expands ${ENV} references (ExpandEnv) in every
+// line of a YAML file but its comments, so that a commented-out line may
+// name a variable that is not set. A comment starts at a # at the start of
+// a line or after a blank, outside quotes.
+func expandOutsideComments(s string, lookup func(string) (string, bool)) (string, error) {
+	lines := strings.SplitAfter(s, "\n")
+	var missing []error
+	for i, line := range lines {
+		code, comment := splitComment(line)
+		exp, err := ExpandEnv(code, lookup)
+		if err != nil {
+			missing = append(missing, fmt.Errorf("line %d: %w", i+1, err))
+			continue
+		}
+		lines[i] = exp + comment
+	}
+	if len(missing) > 0 {
+		return "", errors.Join(missing...)
+	}
+	return strings.Join(lines, ""), nil
+}
+
+// splitComment splits a YAML line before its comment, if it has one.
+func splitComment(line string) (code, comment string) {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' {
+				i++
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t'):
+			return line[:i], line[i:]
+		}
+	}
+	return line, ""
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)

@@ -81,6 +81,29 @@ func TestExpandEnv(t *testing.T) {
 	}
 }
 
+func TestExpandOutsideComments(t *testing.T) {
+	env := map[string]string{"A": "1"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	tests := []struct{ in, want, err string }{
+		{"token: ${A}\n", "token: 1\n", ""},
+		{"# token: ${UNSET}\ntoken: ${A}\n", "# token: ${UNSET}\ntoken: 1\n", ""},
+		{"  token: ${A} # was ${UNSET}\n", "  token: 1 # was ${UNSET}\n", ""},
+		{`token: "a#${A}"`, `token: "a#1"`, ""},
+		{`token: 'it''s #${A}'`, `token: 'it''s #1'`, ""},
+		{`url: http://h/#${A}`, `url: http://h/#1`, ""},
+		{"a: 1\ntoken: ${UNSET}\n", "", "line 2: environment variable UNSET is not set"},
+	}
+	for _, tt := range tests {
+		got, err := expandOutsideComments(tt.in, lookup)
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%q: error %v, want %q", tt.in, err, tt.err)
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("%q = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
 func TestLoad_file(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "c.yaml")
