@@ -145,12 +145,15 @@ func TestMain_exitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ := run("check", "--config", cfg, "--json")
-	var reports []map[string]any
-	if err := json.Unmarshal([]byte(out), &reports); err != nil || code != exitFailed {
+	var rep struct {
+		Verdict     string           `json:"verdict"`
+		ObjectTypes []map[string]any `json:"objectTypes"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitFailed || len(rep.ObjectTypes) != 1 {
 		t.Fatalf("check exit %d: %s", code, out)
 	}
-	if reports[0]["verdict"] != "fail" || reports[0]["liveDeleteFiles"].(map[string]any)["position"] != float64(1) {
-		t.Errorf("report = %v", reports[0])
+	if r := rep.ObjectTypes[0]; rep.Verdict != "fail" || r["verdict"] != "fail" || r["liveDeleteFiles"].(map[string]any)["position"] != float64(1) {
+		t.Errorf("report = %v", rep)
 	}
 	code, out, _ = run("build", "--config", cfg)
 	if code != exitFailed || !strings.Contains(out, "MERGE_ON_READ") || !strings.Contains(out, "copy-on-write") {
