@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/apache/iceberg-go"
@@ -89,6 +90,9 @@ objectTypes:
 	var fromCLI, fromHTTP any
 	if err := json.Unmarshal([]byte(out), &fromCLI); err != nil {
 		t.Fatal(err)
+	}
+	if got := fromCLI.(map[string]any)["objectTypes"].([]any)[0].(map[string]any)["snapshotId"]; got != strconv.FormatInt(person.SnapshotID, 10) {
+		t.Errorf("snapshotId = %#v, want the string %d", got, person.SnapshotID)
 	}
 	if err := json.Unmarshal(body, &fromHTTP); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -81,8 +82,16 @@ func TestMain_build(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 1 || res[0].Kind != indexer.KindFull || res[0].Upserts != 12 || res[0].FilesRead != 3 || res[0].ToSnapshotID == 0 {
+	if len(res) != 1 || res[0].Kind != indexer.KindFull || res[0].Upserts != 12 || res[0].FilesRead != 3 || res[0].ToSnapshotID != tbl.T.CurrentSnapshot().SnapshotID {
 		t.Errorf("results = %+v", res)
+	}
+	// Snapshot ids are strings, which jq and JavaScript keep exact.
+	var doubles []map[string]any
+	if err := json.Unmarshal([]byte(out), &doubles); err != nil {
+		t.Fatal(err)
+	}
+	if got := doubles[0]; got["toSnapshotId"] != strconv.FormatInt(res[0].ToSnapshotID, 10) || got["fromSnapshotId"] != "0" {
+		t.Errorf("snapshot ids of build --json are not strings: %s", out)
 	}
 	ctx := context.Background()
 	if err := tbl.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(5))); err != nil {
