@@ -75,7 +75,10 @@ func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*
 		// what it would have applied.
 		res.Upserts, res.Deletes, res.SkippedRows = 0, 0, 0
 		res.Error = &ErrorInfo{Code: ErrorCode(err), Message: err.Error()}
-		ix.log.Warn("build failed", "objectType", name, "code", res.Error.Code, "error", err)
+		// Returned, so reported by the caller (the command line, the
+		// daemon's status and events); a warning here too printed every
+		// failed build twice.
+		ix.log.Debug("build failed", "objectType", name, "code", res.Error.Code, "error", err)
 	} else {
 		ix.log.Info("build done", "objectType", name, "kind", res.Kind, "from", res.FromSnapshotID, "to", res.ToSnapshotID,
 			"filesRead", res.FilesRead, "rowsRead", res.RowsRead, "upserts", res.Upserts, "deletes", res.Deletes, "ms", res.DurationMs)

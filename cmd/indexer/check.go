@@ -41,6 +41,15 @@ func runCheck(ctx context.Context, env *Env, args []string) int {
 	case cowguard.VerdictFail:
 		exit = exitFailed
 	}
+	// The report goes to stdout, the tables that could not be checked
+	// once to stderr.
+	defer func() {
+		for _, r := range rep.ObjectTypes {
+			if r.Error != nil {
+				fmt.Fprintf(env.Stderr, "indexer check: could not check %s\n", typeMessage(r.ObjectType, r.Error.Message))
+			}
+		}
+	}()
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -50,17 +59,13 @@ func runCheck(ctx context.Context, env *Env, args []string) int {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "OBJECT TYPE\tTABLE\tFV\tDELETE\tUPDATE\tMERGE\tPOS\tEQ\tDV\tVERDICT")
 	for _, r := range rep.ObjectTypes {
-		verdict := string(r.Verdict)
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.ObjectType, r.Table, r.FormatVersion,
 			r.WriteModes.Delete, r.WriteModes.Update, r.WriteModes.Merge,
-			r.LiveDeleteFiles.Position, r.LiveDeleteFiles.Equality, r.LiveDeleteFiles.DeletionVectors, verdict)
+			r.LiveDeleteFiles.Position, r.LiveDeleteFiles.Equality, r.LiveDeleteFiles.DeletionVectors, r.Verdict)
 	}
 	_ = tw.Flush()
 	for _, r := range rep.ObjectTypes {
-		switch {
-		case r.Error != nil:
-			fmt.Fprintf(env.Stdout, "\n%s: could not check: %s\n", r.ObjectType, r.Error.Message)
-		case r.Verdict != cowguard.VerdictOK:
+		if r.Error == nil && r.Verdict != cowguard.VerdictOK {
 			fmt.Fprintf(env.Stdout, "\n%s (%s): %s\n", r.ObjectType, r.Verdict, r.Message)
 		}
 	}

@@ -164,9 +164,9 @@ func TestMain_exitCodes(t *testing.T) {
 	if r := rep.ObjectTypes[0]; rep.Verdict != "fail" || r["verdict"] != "fail" || r["liveDeleteFiles"].(map[string]any)["position"] != float64(1) {
 		t.Errorf("report = %v", rep)
 	}
-	code, out, _ = run("build", "--config", cfg)
-	if code != exitFailed || !strings.Contains(out, "MERGE_ON_READ") || !strings.Contains(out, "copy-on-write") {
-		t.Errorf("build exit %d:\n%s", code, out)
+	code, out, errOut := run("build", "--config", cfg)
+	if code != exitFailed || !strings.Contains(out, "MERGE_ON_READ") || !strings.Contains(errOut, "indexer build: object type Person: ") || !strings.Contains(errOut, "copy-on-write") {
+		t.Errorf("build exit %d:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
 
