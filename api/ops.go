@@ -200,49 +200,14 @@ func (s *Server) engineStatus(name string) daemon.TypeStatus {
 	return daemon.EngineStatus(es)
 }
 
-// writeModeCheck is one line of the write-mode report: the report of the
-// table, or why it could not be checked.
-type writeModeCheck struct {
-	cowguard.Report
-	Error *indexer.ErrorInfo `json:"error,omitempty"`
-}
-
-// writeModeReport is the body of GET /checks/write-modes. Verdict is the
-// worst verdict: ok, warn, fail, or error when a table could not be
-// checked.
-type writeModeReport struct {
-	Verdict     string           `json:"verdict"`
-	ObjectTypes []writeModeCheck `json:"objectTypes"`
-}
-
 // opsChecks inspects the table of every object type the token may see,
-// as `indexer check` does.
+// as `indexer check` does, and answers the same report.
 func (s *Server) opsChecks(r *http.Request) (any, error) {
 	c, ok := s.engine.(checker)
 	if !ok {
 		return nil, internalErr(errors.New("the engine does not check write modes"))
 	}
-	rank := map[string]int{string(cowguard.VerdictOK): 0, string(cowguard.VerdictWarn): 1, string(cowguard.VerdictFail): 2, "error": 3}
-	rep := writeModeReport{Verdict: string(cowguard.VerdictOK), ObjectTypes: []writeModeCheck{}}
-	for _, name := range s.visibleTypes(r) {
-		res, err := c.Check(r.Context(), name)
-		if err != nil && r.Context().Err() != nil {
-			return nil, err
-		}
-		wc := writeModeCheck{Report: res}
-		if errors.Is(err, indexer.ErrUnknownType) {
-			continue // removed by a reload just now
-		}
-		if err != nil {
-			wc.Verdict = "error"
-			wc.Error = &indexer.ErrorInfo{Code: indexer.ErrorCode(err), Message: err.Error()}
-		}
-		if rank[string(wc.Verdict)] > rank[rep.Verdict] {
-			rep.Verdict = string(wc.Verdict)
-		}
-		rep.ObjectTypes = append(rep.ObjectTypes, wc)
-	}
-	return rep, nil
+	return indexer.CheckWriteModes(r.Context(), c.Check, s.visibleTypes(r))
 }
 
 // opsRebuild requests a full rebuild into a new generation and answers 202

@@ -2,7 +2,10 @@ package indexer
 
 import (
 	"context"
+	"encoding/json"
 	"time"
+
+	"github.com/ontoindex/ontoindex/internal/jsonid"
 )
 
 // Kind is the kind of a build.
@@ -23,12 +26,14 @@ type BuildOptions struct {
 	SnapshotID int64
 }
 
-// BuildResult reports one build of one object type.
+// BuildResult reports one build of one object type. Its JSON is what
+// `indexer build --json` prints, and part of the stored checkpoint; the
+// snapshot ids are strings there (package jsonid tells why).
 type BuildResult struct {
 	ObjectType     string     `json:"objectType"`
 	Kind           Kind       `json:"kind"`
-	FromSnapshotID int64      `json:"fromSnapshotId"`
-	ToSnapshotID   int64      `json:"toSnapshotId"`
+	FromSnapshotID int64      `json:"fromSnapshotId,string"`
+	ToSnapshotID   int64      `json:"toSnapshotId,string"`
 	FilesRead      int        `json:"filesRead"`
 	BytesRead      int64      `json:"bytesRead"`
 	RowsRead       int64      `json:"rowsRead"`
@@ -70,7 +75,10 @@ func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*
 		// what it would have applied.
 		res.Upserts, res.Deletes, res.SkippedRows = 0, 0, 0
 		res.Error = &ErrorInfo{Code: ErrorCode(err), Message: err.Error()}
-		ix.log.Warn("build failed", "objectType", name, "code", res.Error.Code, "error", err)
+		// Returned, so reported by the caller (the command line, the
+		// daemon's status and events); a warning here too printed every
+		// failed build twice.
+		ix.log.Debug("build failed", "objectType", name, "code", res.Error.Code, "error", err)
 	} else {
 		ix.log.Info("build done", "objectType", name, "kind", res.Kind, "from", res.FromSnapshotID, "to", res.ToSnapshotID,
 			"filesRead", res.FilesRead, "rowsRead", res.RowsRead, "upserts", res.Upserts, "deletes", res.Deletes, "ms", res.DurationMs)
@@ -88,11 +96,12 @@ func (ix *Indexer) BuildAll(ctx context.Context, opts BuildOptions) []*BuildResu
 	return out
 }
 
-// BuildSummary is a finished build as status reports it.
+// BuildSummary is a finished build as status reports it; From and To are
+// snapshot ids, strings in JSON (package jsonid).
 type BuildSummary struct {
 	Kind        Kind      `json:"kind"`
-	From        int64     `json:"from"`
-	To          int64     `json:"to"`
+	From        int64     `json:"from,string"`
+	To          int64     `json:"to,string"`
 	Generation  int       `json:"generation"`
 	FilesRead   int       `json:"filesRead"`
 	BytesRead   int64     `json:"bytesRead"`
@@ -109,4 +118,36 @@ func (r *BuildResult) Summary() *BuildSummary {
 	return &BuildSummary{Kind: r.Kind, From: r.FromSnapshotID, To: r.ToSnapshotID, Generation: r.Generation,
 		FilesRead: r.FilesRead, BytesRead: r.BytesRead, RowsRead: r.RowsRead, Upserts: r.Upserts, Deletes: r.Deletes,
 		SkippedRows: r.SkippedRows, DurationMs: r.DurationMs, FinishedAt: r.FinishedAt}
+}
+
+// UnmarshalJSON decodes the snapshot ids as strings or, as data dirs of
+// earlier releases stored them in checkpoints, as bare numbers.
+func (r *BuildResult) UnmarshalJSON(b []byte) error {
+	type plain BuildResult // without this method
+	aux := struct {
+		*plain
+		From jsonid.Int64 `json:"fromSnapshotId"`
+		To   jsonid.Int64 `json:"toSnapshotId"`
+	}{plain: (*plain)(r), From: jsonid.Int64(r.FromSnapshotID), To: jsonid.Int64(r.ToSnapshotID)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	r.FromSnapshotID, r.ToSnapshotID = int64(aux.From), int64(aux.To)
+	return nil
+}
+
+// UnmarshalJSON decodes the snapshot ids as strings or, as servers of
+// earlier releases wrote them, as bare numbers.
+func (s *BuildSummary) UnmarshalJSON(b []byte) error {
+	type plain BuildSummary
+	aux := struct {
+		*plain
+		From jsonid.Int64 `json:"from"`
+		To   jsonid.Int64 `json:"to"`
+	}{plain: (*plain)(s), From: jsonid.Int64(s.From), To: jsonid.Int64(s.To)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	s.From, s.To = int64(aux.From), int64(aux.To)
+	return nil
 }

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/ontoindex/ontoindex/cowguard"
@@ -24,6 +25,59 @@ func (ix *Indexer) Check(ctx context.Context, name string) (cowguard.Report, err
 		return r, &tableError{fmt.Errorf("object type %s: table %s: %w", name, ts.spec.Table, err)}
 	}
 	return r, nil
+}
+
+// VerdictError is the verdict of a table that could not be checked (it
+// did not load, or its manifests could not be read). cowguard never
+// returns it: it judges tables it has.
+const VerdictError cowguard.Verdict = "error"
+
+// WriteModeCheck is one line of the write-mode report: the report of the
+// table, or, with Verdict error, why it could not be checked.
+type WriteModeCheck struct {
+	cowguard.Report
+	Error *ErrorInfo `json:"error,omitempty"`
+}
+
+// WriteModeReport is the write-mode report of some object types: the body
+// of GET /api/indexer/v1/checks/write-modes and what `indexer check --json`
+// prints, so that a script reads both alike. Verdict is the worst verdict
+// of its lines: ok, warn, fail, then error.
+type WriteModeReport struct {
+	Verdict     cowguard.Verdict `json:"verdict"`
+	ObjectTypes []WriteModeCheck `json:"objectTypes"`
+}
+
+// verdictRank orders verdicts from best to worst.
+var verdictRank = map[cowguard.Verdict]int{cowguard.VerdictOK: 0, cowguard.VerdictWarn: 1, cowguard.VerdictFail: 2, VerdictError: 3}
+
+// CheckWriteModes checks the tables of the named object types with check
+// (Indexer.Check, or whatever engine a server wraps) and assembles their
+// report, in the order of names. A table that could not be checked is a
+// line with verdict error, not an error of the report; a type that is
+// gone (ErrUnknownType: removed by a reload meanwhile) is left out. It
+// fails only when ctx ends.
+func CheckWriteModes(ctx context.Context, check func(context.Context, string) (cowguard.Report, error), names []string) (WriteModeReport, error) {
+	rep := WriteModeReport{Verdict: cowguard.VerdictOK, ObjectTypes: []WriteModeCheck{}}
+	for _, name := range names {
+		r, err := check(ctx, name)
+		if err != nil && ctx.Err() != nil {
+			return rep, fmt.Errorf("check write modes: %w", ctx.Err())
+		}
+		if errors.Is(err, ErrUnknownType) {
+			continue
+		}
+		wc := WriteModeCheck{Report: r}
+		if err != nil {
+			wc.Verdict = VerdictError
+			wc.Error = &ErrorInfo{Code: ErrorCode(err), Message: err.Error()}
+		}
+		if verdictRank[wc.Verdict] > verdictRank[rep.Verdict] {
+			rep.Verdict = wc.Verdict
+		}
+		rep.ObjectTypes = append(rep.ObjectTypes, wc)
+	}
+	return rep, nil
 }
 
 // Status is where an object type stands.

@@ -1,17 +1,21 @@
 package indexer
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/indexer/store"
+	"github.com/ontoindex/ontoindex/internal/jsonid"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
 // Checkpoint is the state an object type's index reflects. The store keeps
-// it as JSON (package store's layout).
+// it as JSON (package store's layout), with the snapshot ids as strings
+// like all ops JSON (package jsonid); it reads the bare numbers that
+// earlier releases stored too (UnmarshalJSON).
 type Checkpoint struct {
-	SnapshotID      int64         `json:"snapshotId"`
+	SnapshotID      int64         `json:"snapshotId,string"`
 	SchemaID        int           `json:"schemaId"`
 	MappingHash     string        `json:"mappingHash"`
 	SemanticVersion int           `json:"semanticVersion"`
@@ -27,6 +31,21 @@ type Checkpoint struct {
 type InvalidRows struct {
 	Count   int64                  `json:"count"`
 	Samples []changelog.InvalidRow `json:"samples"`
+}
+
+// UnmarshalJSON decodes the snapshot id as a string or a bare number; the
+// last build's ids decode likewise (BuildResult.UnmarshalJSON).
+func (cp *Checkpoint) UnmarshalJSON(b []byte) error {
+	type plain Checkpoint // without this method
+	aux := struct {
+		*plain
+		SnapshotID jsonid.Int64 `json:"snapshotId"`
+	}{plain: (*plain)(cp), SnapshotID: jsonid.Int64(cp.SnapshotID)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	cp.SnapshotID = int64(aux.SnapshotID)
+	return nil
 }
 
 // loadCheckpoint reads the checkpoint and any build in progress of a type.

@@ -49,6 +49,9 @@ type Indexer struct {
 	db    *store.DB
 	dir   string
 	opts  Options
+	// created is what Open created of dir: Close removes it if nothing
+	// was stored (datadir.go).
+	created newDataDir
 
 	catMu    sync.Mutex
 	catalogs map[string]catalog.Catalog
@@ -76,19 +79,18 @@ type typeState struct {
 }
 
 // Open opens the data directory of cfg and recovers any interrupted build.
+// It creates the directory when it is missing; Close removes it again if
+// nothing was stored in it (datadir.go).
 func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	dir := cfg.Path(cfg.DataDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create data dir: %w", err)
-	}
-	db, err := store.Open(filepath.Join(dir, "state.db"))
+	db, created, err := openDataDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	ix := &Indexer{cfg: cfg, log: opts.Logger, db: db, dir: dir, opts: opts,
+	ix := &Indexer{cfg: cfg, log: opts.Logger, db: db, dir: dir, created: created, opts: opts,
 		catalogs: map[string]catalog.Catalog{}, types: map[string]*typeState{}}
 	ix.saver.start(ix)
 	for _, spec := range cfg.IndexedTypes() {
@@ -139,6 +141,7 @@ func (ix *Indexer) Close() error {
 		}
 	}
 	ix.catMu.Unlock()
+	ix.removeUnused()
 	errs = append(errs, ix.db.Close())
 	return errors.Join(errs...)
 }

@@ -80,8 +80,12 @@ func TestIndexer_upgradeFromLayout2(t *testing.T) {
 			}
 		}
 	}
-	if cp, err := ix.Checkpoint("Customer"); err != nil || cp.Generation != 1 {
-		t.Fatalf("checkpoint of the old data dir: %+v, %v; want generation 1", cp, err)
+	// The old checkpoint stored its snapshot ids as bare JSON numbers
+	// (now strings): above 2^53, they must come back exact, not rounded.
+	const oldSnapshot = 7338076680394734586
+	if cp, err := ix.Checkpoint("Customer"); err != nil || cp.Generation != 1 || cp.SnapshotID != oldSnapshot ||
+		cp.LastBuild == nil || cp.LastBuild.ToSnapshotID != oldSnapshot || cp.LastBuild.FromSnapshotID != 0 {
+		t.Fatalf("checkpoint of the old data dir: %+v, %v; want generation 1 at snapshot %d", cp, err, int64(oldSnapshot))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "data", "types", "Customer", "gen-1", "store", "root.bolt")); err != nil {
 		t.Fatalf("the old generation's bleve index: %v", err)
@@ -99,6 +103,26 @@ func TestIndexer_upgradeFromLayout2(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "data", "types", "Customer", "gen-1")); !os.IsNotExist(err) {
 		t.Fatalf("the old generation's files are still there: %v", err)
 	}
+
+	// The checkpoint the build stored, in the current encoding, reads back.
+	want, err := ix.Checkpoint("Customer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = indexer.Open(ctx, cfg, indexer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	got, err := ix.Checkpoint("Customer")
+	if err != nil || got.SnapshotID != want.SnapshotID || got.Generation != 2 || got.LastBuild == nil ||
+		got.LastBuild.FromSnapshotID != want.LastBuild.FromSnapshotID || got.LastBuild.ToSnapshotID != want.LastBuild.ToSnapshotID {
+		t.Fatalf("checkpoint after a restart: %+v, %v; want %+v", got, err, want)
+	}
+	check("the rebuilt generation after a restart")
 }
 
 // mustUntar extracts a .tgz into dir.

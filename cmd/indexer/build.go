@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -48,6 +49,9 @@ func runBuild(ctx context.Context, env *Env, args []string) int {
 	} else {
 		printResults(env.Stdout, results)
 	}
+	// The report goes to stdout, each error once to stderr (the engine
+	// does not log what it returns).
+	printBuildErrors(env.Stderr, "indexer build: ", results)
 	for _, r := range results {
 		if r.Error != nil {
 			if r.Error.Code == indexer.CodeCanceled {
@@ -59,6 +63,7 @@ func runBuild(ctx context.Context, env *Env, args []string) int {
 	return exitOK
 }
 
+// printResults prints the table of build results.
 func printResults(w io.Writer, results []*indexer.BuildResult) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "OBJECT TYPE\tKIND\tFROM\tTO\tFILES\tBYTES\tROWS\tUPSERTS\tDELETES\tSKIPPED\tMS\tRESULT")
@@ -71,11 +76,24 @@ func printResults(w io.Writer, results []*indexer.BuildResult) {
 			r.FilesRead, r.BytesRead, r.RowsRead, r.Upserts, r.Deletes, r.SkippedRows, r.DurationMs, result)
 	}
 	_ = tw.Flush()
+}
+
+// printBuildErrors prints the message of each failed build, after prefix.
+func printBuildErrors(w io.Writer, prefix string, results []*indexer.BuildResult) {
 	for _, r := range results {
 		if r.Error != nil {
-			fmt.Fprintf(w, "\n%s: %s\n", r.ObjectType, r.Error.Message)
+			fmt.Fprintf(w, "%s%s\n", prefix, typeMessage(r.ObjectType, r.Error.Message))
 		}
 	}
+}
+
+// typeMessage names the object type in an error message, unless the
+// message starts with it already (most engine errors do).
+func typeMessage(name, msg string) string {
+	if strings.HasPrefix(msg, "object type "+name+":") {
+		return msg
+	}
+	return name + ": " + msg
 }
 
 // progress prints build progress to a terminal once a build runs longer

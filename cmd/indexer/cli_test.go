@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -81,8 +82,16 @@ func TestMain_build(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 1 || res[0].Kind != indexer.KindFull || res[0].Upserts != 12 || res[0].FilesRead != 3 || res[0].ToSnapshotID == 0 {
+	if len(res) != 1 || res[0].Kind != indexer.KindFull || res[0].Upserts != 12 || res[0].FilesRead != 3 || res[0].ToSnapshotID != tbl.T.CurrentSnapshot().SnapshotID {
 		t.Errorf("results = %+v", res)
+	}
+	// Snapshot ids are strings, which jq and JavaScript keep exact.
+	var doubles []map[string]any
+	if err := json.Unmarshal([]byte(out), &doubles); err != nil {
+		t.Fatal(err)
+	}
+	if got := doubles[0]; got["toSnapshotId"] != strconv.FormatInt(res[0].ToSnapshotID, 10) || got["fromSnapshotId"] != "0" {
+		t.Errorf("snapshot ids of build --json are not strings: %s", out)
 	}
 	ctx := context.Background()
 	if err := tbl.Delete(ctx, iceberg.EqualTo(iceberg.Reference("id"), int64(5))); err != nil {
@@ -145,16 +154,19 @@ func TestMain_exitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ := run("check", "--config", cfg, "--json")
-	var reports []map[string]any
-	if err := json.Unmarshal([]byte(out), &reports); err != nil || code != exitFailed {
+	var rep struct {
+		Verdict     string           `json:"verdict"`
+		ObjectTypes []map[string]any `json:"objectTypes"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitFailed || len(rep.ObjectTypes) != 1 {
 		t.Fatalf("check exit %d: %s", code, out)
 	}
-	if reports[0]["verdict"] != "fail" || reports[0]["liveDeleteFiles"].(map[string]any)["position"] != float64(1) {
-		t.Errorf("report = %v", reports[0])
+	if r := rep.ObjectTypes[0]; rep.Verdict != "fail" || r["verdict"] != "fail" || r["liveDeleteFiles"].(map[string]any)["position"] != float64(1) {
+		t.Errorf("report = %v", rep)
 	}
-	code, out, _ = run("build", "--config", cfg)
-	if code != exitFailed || !strings.Contains(out, "MERGE_ON_READ") || !strings.Contains(out, "copy-on-write") {
-		t.Errorf("build exit %d:\n%s", code, out)
+	code, out, errOut := run("build", "--config", cfg)
+	if code != exitFailed || !strings.Contains(out, "MERGE_ON_READ") || !strings.Contains(errOut, "indexer build: object type Person: ") || !strings.Contains(errOut, "copy-on-write") {
+		t.Errorf("build exit %d:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
 

@@ -187,6 +187,7 @@ func runDemoOnce(ctx context.Context, env *Env, d *demo.Demo, cfgPath string) in
 	first := ix.BuildAll(ctx, indexer.BuildOptions{})
 	prog.done()
 	printResults(out, first)
+	printBuildErrors(out, "\n", first)
 	if code, ok := demoBuildsOK(first); !ok {
 		return code
 	}
@@ -207,6 +208,7 @@ func runDemoOnce(ctx context.Context, env *Env, d *demo.Demo, cfgPath string) in
 	second := ix.BuildAll(ctx, indexer.BuildOptions{})
 	prog.done()
 	printResults(out, second)
+	printBuildErrors(out, "\n", second)
 	if code, ok := demoBuildsOK(second); !ok {
 		return code
 	}

@@ -59,7 +59,7 @@ func TestMain_demo(t *testing.T) {
 			`(?m)^Customer\s+incremental\s+\d+\s+\d+\s+2\s+\d+\s+\d+\s+1\s+0\s+0\s+\d+\s+ok$`,
 			`(?m)^OrderLine\s+incremental\s+\d+\s+\d+\s+1\s+\d+\s+\d+\s+0\s+1\s+0\s+\d+\s+ok$`,
 			`(?m)^Aircraft\s+incremental\s+\d+\s+\d+\s+0\s+0\s+0\s+0\s+0\s+0\s+\d+\s+MERGE_ON_READ$`,
-			`(?m)^Aircraft: object type Aircraft: table demo\.fleet\.aircraft snapshot \d+ \(delete\) has live merge-on-read delete files \(1 position-delete file`,
+			`(?m)^object type Aircraft: table demo\.fleet\.aircraft snapshot \d+ \(delete\) has live merge-on-read delete files \(1 position-delete file`,
 			// The index.
 			`(?m)^  OrderLine (\d+,\d+): not in the index any more`,
 			`(?m)^  Aircraft still serves its last good state: 600 objects at snapshot \d+ \(generation 1\)\.$`,

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -166,6 +167,21 @@ func TestMain_status(t *testing.T) {
 		if e := rep.ObjectTypes[1].LastError; e == nil || e.Code != indexer.CodeMergeOnRead {
 			t.Errorf("Plane lastError %+v", e)
 		}
+		// Snapshot ids are strings, which jq and JavaScript keep exact.
+		var doubles struct {
+			ObjectTypes []map[string]any `json:"objectTypes"`
+		}
+		if err := json.Unmarshal([]byte(out), &doubles); err != nil {
+			t.Fatal(err)
+		}
+		for i, st := range doubles.ObjectTypes {
+			w := want.ObjectTypes[i]
+			lb := st["lastBuild"].(map[string]any)
+			if st["checkpointSnapshotId"] != strconv.FormatInt(w.CheckpointSnapshotID, 10) || st["tableSnapshotId"] != strconv.FormatInt(w.TableSnapshotID, 10) ||
+				lb["from"] != strconv.FormatInt(w.LastBuild.From, 10) || lb["to"] != strconv.FormatInt(w.LastBuild.To, 10) {
+				t.Errorf("object type %d: snapshot ids are not strings: %v", i, st)
+			}
+		}
 		// The keys of the issue's contract are all there.
 		for _, key := range []string{`"objectType"`, `"table"`, `"state"`, `"checkpointSnapshotId"`, `"tableSnapshotId"`, `"lagSnapshots"`,
 			`"lagSeconds"`, `"generation"`, `"objects"`, `"lastBuild"`, `"kind"`, `"from"`, `"to"`, `"filesRead"`, `"bytesRead"`, `"upserts"`,
@@ -196,6 +212,8 @@ func TestDecodeStatus(t *testing.T) {
 	}{
 		{"report", `{"ready":true,"objectTypes":[` + one + `,{"objectType":"B","state":"failing"}]}`, []string{"A", "B"}, false},
 		{"array", `[` + one + `]`, []string{"A"}, false},
+		{"string ids", `{"objectType":"A","checkpointSnapshotId":"372056263949486138","tableSnapshotId":"372056263949486138","lastBuild":{"from":"0","to":"372056263949486138"}}`, []string{"A"}, false},
+		{"bare ids of an older server", `{"objectType":"A","checkpointSnapshotId":372056263949486138,"tableSnapshotId":372056263949486138,"lastBuild":{"from":0,"to":372056263949486138}}`, []string{"A"}, false},
 		{"one type", one, []string{"A"}, false},
 		{"empty report", `{"ready":true,"objectTypes":[]}`, nil, false},
 		{"no types", `{"ready":true}`, nil, true},
@@ -210,6 +228,9 @@ func TestDecodeStatus(t *testing.T) {
 			var names []string
 			for _, st := range sts {
 				names = append(names, st.ObjectType)
+				if st.LastBuild != nil && (st.CheckpointSnapshotID != 372056263949486138 || st.TableSnapshotID != 372056263949486138 || st.LastBuild.To != 372056263949486138) {
+					t.Errorf("ids of %s decode to %+v, last build %+v", tt.body, st, st.LastBuild)
+				}
 			}
 			if strings.Join(names, ",") != strings.Join(tt.names, ",") {
 				t.Fatalf("names = %v, want %v", names, tt.names)

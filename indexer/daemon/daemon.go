@@ -287,7 +287,10 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 		wait := r.sched.wait(now, interval)
 		d.changedLocked()
 		d.mu.Unlock()
-		d.log.Warn("poll failed", "objectType", r.name, "error", err, "retryIn", wait)
+		// The status (lastError, state failing), the metrics and the
+		// events of `indexer serve` report it, once per change rather
+		// than at every retry: a warning here too repeated each of them.
+		d.log.Debug("poll failed", "objectType", r.name, "error", err, "retryIn", wait)
 		return wait
 	}
 	d.mu.Lock()

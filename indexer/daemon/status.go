@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/internal/jsonid"
 )
 
 // State is where an object type stands in the daemon.
@@ -35,9 +37,10 @@ type TypeStatus struct {
 	State      State  `json:"state"`
 	// CheckpointSnapshotID is the snapshot the index reflects (0: never
 	// built); TableSnapshotID the table's current snapshot at the last poll
-	// (0: not polled yet, or a table without snapshots).
-	CheckpointSnapshotID int64 `json:"checkpointSnapshotId"`
-	TableSnapshotID      int64 `json:"tableSnapshotId"`
+	// (0: not polled yet, or a table without snapshots). Strings in JSON,
+	// which JavaScript and jq would round as numbers (package jsonid).
+	CheckpointSnapshotID int64 `json:"checkpointSnapshotId,string"`
+	TableSnapshotID      int64 `json:"tableSnapshotId,string"`
 	// LagSnapshots counts the table's snapshots the index does not reflect;
 	// LagSeconds is the time since the oldest of them was committed.
 	LagSnapshots int     `json:"lagSnapshots"`
@@ -57,6 +60,23 @@ type TypeStatus struct {
 	NextRetryAt time.Time `json:"nextRetryAt,omitzero"`
 
 	builtAt time.Time // when the checkpoint was written, for metrics
+}
+
+// UnmarshalJSON decodes the snapshot ids as strings or, as servers of
+// earlier releases wrote them, as bare numbers: `indexer status` reads
+// both.
+func (st *TypeStatus) UnmarshalJSON(b []byte) error {
+	type plain TypeStatus // without this method
+	aux := struct {
+		*plain
+		Checkpoint jsonid.Int64 `json:"checkpointSnapshotId"`
+		Table      jsonid.Int64 `json:"tableSnapshotId"`
+	}{plain: (*plain)(st), Checkpoint: jsonid.Int64(st.CheckpointSnapshotID), Table: jsonid.Int64(st.TableSnapshotID)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	st.CheckpointSnapshotID, st.TableSnapshotID = int64(aux.Checkpoint), int64(aux.Table)
+	return nil
 }
 
 // StatusReport is the status of every object type: the body of the ops

@@ -77,6 +77,29 @@ func (d *DB) DropBuild(name string) error {
 	})
 }
 
+// Empty reports whether nothing is stored: no object type has a
+// checkpoint, a full build in progress or a generation. The bucket of a
+// type that never got that far (its first build failed) holds nothing and
+// does not count.
+func (d *DB) Empty() (bool, error) {
+	empty := true
+	err := d.db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			if !bytes.Equal(name, bucketTypes) {
+				empty = false // not of this layout: keep it
+				return nil
+			}
+			return b.ForEachBucket(func(typ []byte) error {
+				if k, _ := b.Bucket(typ).Cursor().First(); k != nil {
+					empty = false
+				}
+				return nil
+			})
+		})
+	})
+	return empty, err
+}
+
 // Generations lists the generation numbers stored for an object type.
 func (d *DB) Generations(name string) ([]int, error) {
 	var gens []int
