@@ -93,6 +93,12 @@ type serving struct {
 // serve runs the daemon and the HTTP server until ctx is done, then shuts
 // down gracefully.
 func serve(ctx context.Context, env *Env, o serveOptions) int {
+	// SIGHUP reloads the config file. Registered first, so that a SIGHUP
+	// while serve starts (a supervisor's reload) waits for the server
+	// instead of killing the process, Go's default for an unhandled one.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	cfg, code, ok := loadConfig(env, "serve", o.ConfigPath)
 	if !ok {
 		return code
@@ -171,11 +177,6 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 		}
 		return exitFailed
 	}
-	// SIGHUP reloads the config file. Registered before "listening" is
-	// printed, so that whoever waits for that line may send it.
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	base := "http://" + ln.Addr().String()
 	fmt.Fprintf(env.Stderr, "indexer serve: listening on %s\n", base)
 
