@@ -181,7 +181,7 @@ var errorTable = map[errorName]errorKind{
 	namePropertyFiltersNotSupported: {codeInvalidArgument, "the query type does not apply to the property, or is not supported (geo, vector, interval)"},
 	nameInvalidRangeQuery:           {codeInvalidArgument, "a range query on a property that has no order (boolean)"},
 	nameWhereClauseTooComplex:       {codeInvalidArgument, "where or object set deeper or larger than the server limits"},
-	nameQueryTooExpensive:           {codeInvalidArgument, "a prefix, wildcard, regex or fuzzy query expands to more terms or values than server.maxQueryTerms"},
+	nameQueryTooExpensive:           {codeInvalidArgument, "a prefix or fuzzy query on a text property expands to more terms than server.maxQueryTerms (wildcard and regex never do)"},
 	nameMalformedObjectSet:          {codeInvalidArgument, "an object set is malformed (shape, missing keys, rids not of this server)"},
 	nameUnsupportedObjectSet:        {codeInvalidArgument, "object set kind not supported (searchAround, reference, ...) or of several object types"},
 
