@@ -180,7 +180,7 @@ var errorTable = map[errorName]errorKind{
 	nameInvalidPropertyFilterValue:  {codeInvalidArgument, "a where value does not fit the property type"},
 	namePropertyFiltersNotSupported: {codeInvalidArgument, "the query type does not apply to the property, or is not supported (geo, vector, interval)"},
 	nameInvalidRangeQuery:           {codeInvalidArgument, "a range query on a property that has no order (boolean)"},
-	nameWhereClauseTooComplex:       {codeInvalidArgument, "where or object set deeper or larger than the server limits"},
+	nameWhereClauseTooComplex:       {codeInvalidArgument, "where or object set deeper or larger than the server limits, or a body nested deeper than they could be (depth.go)"},
 	nameQueryTooExpensive:           {codeInvalidArgument, "a prefix or fuzzy query on a text property expands to more terms than server.maxQueryTerms (wildcard and regex never do)"},
 	nameMalformedObjectSet:          {codeInvalidArgument, "an object set is malformed (shape, missing keys, rids not of this server)"},
 	nameUnsupportedObjectSet:        {codeInvalidArgument, "object set kind not supported (searchAround, reference, ...) or of several object types"},

@@ -23,11 +23,13 @@ import (
 
 // nested returns a where clause nested depth levels deep.
 func nested(depth int) string {
-	w := `{"type":"eq","field":"dept","value":"Sales"}`
-	for i := 1; i < depth; i++ {
-		w = `{"type":"not","value":` + w + `}`
-	}
-	return w
+	return wrap(depth, `{"type":"not","value":`, `{"type":"eq","field":"dept","value":"Sales"}`, `}`)
+}
+
+// wrap returns inner inside depth-1 pairs of open and close, built in
+// linear time (tests nest tens of thousands of levels).
+func wrap(depth int, open, inner, close string) string {
+	return strings.Repeat(open, depth-1) + inner + strings.Repeat(close, depth-1)
 }
 
 func TestLimits(t *testing.T) {

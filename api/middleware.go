@@ -135,8 +135,10 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // readBody reads a JSON request body into v. Unknown fields are refused so
-// that misspelled keys are not silently ignored.
-func readBody(r *http.Request, v any) error {
+// that misspelled keys are not silently ignored. A body nested deeper than
+// any where clause or object set within server.maxWhereDepth can be is
+// refused as too deep before it is decoded (see checkDepth).
+func (s *Server) readBody(r *http.Request, v any) error {
 	if r.Body == nil {
 		return apiErr(nameMissingPostBody, nil)
 	}
@@ -150,6 +152,9 @@ func readBody(r *http.Request, v any) error {
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return apiErr(nameMissingPostBody, nil)
+	}
+	if err := checkDepth(raw, s.cfg.MaxWhereDepth); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

@@ -169,7 +169,7 @@ func (s *Server) searchObjects(r *http.Request) (any, error) {
 	defer v.Release()
 	t := v.Type()
 	var req searchRequest
-	if err := readBody(r, &req); err != nil {
+	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
 	size := s.cfg.DefaultPageSize

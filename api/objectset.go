@@ -302,7 +302,7 @@ func (s *Server) loadObjectSet(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var req loadObjectSetRequest
-	if err := readBody(r, &req); err != nil {
+	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
 	size := s.cfg.DefaultPageSize
