@@ -333,7 +333,7 @@ func TestRequests_errors(t *testing.T) {
 	e.fail(t, http.MethodPost, search, map[string]any{"orderBy": orderBody("age", "name", "age:desc")}, 400, "DuplicateOrderBy")
 	e.fail(t, http.MethodPost, search, map[string]any{"orderBy": orderBody("bio", "tags")}, 400, "PropertiesNotSortable")
 	e.fail(t, http.MethodGet, "/api/v2/nothing", nil, 404, "ApiNotFound")
-	e.fail(t, http.MethodDelete, ontologyPath+"/objects/Employee/10", nil, 400, "MethodNotAllowed")
+	e.fail(t, http.MethodDelete, ontologyPath+"/objects/Employee/10", nil, 405, "MethodNotAllowed") // more in TestRequests_methods
 
 	t.Run("selectV2", func(t *testing.T) {
 		objs, _ := e.search(t, "Employee", map[string]any{"pageSize": 1, "selectV2": []any{map[string]any{"type": "property", "apiName": "dept"}}})
