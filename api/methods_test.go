@@ -98,4 +98,44 @@ func TestRequests_methods(t *testing.T) {
 		}
 		e.fail(t, http.MethodGet, objs+"Word/nope", nil, 404, "ObjectNotFound")
 	})
+	t.Run("pageSize names its range", func(t *testing.T) {
+		const want = "pageSize must be an integer from 1 to 10000"
+		for _, body := range []string{`{"pageSize":1e30}`, `{"pageSize":1.5}`, `{"pageSize":"ten"}`, `{"pageSize":0}`, `{"pageSize":10001}`, `{"pageSize":true}`} {
+			m := e.fail(t, http.MethodPost, objs+"Employee/search", body, 400, "InvalidPageSize")
+			if msg := m["message"].(string); !strings.Contains(msg, want) {
+				t.Errorf("%s: %q, want %q", body, msg, want)
+			}
+		}
+		m := e.fail(t, http.MethodPost, ontologyPath+"/objectSets/loadObjects", `{"objectSet":{"type":"base","objectType":"Employee"},"pageSize":-1}`, 400, "InvalidPageSize")
+		if msg := m["message"].(string); !strings.Contains(msg, want) {
+			t.Errorf("loadObjects: %q", msg)
+		}
+		for _, q := range []string{"ten", "1e3", "0"} {
+			m := e.fail(t, http.MethodGet, objs+"Employee?pageSize="+q, nil, 400, "InvalidPageSize")
+			if msg := m["message"].(string); !strings.Contains(msg, want) {
+				t.Errorf("?pageSize=%s: %q", q, msg)
+			}
+		}
+		if objs, _ := e.search(t, "Employee", `{"pageSize":2.0}`); len(objs) != 2 {
+			t.Fatalf("pageSize 2.0: %d objects", len(objs))
+		}
+	})
+}
+
+// TestRequests_typeErrors checks that a body value of the wrong JSON type
+// is described as JSON has it: an integer field is an integer, and the
+// value is the one sent.
+func TestRequests_typeErrors(t *testing.T) {
+	e := mustEnv(t)
+	agg := ontologyPath + "/objects/Employee/aggregate"
+	for body, want := range map[string]string{
+		`{"aggregation":[],"groupBy":[{"type":"exact","field":"dept","maxGroupCount":1e30}]}`:   "groupBy: field maxGroupCount must be an integer, not 1e30",
+		`{"aggregation":[],"groupBy":[{"type":"exact","field":"dept","maxGroupCount":"many"}]}`: "groupBy: field maxGroupCount must be an integer, not a string",
+		`{"aggregation":[],"groupBy":[{"type":"fixedWidth","field":"age","fixedWidth":true}]}`:  "groupBy: field fixedWidth must be a number, not a boolean",
+	} {
+		m := e.fail(t, http.MethodPost, agg, body, 400, "MalformedRequestBody")
+		if r := m["parameters"].(map[string]any)["reason"]; r != want {
+			t.Errorf("%s: reason %q, want %q", body, r, want)
+		}
+	}
 }

@@ -172,7 +172,7 @@ func invalidKey(t *objects.Type, pk string, err error) *Error {
 type searchRequest struct {
 	Where      json.RawMessage   `json:"where"`
 	OrderBy    *orderByV2        `json:"orderBy"`
-	PageSize   *int              `json:"pageSize"`
+	PageSize   json.RawMessage   `json:"pageSize"`
 	PageToken  string            `json:"pageToken"`
 	Select     []string          `json:"select"`
 	SelectV2   []json.RawMessage `json:"selectV2"`
@@ -192,11 +192,9 @@ func (s *Server) searchObjects(r *http.Request) (any, error) {
 	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
-	size := s.cfg.DefaultPageSize
-	if req.PageSize != nil {
-		if size, err = s.checkPageSize(*req.PageSize); err != nil {
-			return nil, err
-		}
+	size, err := s.bodyPageSize(req.PageSize)
+	if err != nil {
+		return nil, err
 	}
 	where, err := decodeWhere(t, req.Where, s.cfg.MaxWhereDepth, s.cfg.MaxWhereClauses)
 	if err != nil {
