@@ -375,7 +375,7 @@ func (s *Server) aggregateObjects(r *http.Request) (any, error) {
 	}
 	defer v.Release()
 	var req aggregateRequest
-	if err := readBody(r, &req); err != nil {
+	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
 	where, err := decodeWhere(v.Type(), req.Where, s.cfg.MaxWhereDepth, s.cfg.MaxWhereClauses)
@@ -391,7 +391,7 @@ func (s *Server) aggregateObjectSet(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var req aggregateSetRequest
-	if err := readBody(r, &req); err != nil {
+	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
 	d, c, err := s.decodeObjectSet(r, req.ObjectSet)

@@ -80,7 +80,15 @@
 // parameters}, plus a message that @osdk/client shows, and the HTTP status
 // of their code; errorTable in errors.go is the one table of names and
 // codes. Internal errors return nothing but their instance id, which the
-// log has with the cause.
+// log has with the cause. A method a path does not take is 405
+// MethodNotAllowed with an Allow header; its code, METHOD_NOT_ALLOWED, is
+// ontoindex's own, since Conjure has none that maps to 405.
+//
+// GET /objects/{objectType}/search (and count, aggregate) is routed as the
+// get of the object keyed "search", which a type keyed by strings may
+// hold, so it is looked up like any key. When the key cannot be one of the
+// type's (an integer or composite key), the answer is the 405 with Allow:
+// POST; when no object has it, the 404 ObjectNotFound says to POST.
 //
 // The server section of the config bounds bodies (413), page sizes, the
 // depth and size of where clauses and object sets, the index terms a query

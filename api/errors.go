@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -43,7 +44,11 @@ func (e *Error) Code() string {
 // Status is the HTTP status of the error.
 func (e *Error) Status() int { return conjureStatus[e.Code()] }
 
-// Conjure error codes.
+// Conjure error codes, and one of ontoindex's own: Conjure has no code for
+// a method a path does not take, and HTTP requires that to be a 405 with
+// an Allow header (writeError sets it), which no Conjure code maps to.
+// Clients read the status and errorName; @osdk/client passes unknown codes
+// through.
 const (
 	codeUnauthorized     = "UNAUTHORIZED"
 	codePermissionDenied = "PERMISSION_DENIED"
@@ -54,10 +59,12 @@ const (
 	codeFailedPrecond    = "FAILED_PRECONDITION"
 	codeInternal         = "INTERNAL"
 	codeTimeout          = "TIMEOUT"
+
+	codeMethodNotAllowed = "METHOD_NOT_ALLOWED" // ontoindex's: 405
 )
 
-// conjureStatus is the HTTP status of each Conjure error code, as the
-// Conjure specification fixes it.
+// conjureStatus is the HTTP status of each error code, as the Conjure
+// specification fixes it for its codes.
 var conjureStatus = map[string]int{
 	codeUnauthorized:     http.StatusUnauthorized,
 	codePermissionDenied: http.StatusForbidden,
@@ -68,6 +75,7 @@ var conjureStatus = map[string]int{
 	codeFailedPrecond:    http.StatusInternalServerError,
 	codeInternal:         http.StatusInternalServerError,
 	codeTimeout:          http.StatusInternalServerError,
+	codeMethodNotAllowed: http.StatusMethodNotAllowed,
 }
 
 // errorName is the errorName of an API error, as the wire spells it.
@@ -156,12 +164,12 @@ var errorTable = map[errorName]errorKind{
 	namePropertiesNotFound:  {codeNotFound, "a property named in select, where, orderBy or an aggregation does not exist"},
 	nameObjectTypeNotSynced: {codeConflict, "the object type has never been built"},
 	nameApiNotFound:         {codeNotFound, "no such endpoint"},
+	nameMethodNotAllowed:    {codeMethodNotAllowed, "the path does not take this HTTP method: 405, allowedMethods and the Allow header list those it takes"},
 
 	// Links.
 	nameLinkTypeNotFound:      {codeNotFound, "the object type has no such outgoing link type, or the token may not see its target"},
 	nameLinkedObjectNotFound:  {codeNotFound, "the object is not linked to an object with that primary key"},
 	nameLinkTypeNotResolvable: {codeConflict, "the link's keys do not fit the types it joins; the reason names the link and its config field"},
-	nameMethodNotAllowed:      {codeInvalidArgument, "the endpoint does not take this HTTP method"},
 
 	// Requests.
 	nameMalformedRequestBody:        {codeInvalidArgument, "the body is not the JSON the endpoint takes"},
@@ -180,8 +188,8 @@ var errorTable = map[errorName]errorKind{
 	nameInvalidPropertyFilterValue:  {codeInvalidArgument, "a where value does not fit the property type"},
 	namePropertyFiltersNotSupported: {codeInvalidArgument, "the query type does not apply to the property, or is not supported (geo, vector, interval)"},
 	nameInvalidRangeQuery:           {codeInvalidArgument, "a range query on a property that has no order (boolean)"},
-	nameWhereClauseTooComplex:       {codeInvalidArgument, "where or object set deeper or larger than the server limits"},
-	nameQueryTooExpensive:           {codeInvalidArgument, "a prefix, wildcard, regex or fuzzy query expands to more terms or values than server.maxQueryTerms"},
+	nameWhereClauseTooComplex:       {codeInvalidArgument, "where or object set deeper or larger than the server limits, or a body nested deeper than they could be (depth.go)"},
+	nameQueryTooExpensive:           {codeInvalidArgument, "a prefix or fuzzy query on a text property expands to more terms than server.maxQueryTerms (wildcard and regex never do)"},
 	nameMalformedObjectSet:          {codeInvalidArgument, "an object set is malformed (shape, missing keys, rids not of this server)"},
 	nameUnsupportedObjectSet:        {codeInvalidArgument, "object set kind not supported (searchAround, reference, ...) or of several object types"},
 
@@ -296,6 +304,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	params := ae.Params
 	if params == nil {
 		params = map[string]any{}
+	}
+	if methods, ok := params["allowedMethods"].([]string); ok && ae.Name == nameMethodNotAllowed {
+		w.Header().Set("Allow", strings.Join(methods, ", ")) // a 405 must say what is allowed
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)

@@ -10,21 +10,26 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ontoindex/ontoindex/api"
+	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
 // nested returns a where clause nested depth levels deep.
 func nested(depth int) string {
-	w := `{"type":"eq","field":"dept","value":"Sales"}`
-	for i := 1; i < depth; i++ {
-		w = `{"type":"not","value":` + w + `}`
-	}
-	return w
+	return wrap(depth, `{"type":"not","value":`, `{"type":"eq","field":"dept","value":"Sales"}`, `}`)
+}
+
+// wrap returns inner inside depth-1 pairs of open and close, built in
+// linear time (tests nest tens of thousands of levels).
+func wrap(depth int, open, inner, close string) string {
+	return strings.Repeat(open, depth-1) + inner + strings.Repeat(close, depth-1)
 }
 
 func TestLimits(t *testing.T) {
@@ -74,9 +79,30 @@ func TestLimits(t *testing.T) {
 		// name terms starting with "a": ada, alan, allen: more than 2.
 		e.fail(t, http.MethodPost, search, `{"where":{"type":"startsWith","field":"name","value":"a"}}`, 400, "QueryTooExpensive")
 		e.fail(t, http.MethodPost, search, `{"where":{"type":"containsAllTermsInOrderPrefixLastTerm","field":"bio","value":"the a"}}`, 400, "QueryTooExpensive")
-		e.fail(t, http.MethodPost, search, `{"where":{"type":"wildcard","field":"name","value":"*"}}`, 400, "QueryTooExpensive")
-		e.fail(t, http.MethodPost, ontologyPath+"/objects/Employee/aggregate", `{"aggregation":[],"groupBy":[],"where":{"type":"regex","field":"name","value":".*"}}`, 400, "QueryTooExpensive")
 		e.ok(t, http.MethodPost, search, `{"where":{"type":"startsWith","field":"name","value":"ada"}}`)
+	})
+	t.Run("wildcards match any number of values", func(t *testing.T) {
+		// A leading wildcard on a keyword matching more values than
+		// maxQueryTerms (3 depts of 4) is an ordinary query.
+		got, _ := e.search(t, "Employee", `{"where":{"type":"wildcard","field":"dept","value":"*a*"}}`)
+		want := employeeIDs(func(r icebergtest.Row) bool { return strings.Contains(r["dept"].(string), "a") })
+		if !slices.Equal(ids(got), want) {
+			t.Fatalf("got %v, want %v", ids(got), want)
+		}
+		got, _ = e.search(t, "Employee", `{"where":{"type":"wildcard","field":"name","value":"*"}}`)
+		if len(got) != apidemo.Employees {
+			t.Fatalf("wildcard * on name: %d objects, want %d", len(got), apidemo.Employees)
+		}
+		m := e.ok(t, http.MethodPost, ontologyPath+"/objects/Employee/aggregate", `{"aggregation":[{"type":"count"}],"groupBy":[],"where":{"type":"regex","field":"name","value":".*n"}}`)
+		n := 0
+		for _, r := range apidemo.EmployeeRows() {
+			if strings.HasSuffix(r["name"].(string), "n") {
+				n++
+			}
+		}
+		if c := m["data"].([]any)[0].(map[string]any)["metrics"].([]any)[0].(map[string]any)["value"]; fmt.Sprint(c) != fmt.Sprint(n) {
+			t.Fatalf("regex .*n on name counts %v, want %d", c, n)
+		}
 	})
 }
 

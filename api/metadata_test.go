@@ -187,7 +187,7 @@ func TestContentType(t *testing.T) {
 		{http.MethodPost, ontologyPath + "/objectSets/loadObjects", appToken, `{`, 400},
 		{http.MethodGet, ontologyPath + "/objectTypes/Employee/fullMetadata", "", "", 401},
 		{http.MethodGet, ontologyPath + "/nope", appToken, "", 404},
-		{http.MethodDelete, ontologyPath + "/objectTypes/Employee/fullMetadata", appToken, "", 400},
+		{http.MethodDelete, ontologyPath + "/objectTypes/Employee/fullMetadata", appToken, "", 405},
 	} {
 		req, err := http.NewRequest(c.method, e.srv.URL+c.path, strings.NewReader(c.body))
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -135,8 +136,10 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // readBody reads a JSON request body into v. Unknown fields are refused so
-// that misspelled keys are not silently ignored.
-func readBody(r *http.Request, v any) error {
+// that misspelled keys are not silently ignored. A body nested deeper than
+// any where clause or object set within server.maxWhereDepth can be is
+// refused as too deep before it is decoded (see checkDepth).
+func (s *Server) readBody(r *http.Request, v any) error {
 	if r.Body == nil {
 		return apiErr(nameMissingPostBody, nil)
 	}
@@ -150,6 +153,9 @@ func readBody(r *http.Request, v any) error {
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return apiErr(nameMissingPostBody, nil)
+	}
+	if err := checkDepth(raw, s.cfg.MaxWhereDepth); err != nil {
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -172,9 +178,9 @@ func jsonReason(err error) string {
 		return fmt.Sprintf("invalid JSON at offset %d", se.Offset)
 	case errors.As(err, &te):
 		if te.Field != "" {
-			return fmt.Sprintf("field %s must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+			return fmt.Sprintf("field %s must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), jsonValueOf(te.Value))
 		}
-		return fmt.Sprintf("a value must be %s, not %s", jsonKind(te.Type.Kind().String()), te.Value)
+		return fmt.Sprintf("a value must be %s, not %s", jsonKind(te.Type.Kind().String()), jsonValueOf(te.Value))
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "the JSON ends early"
 	}
@@ -195,8 +201,26 @@ func jsonKind(goKind string) string {
 		return "an array"
 	case "map", "struct", "ptr":
 		return "an object"
-	case "int", "int64", "int32", "float64":
+	case "int", "int64", "int32", "uint", "uint64", "uint32":
+		return "an integer" // 1e30 and 1.5 are numbers, and refused
+	case "float64", "float32":
 		return "a number"
 	}
 	return "another type"
+}
+
+// jsonValueOf describes the value of an UnmarshalTypeError, which is
+// "number 1e30" for a number that does not fit and the JSON kind
+// ("string", "bool", ...) for the others.
+func jsonValueOf(v string) string {
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		return n
+	}
+	switch v {
+	case "bool":
+		return "a boolean"
+	case "array", "object":
+		return "an " + v
+	}
+	return "a " + v
 }

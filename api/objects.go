@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -99,8 +100,18 @@ func sortKey(fs []sortField) string {
 	return strings.Join(parts, ",")
 }
 
+// postEndpoints are the POST endpoints /objects/{objectType}/{name} (see
+// routes) whose paths GET routes to getObject, as a primary key.
+var postEndpoints = map[string]bool{"search": true, "count": true, "aggregate": true}
+
 // getObject is GET /objects/{objectType}/{primaryKey}. Composite keys are
 // addressed by their components joined with "," (objects.Type.KeyString).
+//
+// GET .../objects/T/search is the object of T keyed "search", which a type
+// keyed by strings may have, so it is looked up like any key. When the
+// key cannot be one of T's (an integer key, a composite key), the path
+// names no object and is a 405 that says search is a POST; when no object
+// has it, the 404 says so too.
 func (s *Server) getObject(r *http.Request) (any, error) {
 	v, err := s.typeView(r)
 	if err != nil {
@@ -108,6 +119,11 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 	}
 	defer v.Release()
 	t := v.Type()
+	if pk := pathParam(r, "primaryKey"); postEndpoints[pk] {
+		if _, err := t.ParseKey(pk); err != nil {
+			return nil, methodNotAllowed(r.Method, []string{http.MethodPost}, fmt.Sprintf("%s is POST %s; %q is not a primary key of %s (%v)", pk, r.URL.Path, pk, t.APIName, err))
+		}
+	}
 	key, pk, sel, excl, err := getParams(r, t, "primaryKey")
 	if err != nil {
 		return nil, err
@@ -117,7 +133,11 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if p.Len() == 0 {
-		return nil, apiErr(nameObjectNotFound, map[string]any{"objectType": t.APIName, "primaryKey": map[string]any{"value": pk}})
+		params := map[string]any{"objectType": t.APIName, "primaryKey": map[string]any{"value": pk}}
+		if postEndpoints[pk] {
+			params["reason"] = fmt.Sprintf("no %s has primary key %q; to %s %s objects, POST %s", t.APIName, pk, pk, t.APIName, r.URL.Path)
+		}
+		return nil, apiErr(nameObjectNotFound, params)
 	}
 	return oneObject{r: s.renderer(t, sel, excl), page: p}, nil
 }
@@ -152,7 +172,7 @@ func invalidKey(t *objects.Type, pk string, err error) *Error {
 type searchRequest struct {
 	Where      json.RawMessage   `json:"where"`
 	OrderBy    *orderByV2        `json:"orderBy"`
-	PageSize   *int              `json:"pageSize"`
+	PageSize   json.RawMessage   `json:"pageSize"`
 	PageToken  string            `json:"pageToken"`
 	Select     []string          `json:"select"`
 	SelectV2   []json.RawMessage `json:"selectV2"`
@@ -169,14 +189,12 @@ func (s *Server) searchObjects(r *http.Request) (any, error) {
 	defer v.Release()
 	t := v.Type()
 	var req searchRequest
-	if err := readBody(r, &req); err != nil {
+	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
-	size := s.cfg.DefaultPageSize
-	if req.PageSize != nil {
-		if size, err = s.checkPageSize(*req.PageSize); err != nil {
-			return nil, err
-		}
+	size, err := s.bodyPageSize(req.PageSize)
+	if err != nil {
+		return nil, err
 	}
 	where, err := decodeWhere(t, req.Where, s.cfg.MaxWhereDepth, s.cfg.MaxWhereClauses)
 	if err != nil {

@@ -325,7 +325,8 @@ func TestRequests_errors(t *testing.T) {
 	e.fail(t, http.MethodPost, search, nil, 400, "MissingPostBody")
 	e.fail(t, http.MethodPost, search, "{", 400, "MalformedRequestBody")
 	e.fail(t, http.MethodPost, search, `{"wher":{}}`, 400, "MalformedRequestBody")
-	e.fail(t, http.MethodPost, search, `{"pageSize":"ten"}`, 400, "MalformedRequestBody")
+	e.fail(t, http.MethodPost, search, `{"pageSize":"ten"}`, 400, "InvalidPageSize")
+	e.fail(t, http.MethodPost, search, `{"select":"name"}`, 400, "MalformedRequestBody")
 	e.fail(t, http.MethodPost, search, `{} {}`, 400, "MalformedRequestBody")
 	e.fail(t, http.MethodPost, search, map[string]any{"select": []string{"nope"}}, 404, "PropertiesNotFound")
 	e.fail(t, http.MethodPost, search, map[string]any{"orderBy": map[string]any{"orderType": "relevance", "fields": []any{}}}, 400, "InvalidOrderType")
@@ -333,7 +334,7 @@ func TestRequests_errors(t *testing.T) {
 	e.fail(t, http.MethodPost, search, map[string]any{"orderBy": orderBody("age", "name", "age:desc")}, 400, "DuplicateOrderBy")
 	e.fail(t, http.MethodPost, search, map[string]any{"orderBy": orderBody("bio", "tags")}, 400, "PropertiesNotSortable")
 	e.fail(t, http.MethodGet, "/api/v2/nothing", nil, 404, "ApiNotFound")
-	e.fail(t, http.MethodDelete, ontologyPath+"/objects/Employee/10", nil, 400, "MethodNotAllowed")
+	e.fail(t, http.MethodDelete, ontologyPath+"/objects/Employee/10", nil, 405, "MethodNotAllowed") // more in TestRequests_methods
 
 	t.Run("selectV2", func(t *testing.T) {
 		objs, _ := e.search(t, "Employee", map[string]any{"pageSize": 1, "selectV2": []any{map[string]any{"type": "property", "apiName": "dept"}}})

@@ -289,7 +289,7 @@ type loadObjectSetRequest struct {
 	Select                 []string          `json:"select"`
 	SelectV2               []json.RawMessage `json:"selectV2"`
 	PageToken              string            `json:"pageToken"`
-	PageSize               *int              `json:"pageSize"`
+	PageSize               json.RawMessage   `json:"pageSize"`
 	ExcludeRid             bool              `json:"excludeRid"`
 	LoadPropertySecurities bool              `json:"loadPropertySecurities"`
 	Snapshot               bool              `json:"snapshot"`
@@ -302,15 +302,12 @@ func (s *Server) loadObjectSet(r *http.Request) (any, error) {
 		return nil, err
 	}
 	var req loadObjectSetRequest
-	if err := readBody(r, &req); err != nil {
+	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
-	size := s.cfg.DefaultPageSize
-	if req.PageSize != nil {
-		var err error
-		if size, err = s.checkPageSize(*req.PageSize); err != nil {
-			return nil, err
-		}
+	size, err := s.bodyPageSize(req.PageSize)
+	if err != nil {
+		return nil, err
 	}
 	d, c, err := s.decodeObjectSet(r, req.ObjectSet)
 	if err != nil {

@@ -1,6 +1,9 @@
 package api
 
 import (
+	"encoding/json"
+	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -244,14 +247,41 @@ func (s *Server) pageSize(raw string) (int, error) {
 	}
 	n, err := strconv.Atoi(raw)
 	if err != nil {
-		return 0, apiErr(nameInvalidPageSize, map[string]any{"pageSize": raw, "reason": "not an integer"})
+		return 0, s.invalidPageSize(raw)
 	}
 	return s.checkPageSize(n)
 }
 
+// bodyPageSize parses the pageSize of a body: absent or null is the
+// default, else an integral JSON number (2.0 is 2) in
+// 1..server.maxPageSize. It is read here, not by encoding/json into an
+// int, so that any other value is InvalidPageSize naming the range, not a
+// malformed body ("must be a number, not number 1e30").
+func (s *Server) bodyPageSize(raw json.RawMessage) (int, error) {
+	if isNull(raw) {
+		return s.cfg.DefaultPageSize, nil
+	}
+	var num json.Number
+	if err := json.Unmarshal(raw, &num); err != nil || jsonKindOf(raw) != "number" {
+		return 0, s.invalidPageSize(truncate(string(raw)))
+	}
+	if n, err := strconv.Atoi(num.String()); err == nil {
+		return s.checkPageSize(n)
+	}
+	if f, err := num.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) <= float64(s.cfg.MaxPageSize) {
+		return s.checkPageSize(int(f))
+	}
+	return 0, s.invalidPageSize(num.String())
+}
+
 func (s *Server) checkPageSize(n int) (int, error) {
 	if n < 1 || n > s.cfg.MaxPageSize {
-		return 0, apiErr(nameInvalidPageSize, map[string]any{"pageSize": n, "reason": "must be from 1 to " + strconv.Itoa(s.cfg.MaxPageSize)})
+		return 0, s.invalidPageSize(n)
 	}
 	return n, nil
+}
+
+func (s *Server) invalidPageSize(v any) *Error {
+	return apiErr(nameInvalidPageSize, map[string]any{"pageSize": v,
+		"reason": fmt.Sprintf("pageSize must be an integer from 1 to %d (server.maxPageSize), not %v", s.cfg.MaxPageSize, v)})
 }

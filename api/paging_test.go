@@ -231,7 +231,7 @@ func TestSearch_pageSize(t *testing.T) {
 		})
 	}
 	e.fail(t, http.MethodGet, ontologyPath+"/objects/Employee?pageSize=ten", nil, 400, "InvalidPageSize")
-	e.fail(t, http.MethodPost, search, map[string]any{"pageSize": 2.5}, 400, "MalformedRequestBody")
+	e.fail(t, http.MethodPost, search, map[string]any{"pageSize": 2.5}, 400, "InvalidPageSize")
 	if objs, _ := e.search(t, "Employee", map[string]any{"pageSize": 20}); len(objs) != 20 {
 		t.Fatalf("pageSize 20 gave %d objects", len(objs))
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -102,8 +103,16 @@ func (s *Server) routes() http.Handler {
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apiErr(nameApiNotFound, map[string]any{"path": r.URL.Path}))
 	})
+	root := r
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, apiErr(nameMethodNotAllowed, map[string]any{"method": r.Method}))
+		// chi hands a custom handler no list of the methods the path
+		// takes: ask the router for each.
+		allowed := allowedMethods(root, r)
+		if len(allowed) == 0 { // a method chi does not know, on no path
+			s.writeError(w, r, apiErr(nameApiNotFound, map[string]any{"path": r.URL.Path}))
+			return
+		}
+		s.writeError(w, r, methodNotAllowed(r.Method, allowed, fmt.Sprintf("%s %s is not an endpoint; the path takes %s", r.Method, r.URL.Path, strings.Join(allowed, ", "))))
 	})
 	s.routeOps(r) // /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
 	r.Route("/api/v2/ontologies", func(r chi.Router) {
@@ -128,6 +137,31 @@ func (s *Server) routes() http.Handler {
 		})
 	})
 	return r
+}
+
+// probedMethods are the methods allowedMethods asks the router about.
+var probedMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+
+// allowedMethods lists the methods the router routes the request's path
+// for, as chi matches it (the raw path when there is one).
+func allowedMethods(root chi.Routes, r *http.Request) []string {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	var out []string
+	for _, m := range probedMethods {
+		if root.Match(chi.NewRouteContext(), m, path) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// methodNotAllowed is the 405 of a method the path does not take;
+// writeError sets the Allow header from allowedMethods.
+func methodNotAllowed(method string, allowed []string, reason string) *Error {
+	return apiErr(nameMethodNotAllowed, map[string]any{"method": method, "allowedMethods": allowed, "reason": reason})
 }
 
 // handle adapts a handler that returns its response value or an error.

@@ -174,6 +174,11 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 		return nil, err
 	}
 	if isNull(q.Value) {
+		if typ == opIsNull {
+			// isNull's value is not optional in Foundry either: say
+			// what it means rather than guess.
+			return nil, malformed(typ, fmt.Sprintf("isNull needs value: true (objects whose %s is null) or false (objects whose %s is not null)", p.APIName, p.APIName))
+		}
 		return nil, malformed(typ, typ+" needs a value (use isNull for nulls)")
 	}
 	f := &query.Filter{Op: wireOps[typ], Property: p.APIName}

@@ -198,6 +198,18 @@ func TestSearch_whereErrors(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a missing value says what to send", func(t *testing.T) {
+		for w, want := range map[string]string{
+			`{"type":"isNull","field":"age"}`:              "isNull needs value: true (objects whose age is null) or false (objects whose age is not null)",
+			`{"type":"isNull","field":"age","value":null}`: "isNull needs value: true",
+			`{"type":"eq","field":"age"}`:                  "eq needs a value (use isNull for nulls)",
+		} {
+			m := e.fail(t, http.MethodPost, ontologyPath+"/objects/Employee/search", map[string]any{"where": where(w)}, 400, "MalformedPropertyFilters")
+			if r := fmt.Sprint(m["parameters"].(map[string]any)["reason"]); !strings.HasPrefix(r, want) {
+				t.Errorf("%s: reason %q, want %q", w, r, want)
+			}
+		}
+	})
 	t.Run("geo names the reason", func(t *testing.T) {
 		m := e.fail(t, http.MethodPost, ontologyPath+"/objects/Employee/search", map[string]any{"where": where(`{"type":"withinBoundingBox","field":"p","value":{}}`)}, 400, "PropertyFiltersNotSupported")
 		if r := fmt.Sprint(m["parameters"].(map[string]any)["reason"]); !strings.Contains(r, "geo") {

@@ -34,8 +34,9 @@ type Server struct {
 	// MaxWhereClauses bounds the number of clauses (nodes) of one where
 	// clause or object set, and the values of in queries and static sets.
 	MaxWhereClauses int `yaml:"maxWhereClauses" json:"maxWhereClauses"`
-	// MaxQueryTerms bounds the terms or distinct values one prefix,
-	// wildcard, regex or fuzzy query may expand to (ranges do not expand).
+	// MaxQueryTerms bounds the index terms one prefix or fuzzy text query
+	// may expand to (ranges do not expand; wildcards and regexes that
+	// match more values scan them instead).
 	MaxQueryTerms int `yaml:"maxQueryTerms" json:"maxQueryTerms"`
 	// MaxAggregationGroups bounds the groups one aggregation may return.
 	MaxAggregationGroups int `yaml:"maxAggregationGroups" json:"maxAggregationGroups"`

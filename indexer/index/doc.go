@@ -42,9 +42,9 @@
 // tokenizer and lowercase filter, so text matches as it did when bleve
 // held the whole index) in packed sorted blocks, with postings as sorted
 // slices while small and roaring bitmaps beyond 32 documents. Term and
-// prefix lookups are binary searches; fuzzy terms, wildcards and regular
-// expressions walk the sorted terms with a vellum automaton, skipping the
-// prefixes it rules out. Phrases verify candidates against the column.
+// prefix lookups are binary searches; fuzzy terms walk the sorted terms
+// with a vellum automaton, skipping the prefixes it rules out. Phrases
+// verify candidates against the column.
 //
 // # Queries
 //
@@ -57,7 +57,11 @@
 // what is left when that is cheaper than materializing them all (and.go).
 // Runs list documents in value order, not document order; when many, they
 // are set into a dense bitset (pooled per generation) and intersected
-// word by word (dense.go).
+// word by word (dense.go). Wildcards and regular expressions match whole
+// values (plan_pattern.go): they walk the distinct values of an order with
+// their automaton while it skips most of them, and otherwise become a
+// predicate over the column (a leading wildcard), so they cost at most a
+// scan and are never refused for what they match.
 //
 // A search then picks one of two plans (Snapshot.choose):
 //

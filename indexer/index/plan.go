@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/blevesearch/vellum"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -314,84 +313,19 @@ func (c *compiler) startsWith(pi *propIndex, prefix string) (node, error) {
 	if pi.order == nil || pi.et.Kind != objects.KindString {
 		return c.pred(pi, in, 5), nil
 	}
-	// Strings with a prefix are one run of the order.
+	return &runsNode{pi: pi, runs: []run{c.prefixRun(pi, prefix)}, in: in, cost: 5}, nil
+}
+
+// prefixRun is the run of a string property's order whose values have
+// the prefix: strings with a prefix are contiguous in byte order.
+func (c *compiler) prefixRun(pi *propIndex, prefix string) run {
 	t := c.s.ties(pi)
 	lo := pi.order.lowerBound(t, vkey{pre: prefix8(prefix), exact: prefix}, false)
 	hi := pi.order.len()
 	if succ := successor(prefix); succ != "" {
 		hi = pi.order.lowerBound(t, vkey{pre: prefix8(succ), exact: succ}, false)
 	}
-	return &runsNode{pi: pi, runs: []run{{lo, hi}}, in: in, cost: 5}, nil
-}
-
-// pattern matches whole exact values against a wildcard or regex.
-func (c *compiler) pattern(pi *propIndex, f *query.Filter) (node, error) {
-	if err := c.values(pi); err != nil {
-		return nil, err
-	}
-	re, err := query.Pattern(f.Op, f.Text)
-	if err != nil {
-		return nil, fmt.Errorf("property %s: %w", pi.p.APIName, err)
-	}
-	in := func(x vkey) bool { return accepts(re, textOf(pi, x)) }
-	if pi.order == nil || pi.et.Kind != objects.KindString || pi.dict != nil {
-		return c.limitDict(pi, f, c.pred(pi, in, 20))
-	}
-	// Walk the distinct values in order, skipping every prefix the
-	// automaton rules out; each match is one run of the order.
-	t := c.s.ties(pi)
-	o := pi.order
-	var runs []run
-	var tooMany error
-	walkSorted(re, func(from string) (string, bool) {
-		p := o.lowerBound(t, vkey{pre: prefix8(from), exact: from}, false)
-		if p >= o.len() {
-			return "", false
-		}
-		return t.exactOf(o.doc(p)), true
-	}, func(s string) bool {
-		if c.limits.MaxTerms > 0 && len(runs) == c.limits.MaxTerms {
-			tooMany = c.tooMany(pi, f, "it matches more than %d distinct values; narrow the pattern", c.limits.MaxTerms)
-			return false
-		}
-		vk := vkey{pre: prefix8(s), exact: s}
-		runs = append(runs, run{o.lowerBound(t, vk, false), o.lowerBound(t, vk, true)})
-		return true
-	})
-	if tooMany != nil {
-		return nil, tooMany
-	}
-	return &runsNode{pi: pi, runs: runs, in: in, cost: 20}, nil
-}
-
-// accepts runs an automaton over s. (vellum.AutomatonContains stops at
-// state 1, which is a live state of vellum's regexp automata.)
-func accepts(a vellum.Automaton, s string) bool {
-	st := a.Start()
-	for i := 0; i < len(s); i++ {
-		if st = a.Accept(st, s[i]); !a.CanMatch(st) {
-			return false
-		}
-	}
-	return a.IsMatch(st)
-}
-
-// limitDict applies the expansion limit to a predicate over a dict.
-func (c *compiler) limitDict(pi *propIndex, f *query.Filter, n node) (node, error) {
-	if c.limits.MaxTerms <= 0 || pi.dict == nil {
-		return n, nil
-	}
-	p := n.(*predNode)
-	matched := 0
-	for k := range pi.dict.m {
-		if p.in(vkeyOfDict(k)) {
-			matched++
-		}
-	}
-	if matched > c.limits.MaxTerms {
-		return nil, c.tooMany(pi, f, "it matches more than %d distinct values; narrow the pattern", c.limits.MaxTerms)
-	}
-	return n, nil
+	return run{lo, hi}
 }
 
 func (c *compiler) tooMany(pi *propIndex, f *query.Filter, format string, args ...any) error {

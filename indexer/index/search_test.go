@@ -98,11 +98,16 @@ func randFilter(r *rand.Rand, t *objects.Type, want state, keys map[uint32][]byt
 		return f
 	}
 	if p.Type.Primitive().Kind == objects.KindString && r.IntN(3) == 0 {
+		// Leading wildcards (*0, ?0001*) visit more of code's distinct
+		// values than the walk's budget and scan; c01*5 scans the run of
+		// its prefix; c0001* walks.
+		wildcards := []string{"*m*", "?erlin", "A*", "c0001*", "*", "*\\*", "*0", "*1?", "?0001*", "*3*7", "c01*5", "*in"}
+		regexps := []string{"[A-C].*", "c00[0-4].", ".*o", "(Oslo|Cairo)", ".*[05]", "c01.*[05]", "(?i).*IN"}
 		switch r.IntN(3) {
 		case 0:
-			return query.Text(query.OpWildcard, p.APIName, []string{"*m*", "?erlin", "A*", "c0001*", "*", "*\\*"}[r.IntN(6)])
+			return query.Text(query.OpWildcard, p.APIName, wildcards[r.IntN(len(wildcards))])
 		case 1:
-			return query.Text(query.OpRegex, p.APIName, []string{"[A-C].*", "c00[0-4].", ".*o", "(Oslo|Cairo)"}[r.IntN(4)])
+			return query.Text(query.OpRegex, p.APIName, regexps[r.IntN(len(regexps))])
 		}
 		if p.Search == objects.SearchKeyword {
 			return query.Text(query.OpStartsWith, p.APIName, []string{"A", "c001", "", "Z", "a"}[r.IntN(5)])
@@ -227,29 +232,43 @@ func TestSnapshot_SearchLimits(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	typ := testType(t)
 	want := state{}
+	keys := map[uint32][]byte{}
 	for i := range 500 {
 		o := randObject(r, int64(i))
 		o.Values[1] = []string{"alpha beta", "alpine gamma alphx", "also delta"}[i%3]
 		want[uint32(i)] = o
+		keys[uint32(i)] = mustKey(t, typ, o)
 	}
 	s := mustBuild(t, typ, want)
+	limits := query.Limits{MaxTerms: 1}
+	// Prefixes and fuzzy terms of a text property expand to its terms, and
+	// more than MaxTerms of them are refused.
 	for _, f := range []*query.Filter{
-		query.Text(query.OpWildcard, "code", "*"),
-		query.Text(query.OpRegex, "city", ".*"),
 		query.Text(query.OpStartsWith, "name", "al"),
-		query.Text(query.OpPhrasePrefix, "name", "alpha b"),
 		{Op: query.OpAllTerms, Property: "name", Text: "alpha", Fuzzy: true},
 	} {
-		_, err := s.Search(t.Context(), &query.Search{Filter: f, PageSize: 10, Limits: query.Limits{MaxTerms: 1}})
-		if f.Op == query.OpPhrasePrefix {
-			if err != nil {
-				t.Errorf("%v: %v (one term only)", f, err)
-			}
-			continue
-		}
+		_, err := s.Search(t.Context(), &query.Search{Filter: f, PageSize: 10, Limits: limits})
 		var te *query.TooExpensiveError
 		if !errors.As(err, &te) || te.Property != f.Property {
 			t.Errorf("%v: got %v, want a TooExpensiveError", f, err)
+		}
+	}
+	// A phrase prefix expands its last term only; a wildcard or regex over
+	// exact values is served whatever it matches: beyond MaxTerms values it
+	// scans them.
+	or := &oracle{t: typ}
+	for _, f := range []*query.Filter{
+		query.Text(query.OpPhrasePrefix, "name", "alpha b"),
+		query.Text(query.OpWildcard, "code", "*"),
+		query.Text(query.OpWildcard, "code", "*1"),
+		query.Text(query.OpWildcard, "code", "c0*"),
+		query.Text(query.OpRegex, "city", ".*"),
+		query.Text(query.OpWildcard, "name", "*a"),
+	} {
+		got, total, err := pageAll(t, s, query.Search{Filter: f, PageSize: 100, Limits: limits}, searchOptions{})
+		exp := or.sorted(want, keys, f, nil)
+		if err != nil || total != int64(len(exp)) || !slices.Equal(got, exp) {
+			t.Errorf("%v: %d matches, %v; want %d", f, total, err, len(exp))
 		}
 	}
 	if _, err := s.Search(t.Context(), &query.Search{PageSize: 10, After: []byte("garbage")}); !errors.Is(err, query.ErrBadCursor) {

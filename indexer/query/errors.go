@@ -9,9 +9,9 @@ import (
 // this search.
 var ErrBadCursor = errors.New("cursor does not belong to this search")
 
-// TooExpensiveError reports a query that would expand to more terms or
-// distinct values than Limits.MaxTerms allows. The engine refuses it
-// before it reads any posting.
+// TooExpensiveError reports a text query whose prefix or fuzzy term would
+// expand to more terms than Limits.MaxTerms allows. The engine refuses it
+// after listing at most MaxTerms terms, before it reads any posting.
 type TooExpensiveError struct {
 	Property string
 	Op       Op

@@ -59,3 +59,24 @@ func regexpQuote(r rune) string {
 	}
 	return string(r)
 }
+
+// PatternPrefix is the literal prefix of every value an OpWildcard or
+// OpRegex pattern matches ("" when it has none, as with a leading * or a
+// case-insensitive pattern): the engine looks only at the values that
+// have it.
+func PatternPrefix(op Op, text string) string {
+	pattern := text
+	if op == OpWildcard {
+		pattern = WildcardRegexp(text)
+	}
+	parsed, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return ""
+	}
+	prog, err := syntax.Compile(parsed.Simplify())
+	if err != nil {
+		return ""
+	}
+	prefix, _ := prog.Prefix()
+	return prefix
+}

@@ -137,3 +137,26 @@ func ExampleSearch() {
 	fmt.Println(q.Filter)
 	// Output: and(city eq Oslo, balance gte 1000, not(active eq true), name containsAllTerms "grace hopper")
 }
+
+func TestPatternPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		op         query.Op
+		text, want string
+	}{
+		{query.OpWildcard, "*@example.com", ""},
+		{query.OpWildcard, "user1*@example.com", "user1"},
+		{query.OpWildcard, "ab?d*", "ab"},
+		{query.OpWildcard, `a\*b*`, "a*b"},
+		{query.OpWildcard, "zür*", "zür"},
+		{query.OpWildcard, "exact", "exact"},
+		{query.OpRegex, "abc|abd", "ab"},
+		{query.OpRegex, "(?i)abc.*", ""},
+		{query.OpRegex, "a+b", "a"},
+		{query.OpRegex, "[ab]c", ""},
+		{query.OpRegex, "(", ""},
+	} {
+		if got := query.PatternPrefix(tc.op, tc.text); got != tc.want {
+			t.Errorf("%s %q: prefix %q, want %q", tc.op, tc.text, got, tc.want)
+		}
+	}
+}

@@ -9,9 +9,11 @@ type Sort struct {
 
 // Limits bound what one query may cost.
 type Limits struct {
-	// MaxTerms bounds the index terms or distinct values a prefix, fuzzy
-	// term, wildcard or regular expression may expand to; beyond it the
-	// query fails with a *TooExpensiveError. Zero means no bound.
+	// MaxTerms bounds the index terms a prefix or fuzzy term of a text
+	// query may expand to; beyond it the query fails with a
+	// *TooExpensiveError. A wildcard or regular expression that matches
+	// more distinct values than MaxTerms is not refused: the engine scans
+	// the values instead of expanding to them. Zero means no bound.
 	MaxTerms int
 	// MaxGroups bounds the groups of an aggregation; beyond it the query
 	// fails with a *TooManyGroupsError. Zero means no bound.
