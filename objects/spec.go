@@ -28,12 +28,33 @@ type TypeSpec struct {
 	SemanticVersion    int                     `yaml:"semanticVersion" json:"semanticVersion"`
 	RequireIncremental bool                    `yaml:"requireIncremental" json:"requireIncremental,omitempty"`
 	OnInvalidRow       InvalidRowPolicy        `yaml:"onInvalidRow" json:"onInvalidRow,omitempty"`
+	// ReadMode says which snapshot ranges an incremental build may read
+	// ("": changelog).
+	ReadMode ReadMode `yaml:"readMode" json:"readMode,omitempty"`
 	// PollInterval is how often the daemon looks for new snapshots
 	// (0: the daemon's default).
 	PollInterval time.Duration `yaml:"pollInterval" json:"pollInterval,omitempty"`
 	// Links are the link types from this object type to others (links.go).
 	Links []LinkSpec `yaml:"links" json:"links,omitempty"`
 }
+
+// ReadMode is how a build reads the snapshots between its checkpoint and
+// its target.
+type ReadMode string
+
+// Read modes.
+const (
+	// ReadModeChangelog: appends, replaces, overwrites and deletes are all
+	// processed incrementally, by comparing rows with the baseline.
+	ReadModeChangelog ReadMode = "changelog"
+	// ReadModeAppendOnly: only ranges of append and replace snapshots are
+	// incremental, and then only the rows of appended files are read; any
+	// other snapshot in the range makes the build full.
+	ReadModeAppendOnly ReadMode = "appendOnly"
+)
+
+// Mode is the read mode of the spec, with the default filled in.
+func (s *TypeSpec) Mode() ReadMode { return cmp.Or(s.ReadMode, ReadModeChangelog) }
 
 // PropertySpec maps one property to one column.
 type PropertySpec struct {
@@ -87,6 +108,11 @@ func (s *TypeSpec) Validate(field string) error {
 	case "", InvalidRowSkip, InvalidRowFail:
 	default:
 		bad(".onInvalidRow", "%q must be skip or fail", s.OnInvalidRow)
+	}
+	switch s.ReadMode {
+	case "", ReadModeChangelog, ReadModeAppendOnly:
+	default:
+		bad(".readMode", "%q must be changelog or appendOnly", s.ReadMode)
 	}
 	for i, k := range s.PrimaryKey {
 		if k == "" {

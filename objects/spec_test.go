@@ -89,6 +89,7 @@ func TestTypeSpec_Validate(t *testing.T) {
 		{TypeSpec{APIName: "9x", Table: "a.b.c"}, "objectTypes[0].apiName"},
 		{TypeSpec{APIName: "X", Table: "a.b"}, "objectTypes[0].table"},
 		{TypeSpec{APIName: "X", Table: "a.b.c", OnInvalidRow: "ignore"}, "objectTypes[0].onInvalidRow"},
+		{TypeSpec{APIName: "X", Table: "a.b.c", ReadMode: "append"}, `objectTypes[0].readMode: "append" must be changelog or appendOnly`},
 		{TypeSpec{APIName: "X", Table: "a.b.c", Properties: map[string]PropertySpec{"p": {}}}, "objectTypes[0].properties.p.column: is required"},
 		{TypeSpec{APIName: "X", Table: "a.b.c", Properties: map[string]PropertySpec{"p": {Column: "c", Search: "fuzzy"}}}, "objectTypes[0].properties.p.search"},
 		{TypeSpec{APIName: "X", Table: "a.b.c", Properties: map[string]PropertySpec{"__p": {Column: "c"}}}, "reserved"},

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 func TestParse(t *testing.T) {
@@ -35,6 +37,12 @@ objectTypes:
 	if cfg.Path(cfg.DataDir) != "/etc/onto/data" {
 		t.Errorf("data dir = %s", cfg.Path(cfg.DataDir))
 	}
+	if m := cfg.ObjectTypes[0].Mode(); m != objects.ReadModeChangelog {
+		t.Errorf("default readMode = %q, want changelog", m)
+	}
+	if c, err := Parse([]byte(good+"    readMode: appendOnly\n"), "/tmp"); err != nil || c.ObjectTypes[0].Mode() != objects.ReadModeAppendOnly {
+		t.Errorf("readMode appendOnly: %v", err)
+	}
 	if cfg.ObjectTypes[0].PollInterval.Seconds() != 30 || cfg.Ontology.RID == "" || cfg.Build.ChunkRows != DefaultChunkRows {
 		t.Errorf("config = %+v", cfg)
 	}
@@ -46,6 +54,7 @@ objectTypes:
 		{"unknown top-level key", good + "extra: 1\n", `unknown key "extra"`},
 		{"unset env", strings.Replace(good, "${WH_DIR:-./warehouse}", "${ONTOINDEX_TEST_UNSET}", 1), "ONTOINDEX_TEST_UNSET is not set"},
 		{"unknown catalog", strings.Replace(good, "table: warehouse.sales", "table: lake.sales", 1), `objectTypes[0].table: catalog "lake"`},
+		{"bad readMode", strings.Replace(good, "pollInterval: 30s", "readMode: appendonly", 1), `objectTypes[0].readMode: "appendonly" must be changelog or appendOnly`},
 		{"bad role", strings.Replace(good, "search: text", "search: fulltext", 1), "objectTypes[0].properties.name.search"},
 		{"duplicate type", good + "  - apiName: customer\n    table: warehouse.a.b\n", "objectTypes[1].apiName"},
 		{"no object types", "catalogs: {w: {type: hadoop, warehouse: x}}\n", "objectTypes: at least one"},
