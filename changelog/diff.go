@@ -65,6 +65,13 @@ type Input struct {
 	// Progress, when set, is called after each record batch with the rows
 	// read so far.
 	Progress func(rows int64)
+	// AppendOnly reads the plan append-only (appendonly.go): every row
+	// read is an Insert, without a row hash (Hash 0), and a key the
+	// baseline already holds is a duplicate, since nothing in the range
+	// removes a row; the Joined files then join the baseline, and the
+	// Removed files leave it without a Delete (their rows live on in the
+	// Joined files).
+	AppendOnly bool
 }
 
 // InvalidRow describes a row that could not become an object.
@@ -215,12 +222,18 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 				if encoded, err = obj.Encode(encoded[:0]); err != nil {
 					return fmt.Errorf("object type %s: encode row %d of %s: %w", t.APIName, row, f.Path, err)
 				}
-				hash := objects.Hash(encoded)
+				var hash uint64
+				if !in.AppendOnly {
+					hash = objects.Hash(encoded)
+				}
 				prevFile, prevHash, found, err := base.Lookup(key)
 				if err != nil {
 					return err
 				}
 				typ := Classify(f.Path, hash, prevFile, prevHash, found, live)
+				if in.AppendOnly && found {
+					typ = ""
+				}
 				if typ == "" {
 					if len(dups) < MaxSamples {
 						dups = append(dups, DuplicateKey{Key: t.KeyString(&obj), Files: uniq(prevFile, f.Path)})
@@ -264,9 +277,20 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 	if len(dups) > 0 {
 		return st, &DuplicateKeyError{ObjectType: t.APIName, Table: in.Table, SnapshotID: in.SnapshotID, Keys: dups}
 	}
+	for _, f := range in.Plan.Joined {
+		if err := sink.FileDone(f); err != nil {
+			return st, err
+		}
+	}
 	for _, path := range in.Plan.Removed {
 		if err := ctx.Err(); err != nil {
 			return st, err
+		}
+		if in.AppendOnly {
+			if err := sink.FileRemoved(path); err != nil {
+				return st, err
+			}
+			continue
 		}
 		err := base.FileKeys(path, func(key []byte) error {
 			file, _, found, err := base.Lookup(key)
@@ -290,6 +314,9 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 }
 
 func uniq(a, b string) []string {
+	if a == "" { // the baseline no longer knows the file (AppendOnly)
+		return []string{b}
+	}
 	if a == b {
 		return []string{a}
 	}

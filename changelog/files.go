@@ -79,6 +79,10 @@ type Plan struct {
 	Live    map[string]bool // every data file live at the target
 	Added   []DataFile      // live at the target, not in the baseline; sorted by path
 	Removed []string        // in the baseline, not live at the target; sorted
+	// Joined are added files whose rows the baseline already holds (an
+	// append-only plan's replace outputs, Plan.AppendOnly): they join the
+	// baseline unread.
+	Joined []DataFile
 }
 
 // PlanDiff compares the live files of the target with the baseline files.
