@@ -18,6 +18,11 @@
 //	               since the generation's index file (key empty: now free)
 //	    meta       nextFileID, count, version (of the objects), layout
 //
+// A generation built with readMode appendOnly (Writer.AppendOnly) keeps a
+// cheaper baseline: row hashes are 0, filekeys is empty, and a record's
+// file id may name a file a compaction removed since. Only append-only
+// reads use it; the checkpoint's readMode makes any other read rebuild.
+//
 // Keys are the order-preserving primary-key encodings of package objects.
 // Documents are the dense numbers the search index (package index) uses;
 // the store assigns them, so the index can always be rebuilt from it.

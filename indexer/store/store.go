@@ -35,11 +35,15 @@ const Layout = 3
 
 // BuildState records a full build in progress, so that a restart resumes it.
 type BuildState struct {
-	Generation  int           `json:"generation"`
-	Target      int64         `json:"target"`
-	MappingHash string        `json:"mappingHash"`
-	Type        *objects.Type `json:"type"`
-	StartedAt   time.Time     `json:"startedAt"`
+	Generation  int    `json:"generation"`
+	Target      int64  `json:"target"`
+	MappingHash string `json:"mappingHash"`
+	// ReadMode is the objects.ReadMode the build reads with ("":
+	// changelog): a build resumes only in the mode it started in, whose
+	// baseline its chunks wrote.
+	ReadMode  string        `json:"readMode,omitempty"`
+	Type      *objects.Type `json:"type"`
+	StartedAt time.Time     `json:"startedAt"`
 	// PartialFile and PartialRows: rows of a data file already committed.
 	PartialFile string `json:"partialFile,omitempty"`
 	PartialRows int64  `json:"partialRows,omitempty"`

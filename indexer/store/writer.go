@@ -43,6 +43,8 @@ type Writer struct {
 	mark    bool
 	// finish: the next commit ends a full build and drops its record.
 	finish bool
+	// appendOnly: the writer keeps the append-only baseline (AppendOnly).
+	appendOnly bool
 
 	tx       *bolt.Tx
 	b        *Gen
@@ -74,6 +76,16 @@ func (w *Writer) Incremental(docs Docs, version uint64) {
 func (w *Writer) Full(docs Docs, rows int, state *BuildState) {
 	w.docs, w.full, w.chunkRows, w.state = docs, true, rows, state
 }
+
+// AppendOnly makes the writer keep the cheaper baseline of an append-only
+// read (changelog.Input.AppendOnly): no file keys, and records whose file
+// may have left the baseline since (a compaction's inputs leave it, its
+// outputs join it unread, and the records keep the old file id). That
+// baseline knows which files are indexed and which keys exist, not which
+// key lives in which file or with which row hash, so it must never be
+// diffed by a changelog read: the checkpoint records the read mode, and a
+// switch to changelog builds in full.
+func (w *Writer) AppendOnly() { w.appendOnly = true }
 
 // Finish readies the last commit of a full build: it writes version, the
 // first version of the generation's objects, and drops the build record.

@@ -26,6 +26,9 @@ func (w *Writer) Lookup(key []byte) (string, uint64, bool, error) {
 	if err != nil {
 		return "", 0, false, fmt.Errorf("object type %s: stored object: %w", w.name, err)
 	}
+	if _, cached := w.paths[r.fileID]; w.appendOnly && !cached && w.b.fileIDs.Get(fileIDKey(r.fileID)) == nil {
+		return "", r.hash, true, nil // compacted since (AppendOnly)
+	}
 	p, err := w.path(r.fileID)
 	return p, r.hash, true, err
 }
@@ -85,8 +88,10 @@ func (w *Writer) Apply(c *changelog.Change) error {
 	if err := w.b.objects.Put(c.Key, r.append(nil)); err != nil {
 		return err
 	}
-	if err := w.b.fileKeys.Put(append(fileIDKey(id), c.Key...), nil); err != nil {
-		return err
+	if !w.appendOnly {
+		if err := w.b.fileKeys.Put(append(fileIDKey(id), c.Key...), nil); err != nil {
+			return err
+		}
 	}
 	if c.Type != changelog.CarryOver {
 		if err := w.changed(r.doc, c.Key, c.Object); err != nil {
