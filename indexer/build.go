@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ontoindex/ontoindex/internal/jsonid"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // Kind is the kind of a build.
@@ -30,20 +31,25 @@ type BuildOptions struct {
 // `indexer build --json` prints, and part of the stored checkpoint; the
 // snapshot ids are strings there (package jsonid tells why).
 type BuildResult struct {
-	ObjectType     string     `json:"objectType"`
-	Kind           Kind       `json:"kind"`
-	FromSnapshotID int64      `json:"fromSnapshotId,string"`
-	ToSnapshotID   int64      `json:"toSnapshotId,string"`
-	FilesRead      int        `json:"filesRead"`
-	BytesRead      int64      `json:"bytesRead"`
-	RowsRead       int64      `json:"rowsRead"`
-	Upserts        int64      `json:"upserts"`
-	Deletes        int64      `json:"deletes"`
-	SkippedRows    int64      `json:"skippedRows"`
-	DurationMs     int64      `json:"durationMs"`
-	Generation     int        `json:"generation,omitempty"`
-	FinishedAt     time.Time  `json:"finishedAt"`
-	Error          *ErrorInfo `json:"error,omitempty"`
+	ObjectType string `json:"objectType"`
+	Kind       Kind   `json:"kind"`
+	// ReadMode is the read mode the build ran with; Reason, for a full
+	// build, says why it was full (first build, --full, the mapping
+	// changed, an overwrite snapshot in an appendOnly range, ...).
+	ReadMode       objects.ReadMode `json:"readMode,omitempty"`
+	Reason         string           `json:"reason,omitempty"`
+	FromSnapshotID int64            `json:"fromSnapshotId,string"`
+	ToSnapshotID   int64            `json:"toSnapshotId,string"`
+	FilesRead      int              `json:"filesRead"`
+	BytesRead      int64            `json:"bytesRead"`
+	RowsRead       int64            `json:"rowsRead"`
+	Upserts        int64            `json:"upserts"`
+	Deletes        int64            `json:"deletes"`
+	SkippedRows    int64            `json:"skippedRows"`
+	DurationMs     int64            `json:"durationMs"`
+	Generation     int              `json:"generation,omitempty"`
+	FinishedAt     time.Time        `json:"finishedAt"`
+	Error          *ErrorInfo       `json:"error,omitempty"`
 }
 
 // Build builds one object type to the current snapshot of its table, or to
@@ -80,7 +86,7 @@ func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*
 		// failed build twice.
 		ix.log.Debug("build failed", "objectType", name, "code", res.Error.Code, "error", err)
 	} else {
-		ix.log.Info("build done", "objectType", name, "kind", res.Kind, "from", res.FromSnapshotID, "to", res.ToSnapshotID,
+		ix.log.Info("build done", "objectType", name, "kind", res.Kind, "readMode", res.ReadMode, "reason", res.Reason, "from", res.FromSnapshotID, "to", res.ToSnapshotID,
 			"filesRead", res.FilesRead, "rowsRead", res.RowsRead, "upserts", res.Upserts, "deletes", res.Deletes, "ms", res.DurationMs)
 	}
 	return res, err
@@ -99,23 +105,25 @@ func (ix *Indexer) BuildAll(ctx context.Context, opts BuildOptions) []*BuildResu
 // BuildSummary is a finished build as status reports it; From and To are
 // snapshot ids, strings in JSON (package jsonid).
 type BuildSummary struct {
-	Kind        Kind      `json:"kind"`
-	From        int64     `json:"from,string"`
-	To          int64     `json:"to,string"`
-	Generation  int       `json:"generation"`
-	FilesRead   int       `json:"filesRead"`
-	BytesRead   int64     `json:"bytesRead"`
-	RowsRead    int64     `json:"rowsRead"`
-	Upserts     int64     `json:"upserts"`
-	Deletes     int64     `json:"deletes"`
-	SkippedRows int64     `json:"skippedRows"`
-	DurationMs  int64     `json:"durationMs"`
-	FinishedAt  time.Time `json:"finishedAt"`
+	Kind        Kind             `json:"kind"`
+	ReadMode    objects.ReadMode `json:"readMode,omitempty"`
+	Reason      string           `json:"reason,omitempty"`
+	From        int64            `json:"from,string"`
+	To          int64            `json:"to,string"`
+	Generation  int              `json:"generation"`
+	FilesRead   int              `json:"filesRead"`
+	BytesRead   int64            `json:"bytesRead"`
+	RowsRead    int64            `json:"rowsRead"`
+	Upserts     int64            `json:"upserts"`
+	Deletes     int64            `json:"deletes"`
+	SkippedRows int64            `json:"skippedRows"`
+	DurationMs  int64            `json:"durationMs"`
+	FinishedAt  time.Time        `json:"finishedAt"`
 }
 
 // Summary is the status form of a build result.
 func (r *BuildResult) Summary() *BuildSummary {
-	return &BuildSummary{Kind: r.Kind, From: r.FromSnapshotID, To: r.ToSnapshotID, Generation: r.Generation,
+	return &BuildSummary{Kind: r.Kind, ReadMode: r.ReadMode, Reason: r.Reason, From: r.FromSnapshotID, To: r.ToSnapshotID, Generation: r.Generation,
 		FilesRead: r.FilesRead, BytesRead: r.BytesRead, RowsRead: r.RowsRead, Upserts: r.Upserts, Deletes: r.Deletes,
 		SkippedRows: r.SkippedRows, DurationMs: r.DurationMs, FinishedAt: r.FinishedAt}
 }

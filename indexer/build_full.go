@@ -10,6 +10,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/indexer/store"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // full reads every live row of the target into a new generation (or
@@ -24,7 +25,8 @@ func (j *buildJob) full(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		bs = &store.BuildState{Generation: n, Target: j.snapID(), MappingHash: mappingHash(j.typ), Type: j.typ, StartedAt: time.Now().UTC()}
+		bs = &store.BuildState{Generation: n, Target: j.snapID(), MappingHash: mappingHash(j.typ),
+			ReadMode: string(j.mode()), Type: j.typ, StartedAt: time.Now().UTC()}
 		// Files left by an earlier, dropped generation n.
 		if err := os.RemoveAll(ix.genDir(name, n)); err != nil {
 			return err
@@ -36,6 +38,9 @@ func (j *buildJob) full(ctx context.Context) error {
 		return err
 	}
 	defer w.Rollback()
+	if j.mode() == objects.ReadModeAppendOnly {
+		w.AppendOnly()
+	}
 	rows := ix.Config().Build.ChunkRows
 	if rows == 0 {
 		rows = config.DefaultChunkRows

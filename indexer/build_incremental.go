@@ -6,6 +6,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/indexer/store"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // incremental applies the baseline diff from the checkpoint to the target
@@ -21,6 +22,9 @@ func (j *buildJob) incremental(ctx context.Context) error {
 		return err
 	}
 	defer w.Rollback()
+	if j.mode() == objects.ReadModeAppendOnly {
+		w.AppendOnly()
+	}
 	base := gen.snapshot()
 	docs := newDocChanges(base)
 	w.Incremental(docs, docs.version)

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,6 +35,9 @@ type buildJob struct {
 	schemaID int
 	cp       *Checkpoint       // the checkpoint the build starts from; nil before the first
 	resume   *store.BuildState // an interrupted full build to the same target
+	// appendSnaps are the snapshots of an incremental appendOnly build's
+	// range, oldest first (build_mode.go).
+	appendSnaps []table.Snapshot
 }
 
 func (j *buildJob) name() string { return j.ts.spec.APIName }
@@ -51,7 +55,7 @@ func (j *buildJob) run(ctx context.Context) error {
 	case KindFull:
 		return j.full(ctx)
 	default:
-		return j.incremental(ctx)
+		return j.runIncremental(ctx)
 	}
 }
 
@@ -79,7 +83,7 @@ func (j *buildJob) plan(ctx context.Context) (Kind, error) {
 		res.Generation = cp.Generation
 	}
 	res.ToSnapshotID = j.snapID()
-	res.Kind = KindIncremental
+	res.Kind, res.ReadMode = KindIncremental, j.mode()
 	if j.opts.Full || cp == nil || cp.SemanticVersion != spec.SemanticVersion {
 		res.Kind = KindFull
 	}
@@ -96,19 +100,17 @@ func (j *buildJob) plan(ctx context.Context) (Kind, error) {
 	}
 
 	hash := mappingHash(j.typ)
-	full := j.opts.Full || cp == nil || cp.SemanticVersion != spec.SemanticVersion || cp.MappingHash != hash
+	reason, cause := j.fullReason(hash)
+	full := reason != ""
 	if full && cp != nil && !j.opts.Full && spec.RequireIncremental {
-		why := "the mapping changed"
-		if cp.SemanticVersion != spec.SemanticVersion {
-			why = fmt.Sprintf("semanticVersion changed from %d to %d", cp.SemanticVersion, spec.SemanticVersion)
-		}
-		return "", fmt.Errorf("object type %s: %w (%s); run a build with --full to rebuild", spec.APIName, ErrIncrementalRequired, why)
+		return "", incrementalRequired(spec.APIName, reason, cause)
 	}
+	res.Reason = reason
 	_, bs, err := loadCheckpoint(j.ix.db, spec.APIName)
 	if err != nil {
 		return "", err
 	}
-	if bs != nil && (bs.Target != j.snapID() || bs.MappingHash != hash || !full) {
+	if bs != nil && (bs.Target != j.snapID() || bs.MappingHash != hash || objects.ReadMode(cmp.Or(bs.ReadMode, "changelog")) != j.mode() || !full) {
 		// An interrupted full build to another target: start afresh.
 		if err := j.ix.abandonBuild(spec.APIName, bs); err != nil {
 			return "", err
@@ -163,12 +165,15 @@ func (j *buildJob) diff(ctx context.Context, w *store.Writer, known func(string)
 	if err != nil {
 		return nil, changelog.Input{}, fmt.Errorf("object type %s: %w", name, err)
 	}
+	if err := j.appendOnlyPlan(ctx, plan); err != nil {
+		return nil, changelog.Input{}, err
+	}
 	rd, err := changelog.NewReader(j.tbl, j.snapID(), j.typ.Columns(), j.ix.Config().Build.BatchRows)
 	if err != nil {
 		return nil, changelog.Input{}, &SchemaError{ObjectType: name, Table: j.ts.spec.Table, SchemaID: j.schemaID, Err: err}
 	}
 	in := changelog.Input{Type: j.typ, Table: j.ts.spec.Table, SnapshotID: j.snapID(), Plan: plan, Reader: rd,
-		Progress: j.ix.progress(name, j.res.Kind, plan.TotalRecords(), time.Now())}
+		Progress: j.ix.progress(name, j.res.Kind, plan.TotalRecords(), time.Now()), AppendOnly: j.mode() == objects.ReadModeAppendOnly}
 	return manifests, in, nil
 }
 
@@ -185,7 +190,7 @@ func (j *buildJob) checkpoint(gen int, inv InvalidRows) *Checkpoint {
 	if len(inv.Samples) > changelog.MaxSamples {
 		inv.Samples = inv.Samples[:changelog.MaxSamples]
 	}
-	return &Checkpoint{SnapshotID: j.snapID(), SchemaID: j.schemaID, MappingHash: mappingHash(j.typ), SemanticVersion: j.ts.spec.SemanticVersion,
+	return &Checkpoint{SnapshotID: j.snapID(), SchemaID: j.schemaID, MappingHash: mappingHash(j.typ), SemanticVersion: j.ts.spec.SemanticVersion, ReadMode: j.mode(),
 		Generation: gen, Type: j.typ, BuiltAt: time.Now().UTC(), InvalidRows: inv}
 }
 

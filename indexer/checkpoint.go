@@ -15,16 +15,21 @@ import (
 // like all ops JSON (package jsonid); it reads the bare numbers that
 // earlier releases stored too (UnmarshalJSON).
 type Checkpoint struct {
-	SnapshotID      int64         `json:"snapshotId,string"`
-	SchemaID        int           `json:"schemaId"`
-	MappingHash     string        `json:"mappingHash"`
-	SemanticVersion int           `json:"semanticVersion"`
-	Generation      int           `json:"generation"`
-	Type            *objects.Type `json:"type"`
-	Objects         int64         `json:"objects"`
-	BuiltAt         time.Time     `json:"builtAt"`
-	InvalidRows     InvalidRows   `json:"invalidRows"`
-	LastBuild       *BuildResult  `json:"lastBuild,omitempty"`
+	SnapshotID      int64  `json:"snapshotId,string"`
+	SchemaID        int    `json:"schemaId"`
+	MappingHash     string `json:"mappingHash"`
+	SemanticVersion int    `json:"semanticVersion"`
+	// ReadMode is the read mode of the build that wrote the baseline (""
+	// in checkpoints of earlier releases: changelog). An appendOnly
+	// baseline keeps no row hashes (store.Writer.AppendOnly), so a
+	// changelog build on it must be full.
+	ReadMode    objects.ReadMode `json:"readMode,omitempty"`
+	Generation  int              `json:"generation"`
+	Type        *objects.Type    `json:"type"`
+	Objects     int64            `json:"objects"`
+	BuiltAt     time.Time        `json:"builtAt"`
+	InvalidRows InvalidRows      `json:"invalidRows"`
+	LastBuild   *BuildResult     `json:"lastBuild,omitempty"`
 }
 
 // InvalidRows counts the rows skipped under onInvalidRow: skip.
