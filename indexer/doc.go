@@ -40,7 +40,7 @@
 //
 // The root holds the engine's domain types and its public API: Open,
 // Build (a buildJob: plan, then incremental or full, then commit; see
-// build_job.go), View (read.go), Status, Check and Reload, and the errors
+// build_job.go, and build_mode.go for what readMode changes), View (read.go), Status, Check and Reload, and the errors
 // in errors.go. Generations and their index files are generation.go and
 // indexfile.go. Sub-packages hold what the engine is made of:
 //

@@ -48,7 +48,8 @@ type TypeStatus struct {
 	// Generation serves reads (0: none yet); Objects is its object count.
 	Generation int   `json:"generation"`
 	Objects    int64 `json:"objects"`
-	// LastBuild is the last build that moved the checkpoint (null: none).
+	// LastBuild is the last build that moved the checkpoint (null: none),
+	// with the read mode it ran with and, when full, why.
 	LastBuild *indexer.BuildSummary `json:"lastBuild"`
 	// LastError is the error of the last build or poll, cleared by the next
 	// successful build (null: none).
