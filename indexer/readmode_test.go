@@ -1,6 +1,7 @@
 package indexer_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -220,6 +221,19 @@ func TestIndexer_Build_appendOnly(t *testing.T) {
 		}
 		indexertest.MatchTable(t, f.ix, f.name, f.tb)
 	})
+	t.Run("from a table without snapshots", func(t *testing.T) {
+		f := mustFixture(t, nil, 0, appendOnlySpec())
+		wantResult(t, f.mustBuild(t, indexer.BuildOptions{}), indexer.KindFull, 0, 0, 0)
+		for i := range 2 {
+			if err := f.tb.Append(f.ctx, customerRows(i*10, 10)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := f.mustBuild(t, indexer.BuildOptions{})
+		wantMode(t, r, indexer.KindIncremental, objects.ReadModeAppendOnly, "")
+		wantResult(t, r, indexer.KindIncremental, 2, 20, 0)
+		indexertest.MatchTable(t, f.ix, f.name, f.tb)
+	})
 	t.Run("an appended duplicate key fails as in a full build", func(t *testing.T) {
 		f := mustFixture(t, nil, 2, appendOnlySpec())
 		f.mustBuild(t, indexer.BuildOptions{})
@@ -318,4 +332,42 @@ func TestIndexer_Build_readModeJSON(t *testing.T) {
 	if err := json.Unmarshal(js, &back); err != nil || back.LastBuild.Reason != r.Reason || back.LastBuild.ReadMode != objects.ReadModeAppendOnly {
 		t.Errorf("status round trip: %v %+v", err, back.LastBuild)
 	}
+}
+
+// TestIndexer_Build_resumeReadMode: a full build interrupted in appendOnly
+// mode is not resumed in changelog mode (its chunks kept no file keys): the
+// build starts afresh, and its baseline then serves a changelog delete.
+func TestIndexer_Build_resumeReadMode(t *testing.T) {
+	f := mustFixture(t, nil, 10, appendOnlySpec())
+	f.cfg.Build.ChunkRows = 5
+	f.mustBuild(t, indexer.BuildOptions{})
+	if err := f.ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(f.ctx)
+	defer cancel()
+	files := 0
+	ix, err := indexer.Open(f.ctx, f.cfg, indexer.Options{Progress: func(indexer.Progress) {
+		if files++; files == 4 {
+			cancel()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Build(cctx, f.name, indexer.BuildOptions{Full: true}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled build: %v", err)
+	}
+	f.ix = ix
+	f.reopen(t, objects.TypeSpec{APIName: "Customer", Table: "warehouse.ns.customers"})
+	r := f.mustBuild(t, indexer.BuildOptions{})
+	wantMode(t, r, indexer.KindFull, objects.ReadModeChangelog, "readMode changed from appendOnly to changelog (an appendOnly baseline keeps no row hashes)")
+	if r.RowsRead != 100 {
+		t.Errorf("rowsRead = %d, want 100 (a fresh build, not a resumed one)", r.RowsRead)
+	}
+	if err := f.tb.Delete(f.ctx, iceberg.LessThan(iceberg.Reference("id"), int64(25))); err != nil {
+		t.Fatal(err)
+	}
+	wantResult(t, f.mustBuild(t, indexer.BuildOptions{}), indexer.KindIncremental, 1, 0, 25)
+	indexertest.MatchTable(t, f.ix, f.name, f.tb)
 }
