@@ -16,4 +16,9 @@
 // carry-over removal, update images paired by identifier columns, net
 // changes, and the identifier-latest form. It is what `indexer changelog`
 // prints. Both refuse merge-on-read states with *cowguard.MergeOnReadError.
+//
+// View gives the six views of a range that Foundry's incremental Iceberg
+// inputs give (current, previous, added, modified, removed, changelog),
+// streamed like Replay's records and built on its plan; it is what
+// `indexer view` prints.
 package changelog

@@ -155,10 +155,12 @@ func Replay(ctx context.Context, tbl *table.Table, opts Options) (*Changelog, er
 		return nil, err
 	}
 	err = c.buildSteps(changes, tasks)
-	if errors.Is(err, errAddedAndRemoved) && opts.planner == plannerAuto && c.planner == plannerIceberg {
+	mislabelled := errors.Is(err, errAddedAndRemoved) || (err == nil && summaryDisagrees(changes, c.steps))
+	if mislabelled && opts.planner == plannerAuto && c.planner == plannerIceberg {
 		// iceberg-go attributes entries by their own snapshot id; a writer
 		// that mislabels DELETED entries makes a file look added and
-		// removed at once. The manifests say who removed it.
+		// removed at once, or, when the mislabel names a snapshot before
+		// the range, not removed at all. The manifests say who removed it.
 		c.planner = plannerManifest
 		if tasks, err = c.planManifests(ctx, fs, changes); err != nil {
 			return nil, err

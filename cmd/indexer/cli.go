@@ -47,6 +47,7 @@ func commandTable() []Command {
 		{Name: "export", Summary: "print every object of a type as JSON lines, sorted by primary key", Run: runExport},
 		{Name: "serve", Summary: "keep every object type fresh and serve the API until interrupted", Run: runServe},
 		{Name: "status", Summary: "print where each object type of a running `indexer serve` stands", Run: runStatus},
+		{Name: "view", Summary: "print a view of a table between two snapshots: current, previous, added, modified, removed or changelog rows", Run: runView},
 		{Name: "version", Summary: "print the version", Run: runVersion},
 	}
 }
