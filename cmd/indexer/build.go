@@ -76,6 +76,12 @@ func printResults(w io.Writer, results []*indexer.BuildResult) {
 			r.FilesRead, r.BytesRead, r.RowsRead, r.Upserts, r.Deletes, r.SkippedRows, r.DurationMs, result)
 	}
 	_ = tw.Flush()
+	// Why a build was full, when the type could have built incrementally.
+	for _, r := range results {
+		if r.Kind == indexer.KindFull && r.Reason != "" && r.Reason != "first build" {
+			fmt.Fprintf(w, "%s: full build (readMode %s): %s\n", r.ObjectType, r.ReadMode, r.Reason)
+		}
+	}
 }
 
 // printBuildErrors prints the message of each failed build, after prefix.

@@ -101,6 +101,11 @@ func TestMain_build(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "incremental") || !strings.Contains(out, "Person") {
 		t.Errorf("human output (exit %d):\n%s", code, out)
 	}
+	// The human output says why a build was full.
+	code, out, _ = run("build", "--config", cfg, "--type", "Person", "--full")
+	if code != exitOK || !strings.Contains(out, "Person: full build (readMode changelog): --full") {
+		t.Errorf("human output of a forced full build (exit %d):\n%s", code, out)
+	}
 
 	code, out, errOut = run("export", "--config", cfg, "--type", "Person")
 	if code != exitOK {
