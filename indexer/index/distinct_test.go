@@ -16,22 +16,7 @@ func TestSnapshot_Distinct(t *testing.T) {
 	typ := testType(t)
 	want := randState(r, 2000)
 	s := mustBuild(t, typ, want)
-	var changes []Change
-	for d := range want {
-		if r.IntN(5) == 0 {
-			o := randObject(r, want[d].Values[0].(int64))
-			changes = append(changes, Change{Doc: d, Key: mustKey(t, typ, o), Object: o})
-			want[d] = o
-		}
-	}
-	s, err := s.Apply(changes, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := map[uint32][]byte{}
-	for d, o := range want {
-		keys[d] = mustKey(t, typ, o)
-	}
+	s, keys := mustEdit(t, r, s, want, 5, 0, 1)
 	or := &oracle{t: typ}
 	props := []string{"id", "city", "code", "balance", "visits", "amount", "day", "at", "active"}
 	for i := range 150 {

@@ -309,6 +309,36 @@ func mustBuild(tb testing.TB, t *objects.Type, want state) *Snapshot {
 	return b.Finish(1)
 }
 
+// mustEdit draws r.IntN(den) for each object of want: a draw below del
+// deletes it, one of the next rew values rewrites it at random. It applies
+// the changes to s as version 2 (want follows them) and returns the new
+// snapshot with the keys of the objects left.
+func mustEdit(tb testing.TB, r *rand.Rand, s *Snapshot, want state, den, del, rew int) (*Snapshot, map[uint32][]byte) {
+	tb.Helper()
+	t := s.Type()
+	var changes []Change
+	for d := range want {
+		switch n := r.IntN(den); {
+		case n < del:
+			changes = append(changes, Change{Doc: d})
+			delete(want, d)
+		case n < del+rew:
+			o := randObject(r, want[d].Values[0].(int64))
+			changes = append(changes, Change{Doc: d, Key: mustKey(tb, t, o), Object: o})
+			want[d] = o
+		}
+	}
+	s, err := s.Apply(changes, 2)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	keys := map[uint32][]byte{}
+	for d, o := range want {
+		keys[d] = mustKey(tb, t, o)
+	}
+	return s, keys
+}
+
 // search runs a search and fails the test on error.
 func mustSearch(tb testing.TB, s *Snapshot, q *query.Search) *Result {
 	tb.Helper()

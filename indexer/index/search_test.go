@@ -182,26 +182,7 @@ func TestSnapshot_Search(t *testing.T) {
 	s := mustBuild(t, typ, want)
 	// Rewrite a third of the objects and delete some, so that the
 	// structures searched are updated ones.
-	var changes []Change
-	for d := range want {
-		switch r.IntN(6) {
-		case 0:
-			changes = append(changes, Change{Doc: d})
-			delete(want, d)
-		case 1, 2:
-			o := randObject(r, want[d].Values[0].(int64))
-			changes = append(changes, Change{Doc: d, Key: mustKey(t, typ, o), Object: o})
-			want[d] = o
-		}
-	}
-	s, err := s.Apply(changes, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys := map[uint32][]byte{}
-	for d, o := range want {
-		keys[d] = mustKey(t, typ, o)
-	}
+	s, keys := mustEdit(t, r, s, want, 6, 1, 2)
 	or := &oracle{t: typ}
 	n := 400
 	if testing.Short() {
