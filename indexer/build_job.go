@@ -168,7 +168,7 @@ func (j *buildJob) diff(ctx context.Context, w *store.Writer, known func(string)
 	}
 	manifests, err := changelog.LiveFiles(ctx, fs, j.snap, known)
 	if err != nil {
-		return nil, changelog.Input{}, &tableError{fmt.Errorf("object type %s: %w", name, err)}
+		return nil, changelog.Input{}, &tableError{fmt.Errorf("object type %s: table %s: %w", name, j.ts.spec.Table, err)}
 	}
 	plan, err := changelog.PlanDiff(manifests, w.BaselineFiles)
 	if err != nil {
