@@ -110,11 +110,10 @@ func addedFile(tb testing.TB, f *fixture, s *table.Snapshot, dataFile bool) stri
 		if !dataFile {
 			return mf.FilePath()
 		}
-		entries, err := mf.FetchEntries(fs, true)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		for _, e := range entries {
+		for e, err := range mf.Entries(fs, true) {
+			if err != nil {
+				tb.Fatal(err)
+			}
 			if e.Status() == iceberg.EntryStatusADDED {
 				return e.DataFile().FilePath()
 			}
