@@ -21,7 +21,7 @@ func TestSoak(t *testing.T) {
 		t.Skip("runs and kills servers for half a minute; run without -short")
 	}
 	out := filepath.Join(t.TempDir(), "soak.json")
-	cmd := indexerProcess(t, "soak", "--kills", "5", "--load", "3s", "--clients", "4", "--rows", "2000", "--groups", "10", "--json", out)
+	cmd := indexerProcess(t, "soak", "--kills", "7", "--load", "3s", "--clients", "4", "--rows", "2000", "--groups", "10", "--json", out)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -36,16 +36,16 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := rep.Kills
-	if !rep.OK || k.Killed != 5 || k.Survived != 5 || k.DuringStart != 1 || k.Rebuilds != 1 || len(rep.Faults) != 9 {
+	if !rep.OK || k.Killed != 7 || k.Survived != 7 || k.DuringStart != 1 || k.Rebuilds != 1 || k.Reloads != 1 || len(rep.Faults) != 9 {
 		t.Errorf("report: ok %v, kills %+v, %d faults", rep.OK, k, len(rep.Faults))
 	}
 	if l := rep.Load; l == nil || l.Requests == 0 || l.Errors != 0 || l.Lag.Commits == 0 || len(l.ByOp) < 5 {
 		t.Errorf("load figures: %+v", l)
 	}
-	if rep.Store.Checks < 2*5 || rep.Served.Objects < 2000 {
+	if rep.Store.Checks < 2*7 || rep.Served.Objects < 2000 {
 		t.Errorf("checks: store %+v, served %+v", rep.Store, rep.Served)
 	}
-	for _, want := range []string{"kills: 5 kill -9", "table faults: 9 injected, 9 survived", "verdict: ok"} {
+	for _, want := range []string{"kills: 7 kill -9", "table faults: 9 injected, 9 survived", "verdict: ok"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("figures do not say %q:\n%s", want, stdout.String())
 		}

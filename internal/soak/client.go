@@ -249,6 +249,11 @@ func (c *client) status(ctx context.Context, typ string) (daemon.TypeStatus, err
 	return st, err
 }
 
+// reload asks the server to reload its config file.
+func (c *client) reload(ctx context.Context) error {
+	return c.do(ctx, http.MethodPost, "/api/indexer/v1/reload", c.admin, nil, nil)
+}
+
 // rebuild asks for a full rebuild of typ into a new generation.
 func (c *client) rebuild(ctx context.Context, typ string) error {
 	return c.do(ctx, http.MethodPost, "/api/indexer/v1/objectTypes/"+typ+"/rebuild", c.admin, nil, nil)

@@ -66,9 +66,9 @@ func rowHash(seed uint64, id, stamp int64) uint64 {
 // item is one row of the items table.
 type item struct {
 	ID, Grp, Stamp int64
-	Name, Cat      string
+	Cat            string
 	Val            float64
-	Words          [2]string // the two words of Name after "item <id>"
+	Words          [2]string // of the name (name)
 	// X holds the added columns' values, nil where the row is null (it was
 	// written before the column existed).
 	X []*int64
@@ -84,7 +84,6 @@ func itemValues(seed uint64, groups int, id, stamp int64, added []int64) item {
 		Val:   float64((h>>16)%1_000_000) / 100,
 		Words: [2]string{words[(h>>24)%uint64(len(words))], words[(h>>32)%uint64(len(words))]},
 	}
-	it.Name = fmt.Sprintf("item %d %s %s", id, it.Words[0], it.Words[1])
 	for i, at := range added {
 		if stamp > at {
 			v := int64(((h >> 40) ^ uint64(i+1)) % 1000)
@@ -96,6 +95,10 @@ func itemValues(seed uint64, groups int, id, stamp int64, added []int64) item {
 	return it
 }
 
+// name is the row's name: "item <id> <word> <word>" (built only when
+// needed: the checks compare the words).
+func (it item) name() string { return fmt.Sprintf("item %d %s %s", it.ID, it.Words[0], it.Words[1]) }
+
 // addedColumn names the i-th added column (0-based).
 func addedColumn(i int) string { return "x" + strconv.Itoa(i+1) }
 
@@ -104,7 +107,7 @@ func addedColumn(i int) string { return "x" + strconv.Itoa(i+1) }
 func (it item) canonical() map[string]string {
 	m := map[string]string{
 		"id": canonInt(it.ID), "grp": canonInt(it.Grp), "stamp": canonInt(it.Stamp),
-		"name": it.Name, "cat": it.Cat, "val": canonFloat(it.Val),
+		"name": it.name(), "cat": it.Cat, "val": canonFloat(it.Val),
 	}
 	for i, x := range it.X {
 		if x != nil {

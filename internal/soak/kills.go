@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/ontoindex/ontoindex/indexer/daemon"
 )
 
 // Moments of a kill.
@@ -12,15 +14,21 @@ const (
 	killBuild    = "during a build"
 	killRebuild  = "during a requested full rebuild"
 	killStarting = "while starting"
+	killReload   = "during a full build after a config reload"
+	killStopping = "during a graceful stop"
 )
 
-var killModes = []string{killAnytime, killBuild, killRebuild, killStarting}
+var killModes = []string{killAnytime, killBuild, killRebuild, killStarting, killReload, killStopping}
 
 // killPhase kills the server o.Kills times with SIGKILL while the writer
 // commits, in turn at a random moment, as soon as the status says a build
 // runs, at a random moment of a full rebuild into a new generation that it
-// asked for (POST .../rebuild), and while a new server starts (loading the
-// index, before it listens or serves). After each kill it checks the
+// asked for (POST .../rebuild), while a new server starts (loading the
+// index, before it listens or serves), and during the full build that a
+// config reload bumping Item's semanticVersion forces (the writer paused,
+// so that the restarted server resumes that build from its last chunk),
+// and during a graceful stop (SIGTERM, then SIGKILL while the server
+// drains and closes its stores, which saves the index files). After each kill it checks the
 // data dir as the dead server left it (checkStore); after each restart it
 // waits until the server has caught up with the tables (the writer
 // paused) and compares what it serves with them (checkServed).
@@ -32,6 +40,10 @@ func (r *run) killPhase(ctx context.Context) error {
 		}
 		mode := killModes[round%len(killModes)]
 		bad, killed := r.problems(), k.Killed
+		before, err := r.c.status(ctx, itemType)
+		if err != nil {
+			return err
+		}
 		building, err := r.killAt(ctx, mode)
 		if err != nil {
 			return err
@@ -39,7 +51,7 @@ func (r *run) killPhase(ctx context.Context) error {
 		when := fmt.Sprintf("kill %d (%s)", k.Killed, mode)
 		if building {
 			k.DuringBuild++
-			if mode == killRebuild {
+			if mode == killRebuild || mode == killReload {
 				k.DuringRebuild++
 			}
 		}
@@ -72,7 +84,12 @@ func (r *run) killPhase(ctx context.Context) error {
 		if err := r.wl.pause(); err != nil {
 			return fmt.Errorf("writer: %w", err)
 		}
-		err = r.caughtUp(ctx)
+		if mode == killReload {
+			err = r.reloaded(ctx, before)
+		}
+		if err == nil {
+			err = r.caughtUp(ctx)
+		}
 		if err == nil {
 			err = r.checkServed(ctx, when)
 		}
@@ -110,14 +127,38 @@ func (r *run) killAt(ctx context.Context, mode string) (building bool, err error
 		if building {
 			time.Sleep(time.Duration(r.rng.Int64N(int64(10 * time.Millisecond))))
 		}
+	case killReload:
+		if err := r.wl.pause(); err != nil {
+			return false, fmt.Errorf("writer: %w", err)
+		}
+		r.semver++
+		if err := r.writeConfig(); err != nil {
+			return false, err
+		}
+		if err := r.c.reload(ctx); err != nil {
+			return false, fmt.Errorf("kill %d: %w", k.Killed+1, err)
+		}
+		k.Reloads++
+		building = r.killDuringFull(ctx)
 	case killRebuild:
 		if err := r.c.rebuild(ctx, itemType); err != nil {
 			return false, fmt.Errorf("kill %d: %w", k.Killed+1, err)
 		}
 		k.Rebuilds++
-		full := time.Duration(r.rep.FullBuildMs) * time.Millisecond
-		time.Sleep(time.Duration(r.rng.Int64N(int64(full*3/2) + 1)))
+		building = r.killDuringFull(ctx)
+	case killStopping:
+		time.Sleep(time.Duration(r.rng.Int64N(int64(r.o.Every))))
 		building = r.building(ctx)
+		if err := r.srv.terminate(); err != nil {
+			return false, err
+		}
+		time.Sleep(time.Duration(r.rng.Int64N(int64(300 * time.Millisecond))))
+		if !r.srv.alive() { // it stopped before the kill
+			r.srv.kill()
+			k.Stopped++
+			return building, nil
+		}
+		k.DuringStop++
 	default:
 		time.Sleep(time.Duration(r.rng.Int64N(int64(2 * r.o.Every))))
 		building = r.building(ctx)
@@ -128,6 +169,43 @@ func (r *run) killAt(ctx context.Context, mode string) (building bool, err error
 	r.srv.kill()
 	k.Killed++
 	return building, nil
+}
+
+// killDuringFull waits until the daemon starts the full build it was
+// asked for and then a random moment of its length (the first full build
+// took FullBuildMs); it reports whether the build still runs.
+func (r *run) killDuringFull(ctx context.Context) bool {
+	deadline := time.Now().Add(5 * time.Second)
+	for !r.building(ctx) && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(2 * time.Millisecond)
+	}
+	full := time.Duration(r.rep.FullBuildMs) * time.Millisecond
+	time.Sleep(time.Duration(r.rng.Int64N(int64(full) + 1)))
+	return r.building(ctx)
+}
+
+// reloaded waits, after a kill during the full build a reload forced,
+// until the restarted server has built Item in full into a new generation
+// (resuming the interrupted build when the kill left one) and counts the
+// resumed builds: they read fewer rows than the table has.
+func (r *run) reloaded(ctx context.Context, before daemon.TypeStatus) error {
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		st, err := r.c.status(ctx, itemType)
+		if err != nil {
+			return err
+		}
+		if st.Generation > before.Generation && st.State == "idle" {
+			if lb := st.LastBuild; lb != nil && lb.Kind == "full" && lb.RowsRead < st.Objects {
+				r.rep.Kills.Resumed++
+			}
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no full build after semanticVersion %d: %s at generation %d", r.semver, st.State, st.Generation)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // building reports whether the status says a build of either type runs.

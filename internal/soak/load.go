@@ -36,11 +36,15 @@ func (r *run) loadPhase(ctx context.Context) error {
 			}
 		})
 	}
-	// Progress every 10 s.
+	// Progress every 10 s; a full rebuild into a new generation every
+	// rebuildEvery, of each type in turn, swapped in under the load.
 	tick := time.NewTicker(10 * time.Second)
 	defer tick.Stop()
+	rebuild := time.NewTicker(rebuildEvery)
+	defer rebuild.Stop()
 	waited := make(chan struct{})
 	go func() { wg.Wait(); close(waited) }()
+	rebuilds, rebuildErr := 0, error(nil)
 loop:
 	for {
 		select {
@@ -52,7 +56,16 @@ loop:
 				n += int(stats[i].requests.Load())
 			}
 			r.logf("load: %s, %d requests so far", time.Since(start).Round(time.Second), n)
+		case <-rebuild.C:
+			typ := []string{itemType, groupType}[rebuilds%2]
+			if err := r.c.rebuild(lctx, typ); err != nil && lctx.Err() == nil && rebuildErr == nil {
+				rebuildErr = fmt.Errorf("rebuild %s during the load: %w", typ, err)
+			}
+			rebuilds++
 		}
+	}
+	if rebuildErr != nil {
+		return rebuildErr
 	}
 	end := time.Now()
 	if err := r.wl.failed(); err != nil {
@@ -77,6 +90,7 @@ loop:
 		fig.violate(v)
 	}
 	fig.Commits = len(lags) + len(missing)
+	fig.Rebuilds = rebuilds
 	r.rep.Load = fig
 	if err := r.checkServed(ctx, "after the load"); err != nil {
 		return err
@@ -88,6 +102,9 @@ loop:
 // exactEvery: one first page in exactEvery is compared with the model's
 // page of each state it may be of (the other checks are on every answer).
 const exactEvery = 10
+
+// rebuildEvery is the time between the rebuilds the load asks for.
+const rebuildEvery = 10 * time.Second
 
 type loader struct {
 	r *run

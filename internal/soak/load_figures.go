@@ -32,6 +32,9 @@ type LoadFigures struct {
 	// commit's return to the first status that served it.
 	Commits int        `json:"commits"`
 	Lag     LagFigures `json:"lag"`
+	// Rebuilds counts the full rebuilds into a new generation asked for
+	// during the load (one every 10 s).
+	Rebuilds int `json:"rebuilds"`
 
 	lat []time.Duration
 }
@@ -163,6 +166,7 @@ func (f *LoadFigures) print(w io.Writer) {
 		o := f.ByOp[op]
 		fmt.Fprintf(w, "    %-24s %8d requests, %d errors, p50 %.1f ms, p99 %.1f ms\n", op, o.Requests, o.Errors, o.P50Ms, o.P99Ms)
 	}
+	fmt.Fprintf(w, "  rebuilds into a new generation during the load: %d\n", f.Rebuilds)
 	fmt.Fprintf(w, "  lag (commit to served): %d commits, p50 %.0f ms, p99 %.0f ms, max %.0f ms; %d never served\n",
 		f.Lag.Commits, f.Lag.P50Ms, f.Lag.P99Ms, f.Lag.MaxMs, len(f.Lag.NeverServed))
 	for _, k := range slices.Sorted(maps.Keys(f.Lag.ByKind)) {

@@ -55,6 +55,14 @@ type KillFigures struct {
 	Rebuilds      int `json:"rebuildsRequested"`
 	// DuringStart: kills of a new server before it was ready.
 	DuringStart int `json:"duringStart"`
+	// Reloads: config reloads that bumped semanticVersion (a full build);
+	// Resumed: full builds a restart resumed from their last chunk.
+	Reloads int `json:"reloads"`
+	Resumed int `json:"resumed"`
+	// DuringStop: kills during a graceful stop (SIGTERM); Stopped: those
+	// that came after the server had exited (not counted as kills).
+	DuringStop int `json:"duringStop"`
+	Stopped    int `json:"stoppedFirst"`
 	// Restarts that served again, caught up and passed the checks.
 	Survived  int     `json:"survived"`
 	RestartMs []int64 `json:"-"`
@@ -104,8 +112,8 @@ func (rep *Report) Print(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	k := rep.Kills
-	fmt.Fprintf(w, "  kills: %d kill -9 of indexer serve, %d survived; %d during a build (%d of them during a requested full rebuild, %d requested), %d while starting; restart to ready p50 %d ms, max %d ms\n",
-		k.Killed, k.Survived, k.DuringBuild, k.DuringRebuild, k.Rebuilds, k.DuringStart, k.RestartP50Ms, k.RestartMaxMs)
+	fmt.Fprintf(w, "  kills: %d kill -9 of indexer serve, %d survived; %d during a build (%d of them during a full rebuild: %d requested, %d forced by a config reload; %d resumed after the restart), %d while starting, %d during a graceful stop; restart to ready p50 %d ms, max %d ms\n",
+		k.Killed, k.Survived, k.DuringBuild, k.DuringRebuild, k.Rebuilds, k.Reloads, k.Resumed, k.DuringStart, k.DuringStop, k.RestartP50Ms, k.RestartMaxMs)
 	s := rep.Store
 	fmt.Fprintf(w, "  data dir after each kill: %d checks of %d objects: %d lost, %d ghost, %d different, %d other\n", s.Checks, s.Objects, s.Lost, s.Ghost, s.Differs, s.Wrong)
 	s = rep.Served

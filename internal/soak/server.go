@@ -125,6 +125,14 @@ func (s *server) kill() {
 	<-s.exited
 }
 
+// terminate sends SIGTERM: the server starts its graceful stop.
+func (s *server) terminate() error {
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return fmt.Errorf("signal indexer serve: %w", err)
+	}
+	return nil
+}
+
 // stop shuts the server down gracefully (SIGTERM) and reports an exit
 // other than 0; it kills a server that takes longer than its own
 // shutdown budget.

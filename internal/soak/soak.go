@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/apache/iceberg-go"
@@ -87,6 +88,10 @@ type run struct {
 	rng     *mrand.Rand
 	rep     *Report
 	starts  int
+	// The config: the tokens' digests, and Item's semanticVersion (a
+	// reload that bumps it forces a full build).
+	readerSHA, adminSHA string
+	semver              int
 }
 
 // Run runs a campaign and returns its report. The error is about the
@@ -202,9 +207,10 @@ func (r *run) setup(ctx context.Context) error {
 		return err
 	}
 	reader, admin := newToken(), newToken()
+	r.readerSHA, r.adminSHA, r.semver = digest(reader), digest(admin), 1
 	r.cfgPath = filepath.Join(r.dir, "ontology.yaml")
-	if err := os.WriteFile(r.cfgPath, []byte(serverConfig(digest(reader), digest(admin))), 0o644); err != nil {
-		return fmt.Errorf("write config: %w", err)
+	if err := r.writeConfig(); err != nil {
+		return err
 	}
 	r.c = &client{hc: newHTTPClient(r.o.Clients), token: reader, admin: admin}
 	return nil
@@ -221,11 +227,20 @@ func digest(token string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// writeConfig writes the config file (atomically: a server may read it).
+func (r *run) writeConfig() error {
+	tmp := r.cfgPath + ".tmp"
+	if err := os.WriteFile(tmp, []byte(serverConfig(r.readerSHA, r.adminSHA, r.semver)), 0o644); err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	return os.Rename(tmp, r.cfgPath)
+}
+
 // serverConfig is the config `indexer serve` runs with: the tables'
 // properties are the defaults (every column, so that added columns
 // become properties), builds commit in small chunks (a kill lands
 // between chunks of a full build), and polls are frequent.
-func serverConfig(readerSHA, adminSHA string) string {
+func serverConfig(readerSHA, adminSHA string, semver int) string {
 	return `# written by indexer soak
 ontology: {apiName: ` + ontology + `}
 dataDir: ./data
@@ -245,6 +260,7 @@ objectTypes:
   - apiName: ` + itemType + `
     table: ` + catalogName + `.` + namespace + `.` + itemsTable + `
     titleProperty: name
+    semanticVersion: ` + strconv.Itoa(semver) + `
     links:
       - {apiName: ` + groupLink + `, target: ` + groupType + `, foreignKey: grp, reverseApiName: ` + itemsLink + `}
 `

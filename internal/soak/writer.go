@@ -288,7 +288,7 @@ func (w *writer) itemRecords(seq int64, ids []int64) (array.RecordReader, error)
 			b.Field(col("id")).(*array.Int64Builder).Append(it.ID)
 			b.Field(col("grp")).(*array.Int64Builder).Append(it.Grp)
 			b.Field(col("stamp")).(*array.Int64Builder).Append(it.Stamp)
-			b.Field(col("name")).(*array.StringBuilder).Append(it.Name)
+			b.Field(col("name")).(*array.StringBuilder).Append(it.name())
 			b.Field(col("cat")).(*array.StringBuilder).Append(it.Cat)
 			b.Field(col("val")).(*array.Float64Builder).Append(it.Val)
 			for i, x := range it.X {

@@ -53,15 +53,19 @@ func startWriter(ctx context.Context, w *writer, every time.Duration) *writerLoo
 	return l
 }
 
-// pause waits for the commit in progress and stops the writer; it fails
-// when the writer has failed.
+// pause waits for the commit in progress and stops the writer (a paused
+// writer stays paused); it fails when the writer has failed.
 func (l *writerLoop) pause() error {
-	l.lk.Lock()
 	l.mu.Lock()
-	l.paused = true
-	err := l.err
+	paused := l.paused
 	l.mu.Unlock()
-	return err
+	if !paused { // one goroutine, the campaign's, pauses and resumes
+		l.lk.Lock()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.paused = true
+	return l.err
 }
 
 // resume lets the writer go on.
