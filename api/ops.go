@@ -83,7 +83,7 @@ func (s *Server) routeOps(r chi.Router) {
 	r.Get("/readyz", s.readyz)
 	r.With(s.guard, s.requireAllTypes).Get("/metrics",
 		promhttp.HandlerFor(s.ops.reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{s}}).ServeHTTP)
-	r.Route("/api/indexer/v1", func(r chi.Router) {
+	r.Group(func(r chi.Router) {
 		r.Use(s.guard)
 		ops := routes{s: s, r: r, prefix: "/api/indexer/v1"}
 		ops.handle(http.MethodGet, "/status", s.opsStatus)
@@ -91,7 +91,7 @@ func (s *Server) routeOps(r chi.Router) {
 		ops.handle(http.MethodGet, "/checks/write-modes", s.opsChecks)
 		r.Group(func(r chi.Router) {
 			r.Use(s.requireAdmin)
-			r.Post("/objectTypes/{objectType}/rebuild", s.opsRebuild)
+			r.Post("/api/indexer/v1/objectTypes/{objectType}/rebuild", s.opsRebuild)
 			ops.under(r, "").handle(http.MethodPost, "/reload", s.opsReload)
 		})
 	})
