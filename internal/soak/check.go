@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -20,6 +22,14 @@ import (
 // model (what the writer believes it wrote) is the table.
 func (r *run) checkServed(ctx context.Context, when string) error {
 	t := &r.rep.Served
+	seen := len(t.Violations)
+	bad := r.problems()
+	defer func() {
+		if r.problems() != bad {
+			r.logf("%s: served results differ from the tables: %v", when, t.Violations[seen:])
+			r.keepEvidence(when)
+		}
+	}()
 	items, err := r.servedEqualsTable(ctx, t, when, itemType, itemsTable, "id")
 	if err != nil {
 		return err
@@ -105,9 +115,6 @@ func (r *run) checkServed(ctx context.Context, when string) error {
 			compareObjects(t, fmt.Sprintf("%s: group of item %d", when, id), groupType, map[int64]map[string]string{gid: groups[gid]}, []map[string]string{o})
 		}
 	}
-	if !t.ok() {
-		r.logf("%s: served results differ from the tables: %v", when, t.Violations)
-	}
 	return nil
 }
 
@@ -168,6 +175,13 @@ func (r *run) checkStore(ctx context.Context, when string) error {
 	}
 	defer ix.Close()
 	t := &r.rep.Store
+	seen, bad := len(t.Violations), r.problems()
+	defer func() {
+		if r.problems() != bad {
+			r.logf("%s: the data dir is not the tables: %v", when, t.Violations[seen:])
+			r.keepEvidence(when)
+		}
+	}()
 	for _, tt := range []struct{ typ, table, key string }{{itemType, itemsTable, "id"}, {groupType, groupsTable, "gid"}} {
 		v, err := ix.View(tt.typ)
 		if err != nil {
@@ -199,6 +213,28 @@ func (r *run) checkStore(ctx context.Context, when string) error {
 		compareObjects(t, fmt.Sprintf("%s: stored %s at snapshot %d", when, tt.typ, cp.SnapshotID), tt.typ, rows, stored)
 	}
 	return nil
+}
+
+// keepEvidence copies the data dir and the items table's metadata next
+// to the writer's log, for a failed check (at most 3 times).
+func (r *run) keepEvidence(when string) {
+	if r.evidence >= 3 {
+		return
+	}
+	r.evidence++
+	dst := filepath.Join(r.dir, fmt.Sprintf("evidence-%d", r.evidence))
+	for _, d := range []struct{ from, to string }{
+		{filepath.Join(r.dir, "data"), "data"},
+		{filepath.Join(r.dir, "warehouse", namespace, itemsTable, "metadata"), "items-metadata"},
+	} {
+		if err := os.CopyFS(filepath.Join(dst, d.to), os.DirFS(d.from)); err != nil {
+			r.logf("keep evidence of %s: %v", when, err)
+			return
+		}
+	}
+	_ = os.WriteFile(filepath.Join(dst, "when.txt"), []byte(when+"\n"), 0o644)
+	r.rep.Evidence = append(r.rep.Evidence, dst)
+	r.logf("%s: the data dir and the table's metadata are kept in %s", when, dst)
 }
 
 // Request bodies.

@@ -70,6 +70,7 @@ type commitInfo struct {
 	snapshotID int64
 	at         time.Time // when the commit returned
 	items      *counts   // the items after the commit (shared while unchanged)
+	write, del []int64   // the keys it wrote and deleted (for the writer's log)
 }
 
 // model is safe for one writer and many readers.
@@ -168,7 +169,7 @@ func (m *model) begin(c change) int64 {
 	if changed {
 		m.cur = next
 	}
-	m.commits = append(m.commits, commitInfo{seq: seq, table: c.table, kind: c.kind, items: m.cur})
+	m.commits = append(m.commits, commitInfo{seq: seq, table: c.table, kind: c.kind, items: m.cur, write: c.write, del: c.del})
 	return seq
 }
 

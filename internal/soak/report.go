@@ -27,6 +27,8 @@ type Report struct {
 	Store  tally `json:"store"`
 	Served tally `json:"served"`
 	OK     bool  `json:"ok"`
+	// Evidence lists the copies of the data dir kept after failed checks.
+	Evidence []string `json:"evidence,omitempty"`
 	// Error is the campaign's own failure, if any (Run's error).
 	Error string `json:"error,omitempty"`
 }

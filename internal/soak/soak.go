@@ -92,6 +92,8 @@ type run struct {
 	// reload that bumps it forces a full build).
 	readerSHA, adminSHA string
 	semver              int
+	closers             []func() error
+	evidence            int // data dirs kept after failed checks
 }
 
 // Run runs a campaign and returns its report. The error is about the
@@ -116,7 +118,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		dir = d
 		if !o.Keep {
-			defer os.RemoveAll(dir)
+			defer func() {
+				if r.rep.OK {
+					os.RemoveAll(dir)
+				} else {
+					r.logf("the work files are kept in %s", dir)
+				}
+			}()
 		}
 	}
 	r.dir = dir
@@ -131,6 +139,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		if serr := r.srv.stop(); err == nil && serr != nil {
 			err = serr
 		}
+	}
+	for _, c := range r.closers {
+		_ = c()
 	}
 	r.rep.finish(r)
 	return r.rep, err
@@ -202,7 +213,12 @@ func (r *run) setup(ctx context.Context) error {
 	}
 	r.cat = cat
 	r.m = newModel(r.o.Seed, r.o.Groups)
-	r.w = &writer{m: r.m, cat: cat, rng: mrand.New(mrand.NewPCG(r.o.Seed, 0x3717e)), maxCols: r.o.Columns, commits: map[string]int{}}
+	log, err := os.Create(filepath.Join(r.dir, "commits.jsonl"))
+	if err != nil {
+		return err
+	}
+	r.closers = append(r.closers, log.Close)
+	r.w = &writer{m: r.m, cat: cat, rng: mrand.New(mrand.NewPCG(r.o.Seed, 0x3717e)), maxCols: r.o.Columns, commits: map[string]int{}, log: log}
 	if err := r.w.setup(ctx, r.o.Rows); err != nil {
 		return err
 	}

@@ -2,8 +2,10 @@ package soak
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"time"
 
@@ -41,6 +43,20 @@ type writer struct {
 	rng     *rand.Rand
 	maxCols int
 	commits map[string]int
+	// log, when set, gets one JSON line per commit (commitLine): the
+	// evidence to read when a check fails.
+	log io.Writer
+}
+
+// commitLine is one commit in the writer's log.
+type commitLine struct {
+	Seq      int64     `json:"seq"`
+	Table    string    `json:"table"`
+	Kind     string    `json:"kind"`
+	Snapshot int64     `json:"snapshotId,string"`
+	At       time.Time `json:"at"`
+	Write    []int64   `json:"write,omitempty"`
+	Delete   []int64   `json:"delete,omitempty"`
 }
 
 func ident(name string) table.Identifier { return catalog.ToIdentifier(namespace, name) }
@@ -260,6 +276,7 @@ func (w *writer) recreate(ctx context.Context) error {
 }
 
 func (w *writer) done(seq int64, tableName string, t *table.Table) error {
+	defer w.logCommit(seq)
 	if tableName == itemsTable {
 		w.items = t
 	} else {
@@ -272,6 +289,16 @@ func (w *writer) done(seq int64, tableName string, t *table.Table) error {
 	w.m.done(seq, snap, time.Now())
 	w.commits[w.m.commit(seq).kind]++
 	return nil
+}
+
+// logCommit writes commit seq to the writer's log.
+func (w *writer) logCommit(seq int64) {
+	if w.log == nil {
+		return
+	}
+	c := w.m.commit(seq)
+	b, _ := json.Marshal(commitLine{Seq: seq, Table: c.table, Kind: c.kind, Snapshot: c.snapshotID, At: c.at, Write: c.write, Delete: c.del})
+	_, _ = w.log.Write(append(b, '\n'))
 }
 
 // itemRecords is the rows of ids as commit seq writes them, in the items
