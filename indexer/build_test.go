@@ -560,28 +560,15 @@ func TestIndexer_Build_fullTriggers(t *testing.T) {
 	spec := objects.TypeSpec{APIName: "Customer", Table: "warehouse.ns.customers"}
 	f := mustFixture(t, nil, 2, &spec)
 	f.mustBuild(t, indexer.BuildOptions{})
-	reopen := func(s objects.TypeSpec) {
-		t.Helper()
-		if err := f.ix.Close(); err != nil {
-			t.Fatal(err)
-		}
-		f.cfg.ObjectTypes = []objects.TypeSpec{s}
-		ix, err := indexer.Open(f.ctx, f.cfg, indexer.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.ix = ix
-		t.Cleanup(func() { _ = ix.Close() })
-	}
 	s := spec
 	s.SemanticVersion = 2
-	reopen(s)
+	f.reopen(t, s)
 	wantResult(t, f.mustBuild(t, indexer.BuildOptions{}), indexer.KindFull, 2, 20, 0)
 	wantResult(t, f.mustBuild(t, indexer.BuildOptions{}), indexer.KindNone, 0, 0, 0)
 
 	s.TitleProperty = "name" // a mapping change
 	s.RequireIncremental = true
-	reopen(s)
+	f.reopen(t, s)
 	if _, err := f.ix.Build(f.ctx, f.name, indexer.BuildOptions{}); !errors.Is(err, indexer.ErrIncrementalRequired) {
 		t.Fatalf("requireIncremental: err = %v", err)
 	}
@@ -589,7 +576,7 @@ func TestIndexer_Build_fullTriggers(t *testing.T) {
 
 	s.PrimaryKey = []string{"name"} // a primary-key change
 	s.RequireIncremental = false
-	reopen(s)
+	f.reopen(t, s)
 	wantResult(t, f.mustBuild(t, indexer.BuildOptions{}), indexer.KindFull, 2, 20, 0)
 	cp, _ := f.ix.Checkpoint(f.name)
 	if cp.Type.PrimaryKey[0] != "name" {
@@ -650,23 +637,10 @@ func TestIndexer_Build_recreatedTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	newUUID := nt.T.Metadata().TableUUID().String()
-	reopen := func(s objects.TypeSpec) {
-		t.Helper()
-		if err := f.ix.Close(); err != nil {
-			t.Fatal(err)
-		}
-		f.cfg.ObjectTypes = []objects.TypeSpec{s}
-		ix, err := indexer.Open(f.ctx, f.cfg, indexer.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.ix = ix
-		t.Cleanup(func() { _ = ix.Close() })
-	}
 
 	spec := f.cfg.ObjectTypes[0]
 	spec.RequireIncremental = true
-	reopen(spec)
+	f.reopen(t, spec)
 	_, err = f.ix.Build(f.ctx, f.name, indexer.BuildOptions{})
 	if !errors.Is(err, indexer.ErrIncrementalRequired) {
 		t.Fatalf("requireIncremental: err = %v, want ErrIncrementalRequired", err)
@@ -681,7 +655,7 @@ func TestIndexer_Build_recreatedTable(t *testing.T) {
 	}
 
 	spec.RequireIncremental = false
-	reopen(spec)
+	f.reopen(t, spec)
 	r := f.mustBuild(t, indexer.BuildOptions{})
 	wantResult(t, r, indexer.KindFull, 1, 10, 0)
 	if !strings.Contains(r.Reason, "recreated") || !strings.Contains(r.Reason, newUUID) {

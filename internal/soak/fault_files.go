@@ -4,28 +4,23 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/apache/iceberg-go"
+	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 )
 
 // The files of a table that the faults damage, and the damage.
 
 // addedDataFile is a data file snapshot s added.
-func (r *run) addedDataFile(ctx context.Context, s *table.Snapshot) (string, error) {
-	fs, err := r.w.items.FS(ctx)
+func addedDataFile(ctx context.Context, r *run, s *table.Snapshot) (string, error) {
+	fs, mfs, err := r.added(ctx, s)
 	if err != nil {
 		return "", err
 	}
-	mfs, err := s.Manifests(fs)
-	if err != nil {
-		return "", fmt.Errorf("manifests of snapshot %d: %w", s.SnapshotID, err)
-	}
 	for _, mf := range mfs {
-		if mf.SnapshotID() != s.SnapshotID || mf.ManifestContent() != iceberg.ManifestContentData {
-			continue
-		}
 		for e, err := range mf.Entries(fs, true) {
 			if err != nil {
 				return "", fmt.Errorf("entries of %s: %w", mf.FilePath(), err)
@@ -39,21 +34,48 @@ func (r *run) addedDataFile(ctx context.Context, s *table.Snapshot) (string, err
 }
 
 // addedManifest is a data manifest snapshot s wrote.
-func (r *run) addedManifest(ctx context.Context, s *table.Snapshot) (string, error) {
-	fs, err := r.w.items.FS(ctx)
+func addedManifest(ctx context.Context, r *run, s *table.Snapshot) (string, error) {
+	_, mfs, err := r.added(ctx, s)
 	if err != nil {
 		return "", err
 	}
-	mfs, err := s.Manifests(fs)
-	if err != nil {
-		return "", fmt.Errorf("manifests of snapshot %d: %w", s.SnapshotID, err)
-	}
 	for _, mf := range mfs {
-		if mf.SnapshotID() == s.SnapshotID && mf.ManifestContent() == iceberg.ManifestContentData && mf.AddedDataFiles() > 0 {
+		if mf.AddedDataFiles() > 0 {
 			return localPath(mf.FilePath()), nil
 		}
 	}
 	return "", fmt.Errorf("snapshot %d wrote no data manifest", s.SnapshotID)
+}
+
+// added is the data manifests snapshot s of the items table wrote.
+func (r *run) added(ctx context.Context, s *table.Snapshot) (iceio.IO, []iceberg.ManifestFile, error) {
+	fs, err := r.w.items.FS(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	mfs, err := s.Manifests(fs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("manifests of snapshot %d: %w", s.SnapshotID, err)
+	}
+	var out []iceberg.ManifestFile
+	for _, mf := range mfs {
+		if mf.SnapshotID() == s.SnapshotID && mf.ManifestContent() == iceberg.ManifestContentData {
+			out = append(out, mf)
+		}
+	}
+	return fs, out, nil
+}
+
+func manifestList(_ context.Context, _ *run, s *table.Snapshot) (string, error) {
+	return localPath(s.ManifestList), nil
+}
+
+func metadataFile(_ context.Context, r *run, _ *table.Snapshot) (string, error) {
+	return localPath(r.w.items.MetadataLocation()), nil
+}
+
+func warehouseDir(_ context.Context, r *run, _ *table.Snapshot) (string, error) {
+	return filepath.Join(r.dir, "warehouse"), nil
 }
 
 func localPath(loc string) string { return strings.TrimPrefix(loc, "file://") }

@@ -56,64 +56,47 @@ func (f FaultResult) summary() string {
 	return s
 }
 
-// fault is one fault of a table: inject puts it in place for the
-// snapshot the writer just committed and returns what the error must name
-// and how to remove it.
+// fault is one fault of a table: a damage to one of its files (or to the
+// warehouse), found for the snapshot the writer just committed. The error
+// must name the table, and the file when named.
 type fault struct {
 	name   string
-	inject func(ctx context.Context, r *run, snap *table.Snapshot) (target string, mustName []string, undo func() error, err error)
+	target func(ctx context.Context, r *run, s *table.Snapshot) (string, error)
+	damage func(path string) (undo func() error, err error)
+	named  bool
 }
 
 func faults() []fault {
-	return []fault{
-		{"data file missing", func(ctx context.Context, r *run, s *table.Snapshot) (string, []string, func() error, error) {
-			p, err := r.addedDataFile(ctx, s)
-			if err != nil {
-				return "", nil, nil, err
-			}
-			undo, err := moveAway(p)
-			return p, []string{itemsRef, filepath.Base(p)}, undo, err
-		}},
-		{"data file corrupt", func(ctx context.Context, r *run, s *table.Snapshot) (string, []string, func() error, error) {
-			p, err := r.addedDataFile(ctx, s)
-			if err != nil {
-				return "", nil, nil, err
-			}
-			undo, err := truncateHalf(p)
-			return p, []string{itemsRef, filepath.Base(p)}, undo, err
-		}},
-		{"manifest missing", func(ctx context.Context, r *run, s *table.Snapshot) (string, []string, func() error, error) {
-			p, err := r.addedManifest(ctx, s)
-			if err != nil {
-				return "", nil, nil, err
-			}
-			undo, err := moveAway(p)
-			return p, []string{itemsRef, filepath.Base(p)}, undo, err
-		}},
-		{"manifest corrupt", func(ctx context.Context, r *run, s *table.Snapshot) (string, []string, func() error, error) {
-			p, err := r.addedManifest(ctx, s)
-			if err != nil {
-				return "", nil, nil, err
-			}
-			undo, err := truncateHalf(p)
-			return p, []string{itemsRef, filepath.Base(p)}, undo, err
-		}},
-		{"manifest list corrupt", func(ctx context.Context, r *run, s *table.Snapshot) (string, []string, func() error, error) {
-			p := localPath(s.ManifestList)
-			undo, err := truncateHalf(p)
-			return p, []string{itemsRef, filepath.Base(p)}, undo, err
-		}},
-		{"table metadata corrupt", func(ctx context.Context, r *run, s *table.Snapshot) (string, []string, func() error, error) {
-			p := localPath(r.w.items.MetadataLocation())
-			undo, err := overwrite(p, []byte(`{"format-version": 2, "table-uuid": `))
-			return p, []string{itemsRef}, undo, err
-		}},
-		{"catalog unreachable", func(ctx context.Context, r *run, s *table.Snapshot) (string, []string, func() error, error) {
-			p := filepath.Join(r.dir, "warehouse")
-			undo, err := moveAway(p)
-			return p, []string{itemsRef}, undo, err
-		}},
+	corruptJSON := func(p string) (func() error, error) {
+		return overwrite(p, []byte(`{"format-version": 2, "table-uuid": `))
 	}
+	return []fault{
+		{"data file missing", addedDataFile, moveAway, true},
+		{"data file corrupt", addedDataFile, truncateHalf, true},
+		{"manifest missing", addedManifest, moveAway, true},
+		{"manifest corrupt", addedManifest, truncateHalf, true},
+		{"manifest list corrupt", manifestList, truncateHalf, true},
+		{"table metadata corrupt", metadataFile, corruptJSON, false},
+		{"catalog unreachable", warehouseDir, moveAway, false},
+	}
+}
+
+// inject puts the fault in place and returns what it damaged, what the
+// error must name, and how to remove it.
+func (f fault) inject(ctx context.Context, r *run, s *table.Snapshot) (string, []string, func() error, error) {
+	p, err := f.target(ctx, r, s)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	undo, err := f.damage(p)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	names := []string{itemsRef}
+	if f.named {
+		names = append(names, filepath.Base(p))
+	}
+	return p, names, undo, nil
 }
 
 // itemsRef is how errors name the items table.
