@@ -67,7 +67,7 @@ func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*
 		ts.building = false
 		ts.lastAt = time.Now()
 		if err != nil {
-			ts.lastErr = &ErrorInfo{Code: ErrorCode(err), Message: err.Error(), At: ts.lastAt}
+			ts.lastErr = NewErrorInfo(err, ts.lastAt)
 		} else {
 			ts.lastErr = nil
 		}
@@ -80,7 +80,7 @@ func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*
 		// Nothing of a failed build is served: report what it read, not
 		// what it would have applied.
 		res.Upserts, res.Deletes, res.SkippedRows = 0, 0, 0
-		res.Error = &ErrorInfo{Code: ErrorCode(err), Message: err.Error()}
+		res.Error = NewErrorInfo(err, time.Time{})
 		// Returned, so reported by the caller (the command line, the
 		// daemon's status and events); a warning here too printed every
 		// failed build twice.

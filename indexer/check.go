@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ontoindex/ontoindex/cowguard"
 )
@@ -70,7 +71,7 @@ func CheckWriteModes(ctx context.Context, check func(context.Context, string) (c
 		wc := WriteModeCheck{Report: r}
 		if err != nil {
 			wc.Verdict = VerdictError
-			wc.Error = &ErrorInfo{Code: ErrorCode(err), Message: err.Error()}
+			wc.Error = NewErrorInfo(err, time.Time{})
 		}
 		if verdictRank[wc.Verdict] > verdictRank[rep.Verdict] {
 			rep.Verdict = wc.Verdict

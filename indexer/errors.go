@@ -36,6 +36,33 @@ type ErrorInfo struct {
 	Code    string    `json:"code"`
 	Message string    `json:"message"`
 	At      time.Time `json:"at,omitzero"`
+	// MergeOnRead details a refusal of code MERGE_ON_READ (null for other
+	// codes), so that a reader needs not parse the message.
+	MergeOnRead *MergeOnReadInfo `json:"mergeOnRead,omitempty"`
+}
+
+// MergeOnReadInfo is a merge-on-read refusal (*cowguard.MergeOnReadError)
+// as status reports it: the refused snapshot, its live delete files, the
+// table's write modes and the fix.
+type MergeOnReadInfo struct {
+	Table           string                `json:"table"`
+	SnapshotID      int64                 `json:"snapshotId,string"`
+	Operation       string                `json:"operation,omitempty"`
+	LiveDeleteFiles cowguard.DeleteCounts `json:"liveDeleteFiles"`
+	WriteModes      cowguard.Modes        `json:"writeModes"`
+	Fix             string                `json:"fix"`
+}
+
+// NewErrorInfo is err as builds and status report it, at time at (zero:
+// no time).
+func NewErrorInfo(err error, at time.Time) *ErrorInfo {
+	e := &ErrorInfo{Code: ErrorCode(err), Message: err.Error(), At: at}
+	var mor *cowguard.MergeOnReadError
+	if errors.As(err, &mor) {
+		e.MergeOnRead = &MergeOnReadInfo{Table: mor.Table, SnapshotID: mor.SnapshotID, Operation: mor.Operation,
+			LiveDeleteFiles: mor.Deletes, WriteModes: mor.Modes, Fix: cowguard.Fix}
+	}
+	return e
 }
 
 // Error codes of failed builds.
