@@ -54,6 +54,9 @@ type Options struct {
 	// ConfigPath is the config file that POST /api/indexer/v1/reload and
 	// Server.Reload read.
 	ConfigPath string
+	// Console, when set, serves the web console (package console): GET /
+	// and GET /console/*. It reads only the HTTP API.
+	Console http.Handler
 }
 
 // Server serves the Ontology API v2 subset over an Engine.
@@ -66,6 +69,7 @@ type Server struct {
 	ops     opsState     // ops.go
 	hm      *httpMetrics // metrics.go
 	layouts sync.Map     // type name -> *layout, render.go
+	console http.Handler // Options.Console
 }
 
 // New returns a server over engine, configured by the server and auth
@@ -82,7 +86,7 @@ func New(engine Engine, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger}
+	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger, console: opts.Console}
 	if err := s.initOps(opts); err != nil {
 		return nil, err
 	}
@@ -115,6 +119,10 @@ func (s *Server) routes() http.Handler {
 		s.writeError(w, r, methodNotAllowed(r.Method, allowed, fmt.Sprintf("%s %s is not an endpoint; the path takes %s", r.Method, r.URL.Path, strings.Join(allowed, ", "))))
 	})
 	s.routeOps(r) // /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
+	if c := s.console; c != nil {
+		r.Get("/", c.ServeHTTP)
+		r.Get("/console/*", c.ServeHTTP)
+	}
 	r.Route("/api/v2/ontologies", func(r chi.Router) {
 		r.Use(s.authenticate, s.limit)
 		r.Get("/", s.handle(s.listOntologies))
@@ -176,6 +184,9 @@ func (s *Server) handle(fn func(r *http.Request) (any, error)) http.HandlerFunc 
 			bp := bufPool.Get().(*[]byte)
 			b := append(ja.appendJSON((*bp)[:0]), '\n')
 			h := w.Header()
+			if hs, ok := v.(headerSetter); ok {
+				hs.setHeaders(h)
+			}
 			h.Set("Content-Type", "application/json")
 			// A length up front spares the response chunked encoding.
 			h.Set("Content-Length", strconv.Itoa(len(b)))
