@@ -16,6 +16,9 @@
 //     and status tests share.
 //   - daemontest: WaitStatus, the one wait for an object type's status,
 //     from a daemon (woken by Daemon.Changed) or over HTTP.
+//   - browsertest: headless Chromium through chromedp for the console's
+//     end-to-end tests: tabs that record exceptions and CSP violations,
+//     screenshots checked to be non-blank PNGs.
 //
 // This package itself has no code.
 package testkit
