@@ -86,6 +86,14 @@ func testConsoleObject(t *testing.T, e *consoleEnv) {
 	waitJS(t, tab, textOf(`#properties tr[data-prop="name"] td.value`), apidemo.CustomerRows()[1]["name"].(string))
 	e.shot(t, tab, "links", "")
 
+	// A composite key whose components hold "," and "%": escaped in the
+	// key, percent-encoded in the URL, the same object at the end.
+	e.open(t, tab, "#/explore/Assignment?size=50")
+	pk := "20,100%25 uptime"
+	tab.Do(t, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#objects tr[data-pk=%q] td.title a`, pk))))
+	waitJS(t, tab, textOf(`#properties tr[data-prop="project"] td.value`), apidemo.Projects[2])
+	waitJS(t, tab, textOf("#fact-primary-key"), "emp_id, project = "+pk)
+
 	// An object that is not there.
 	e.open(t, tab, "#/object/Employee/11")
 	waitJS(t, tab, textOf(".notice.error"), "No Employee has primary key 11.")
