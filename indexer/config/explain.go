@@ -35,7 +35,15 @@ type StorageError struct {
 	Err      error  // the request's error
 }
 
-func (e *StorageError) Error() string {
+func (e *StorageError) Error() string { return e.describe(true) }
+
+// describe says the error, naming the file at the end or not (when the
+// message it goes into names it already).
+func (e *StorageError) describe(withFile bool) string {
+	file := ""
+	if withFile {
+		file = ": " + e.Location
+	}
 	at := e.Service + " at " + e.Endpoint
 	if e.Endpoint == "" {
 		at = e.Service + " (its default endpoint)"
@@ -46,14 +54,14 @@ func (e *StorageError) Error() string {
 	}
 	switch e.Problem {
 	case AccessDenied:
-		return fmt.Sprintf("access denied to bucket %q by %s (%scheck the credentials of catalog %s: s3.access-key-id, s3.secret-access-key, s3.session-token): %s",
-			e.Bucket, at, code, e.Catalog, e.Location)
+		return fmt.Sprintf("access denied to bucket %q by %s (%scheck the credentials of catalog %s: s3.access-key-id, s3.secret-access-key, s3.session-token)%s",
+			e.Bucket, at, code, e.Catalog, file)
 	case Unreachable:
-		return fmt.Sprintf("%s is unreachable (%s; catalog %s, bucket %q): %s", at, e.Code, e.Catalog, e.Bucket, e.Location)
+		return fmt.Sprintf("%s is unreachable (%s; catalog %s, bucket %q)%s", at, e.Code, e.Catalog, e.Bucket, file)
 	case NoSuchBucket:
-		return fmt.Sprintf("bucket %q does not exist in %s (catalog %s): %s", e.Bucket, at, e.Catalog, e.Location)
+		return fmt.Sprintf("bucket %q does not exist in %s (catalog %s)%s", e.Bucket, at, e.Catalog, file)
 	default:
-		return fmt.Sprintf("no such object in bucket %q of %s (catalog %s): %s", e.Bucket, at, e.Catalog, e.Location)
+		return fmt.Sprintf("no such object in bucket %q of %s (catalog %s)%s", e.Bucket, at, e.Catalog, file)
 	}
 }
 
@@ -95,8 +103,8 @@ func (c *Config) Explain(ref string, err error) error {
 	msg := err.Error()
 	se, raw := classify(err, name, c.Catalogs[name].Properties)
 	if se != nil {
-		if raw != "" && strings.Contains(msg, raw) {
-			msg = strings.Replace(msg, raw, se.Error(), 1)
+		if i := strings.Index(msg, raw); raw != "" && i >= 0 {
+			msg = msg[:i] + se.describe(!strings.Contains(msg[:i], se.Location)) + msg[i+len(raw):]
 		} else {
 			msg = se.Error()
 		}
