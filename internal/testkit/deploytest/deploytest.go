@@ -224,3 +224,7 @@ func randomHex(n int) string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// Getenv is the value of one of the environment variables the config
+// refers to ("" when the deployment has none).
+func (d *Deployment) Getenv(name string) string { return d.env[name] }

@@ -94,3 +94,24 @@ func SplitLocation(location string) (bucket, key string, err error) {
 	}
 	return bucket, key, nil
 }
+
+// List returns the locations of the objects under a location prefix
+// s3://bucket/prefix.
+func (s *Server) List(ctx context.Context, prefix string) ([]string, error) {
+	bucket, key, err := SplitLocation(prefix)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	p := s3.NewListObjectsV2Paginator(s.client(), &s3.ListObjectsV2Input{Bucket: aws.String(bucket), Prefix: aws.String(key)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list %s: %w", prefix, err)
+		}
+		for _, o := range page.Contents {
+			out = append(out, "s3://"+bucket+"/"+aws.ToString(o.Key))
+		}
+	}
+	return out, nil
+}
