@@ -51,6 +51,7 @@ type benchReport struct {
 	FullObjectsPerSecond float64 `json:"fullObjectsPerSecond"`
 	FullPeakHeapMiB      float64 `json:"fullPeakHeapMiB"`
 	FullPeakRSSMiB       float64 `json:"fullPeakRssMiB"`
+	FullBytesRead        int64   `json:"fullBytesRead"`
 	FullVsScan           float64 `json:"fullVsScanTimeRatio"` // full build time / scan time
 
 	SmallRows         int     `json:"smallRows"` // the same build on a table of rows/10
@@ -129,7 +130,7 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "table\t%d rows in %d files, %d CPUs\n", rep.Rows, rep.Files, rep.CPUs)
 	fmt.Fprintf(tw, "baseline scan (iceberg-go, all rows)\t%.2fs\t%.0f rows/s\tpeak heap %.0f MiB\n", rep.ScanSeconds, rep.ScanRowsPerSecond, rep.ScanPeakHeapMiB)
-	fmt.Fprintf(tw, "full build\t%.2fs\t%.0f objects/s\tpeak heap %.0f MiB, peak RSS %.0f MiB\n", rep.FullSeconds, rep.FullObjectsPerSecond, rep.FullPeakHeapMiB, rep.FullPeakRSSMiB)
+	fmt.Fprintf(tw, "full build\t%.2fs\t%.0f objects/s, %d bytes read\tpeak heap %.0f MiB, peak RSS %.0f MiB\n", rep.FullSeconds, rep.FullObjectsPerSecond, rep.FullBytesRead, rep.FullPeakHeapMiB, rep.FullPeakRSSMiB)
 	fmt.Fprintf(tw, "full build / scan time\t%.1fx\t\t\n", rep.FullVsScan)
 	fmt.Fprintf(tw, "peak heap at %d rows / at %d rows\t%.2fx\t\t\n", rep.Rows, rep.SmallRows, rep.HeapGrowthRatio)
 	fmt.Fprintf(tw, "incremental build after a one-row COW edit (median of %d)\t%.0f ms\t%d files, %d bytes read\t%.4fx the full build time\n", benchEdits, rep.IncrementalMs, rep.IncrementalFiles, rep.IncrementalBytes, rep.IncrementalVsFull)
@@ -185,6 +186,7 @@ func bench(ctx context.Context, env *Env, work string, rows, files int, memProfi
 	rep.FullSeconds = float64(full.DurationMs) / 1000
 	rep.FullObjectsPerSecond = float64(full.Upserts) / rep.FullSeconds
 	rep.FullPeakHeapMiB, rep.FullPeakRSSMiB = heap, rss
+	rep.FullBytesRead = full.BytesRead
 	rep.FullVsScan = rep.FullSeconds / rep.ScanSeconds
 	rep.HeapGrowthRatio = rep.FullPeakHeapMiB / rep.SmallPeakHeapMiB
 

@@ -1,7 +1,8 @@
-// Package demo generates the ontoindex demo: a hadoop-catalog Iceberg
-// warehouse with three object types of realistic, seeded data, the config
-// file that indexes them, and a writer that commits small changes to the
-// tables as an application would.
+// Package demo generates the ontoindex demo: an Iceberg warehouse (by
+// default a hadoop catalog on local disk; SQLCatalog for iceberg-go's sql
+// catalog, with the tables on disk or in S3) with three object types of
+// realistic, seeded data, the config file that indexes them, and a writer
+// that commits small changes to the tables as an application would.
 //
 //	Customer   sales.customers    120,000 rows, key customer_id, copy-on-write
 //	OrderLine  sales.order_lines  ~45,000 rows, composite key (order_id, line_no)

@@ -16,6 +16,12 @@
 //     and status tests share.
 //   - daemontest: WaitStatus, the one wait for an object type's status,
 //     from a daemon (woken by Daemon.Changed) or over HTTP.
+//   - s3test: a throwaway S3 server (versitygw) that can be stopped,
+//     restarted and have its key rotated, and a proxy that meters what
+//     clients fetch from it.
+//   - deploytest: the deployments ontoindex is tested in (hadoop+local,
+//     sql/postgres+s3, sql/sqlite+local), their config entries with the
+//     credentials as ${ENV} references, and a writer in another process.
 //
 // This package itself has no code.
 package testkit
