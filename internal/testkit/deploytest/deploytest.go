@@ -48,6 +48,7 @@ const Bucket = "lake"
 
 // The environment variables configs take the credentials from.
 const (
+	EnvS3Endpoint  = "LAKE_S3_ENDPOINT"
 	EnvS3AccessKey = "LAKE_S3_ACCESS_KEY"
 	EnvS3SecretKey = "LAKE_S3_SECRET_KEY"
 	EnvPGPassword  = "LAKE_PG_PASSWORD"
@@ -103,10 +104,13 @@ func Must(tb testing.TB, kind Kind, o Options) *Deployment {
 			d.Meter = s3test.MustMeter(tb, d.S3)
 			endpoint = d.Meter.Endpoint()
 		}
+		d.env[EnvS3Endpoint] = endpoint
+		// Path-style requests, as an S3-compatible store wants (the default
+		// with an endpoint; said here as a config would).
 		d.props = map[string]string{"type": "sql", "sql.driver": "pgx", "sql.dialect": "postgres",
 			"uri":         fmt.Sprintf("postgres://lake:${%s}@127.0.0.1:%d/lake?sslmode=disable", EnvPGPassword, d.PG.Port()),
 			"warehouse":   "s3://" + Bucket + "/warehouse",
-			"s3.endpoint": endpoint, "s3.region": d.S3.Region(),
+			"s3.endpoint": "${" + EnvS3Endpoint + "}", "s3.region": d.S3.Region(), "s3.force-virtual-addressing": "false",
 			"s3.access-key-id": "${" + EnvS3AccessKey + "}", "s3.secret-access-key": "${" + EnvS3SecretKey + "}"}
 	default:
 		tb.Fatalf("unknown deployment %q", kind)
