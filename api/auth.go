@@ -26,10 +26,13 @@ type Principal struct {
 // may not see are reported as not found everywhere.
 func (p *Principal) CanSee(objectType string) bool { return p.all || p.types[objectType] }
 
-// PrincipalFrom returns the principal of an authenticated request.
+// PrincipalFrom returns the principal of an authenticated request (nil
+// before guard, middleware.go, authenticated it).
 func PrincipalFrom(ctx context.Context) *Principal {
-	p, _ := ctx.Value(keyPrincipal).(*Principal)
-	return p
+	if info := requestInfoFrom(ctx); info != nil {
+		return info.principal
+	}
+	return nil
 }
 
 type authToken struct {
@@ -42,10 +45,12 @@ type authToken struct {
 // compared with every configured digest, whichever matches.
 type authenticator struct {
 	tokens []authToken
+	anon   *Principal // the principal of every request when there are no tokens
 }
 
 func newAuthenticator(cfg serverconfig.Auth) (*authenticator, error) {
-	a := &authenticator{}
+	anon := anonymous
+	a := &authenticator{anon: &anon}
 	for i, t := range cfg.Tokens {
 		d, err := t.Digest()
 		if err != nil {
@@ -67,8 +72,7 @@ var anonymous = Principal{Name: "anonymous", Admin: true, all: true}
 // check returns the principal of an Authorization header value.
 func (a *authenticator) check(header string) (*Principal, *Error) {
 	if a.anonymous() {
-		p := anonymous
-		return &p, nil
+		return a.anon, nil
 	}
 	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
 	if header == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
@@ -87,24 +91,8 @@ func (a *authenticator) check(header string) (*Principal, *Error) {
 	return found, nil
 }
 
-// authenticate resolves the bearer token of a request; a missing or
-// unknown token is 401.
-func (s *Server) authenticate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.auth.check(r.Header.Get("Authorization"))
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		if info := requestInfoFrom(r.Context()); info != nil {
-			info.token = p.Name
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), keyPrincipal, p)))
-	})
-}
-
 // requireAdmin refuses principals that are not admin with 403. Use it
-// after authenticate, on the ops POST endpoints.
+// after guard, on the ops POST endpoints.
 func (s *Server) requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := PrincipalFrom(r.Context()); p == nil || !p.Admin {

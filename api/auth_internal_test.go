@@ -37,7 +37,7 @@ func TestServer_requireAdmin(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	r.With(s.authenticate, s.requireAdmin).Post("/api/indexer/v1/build", func(w http.ResponseWriter, r *http.Request) {
+	r.With(s.guard, s.requireAdmin).Post("/api/indexer/v1/build", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(PrincipalFrom(r.Context()).Name))
 	})
 	for _, tt := range []struct {

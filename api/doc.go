@@ -102,6 +102,6 @@
 //
 // ops.go serves /healthz, /readyz, /metrics and the /api/indexer/v1 status,
 // check, rebuild and reload endpoints over the daemon (Options.Daemon);
-// metrics.go counts requests by chi route pattern. They authenticate like
+// metrics.go counts requests by route pattern. They authenticate like
 // the API, and the POST endpoints need an admin token.
 package api

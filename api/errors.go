@@ -294,7 +294,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	attrs := []any{"errorName", string(ae.Name), "errorInstanceId", id, "method", r.Method, "path", r.URL.Path}
 	if info := requestInfoFrom(r.Context()); info != nil {
 		info.errorName = ae.Name
-		attrs = append(attrs, "token", info.token)
+		if info.principal != nil {
+			attrs = append(attrs, "token", info.principal.Name)
+		}
 	}
 	if status >= 500 {
 		s.log.Error("request failed", append(attrs, "error", err)...)

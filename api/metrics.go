@@ -57,35 +57,50 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 	return m, nil
 }
 
-// metrics counts requests by route pattern and status and observes their
-// latency. It runs inside logRequests, whose statusWriter records the
-// status; a handler that panics counts as 500.
-func (s *Server) metrics(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		s.hm.inFlight.Inc()
-		completed := false
-		defer func() {
-			s.hm.inFlight.Dec()
-			info := requestInfoFrom(r.Context())
-			code := http.StatusOK
-			if info != nil && info.status != 0 {
-				code = info.status
+// routeMetrics are the series of one route, resolved when the route is
+// registered: hashing the labels of every request is a measurable share of
+// a get by key.
+type routeMetrics struct {
+	method, pattern string
+	duration        prometheus.Observer
+	ok              prometheus.Counter // code 200
+}
+
+// route resolves the series of a route.
+func (m *httpMetrics) route(method, pattern string) *routeMetrics {
+	return &routeMetrics{method: method, pattern: pattern,
+		duration: m.duration.WithLabelValues(method, pattern),
+		ok:       m.requests.WithLabelValues(method, pattern, "200")}
+}
+
+// observe counts a served request by route pattern and status and
+// observes its latency. A request that matched no route, or that a route
+// answered with ApiNotFound, counts under RouteUnmatched; one whose handler
+// set no route (the ops routes not served by handle) under chi's pattern.
+func (m *httpMetrics) observe(r *http.Request, info *requestInfo, elapsed time.Duration) {
+	code := info.status
+	if code == 0 {
+		code = http.StatusOK
+	}
+	rm := info.route
+	if rm == nil || info.errorName == nameApiNotFound {
+		route := RouteUnmatched
+		if rctx := chi.RouteContext(r.Context()); rctx != nil && info.errorName != nameApiNotFound {
+			if p := rctx.RoutePattern(); p != "" {
+				route = p
 			}
-			if !completed {
-				code = http.StatusInternalServerError
-			}
-			route := chi.RouteContext(r.Context()).RoutePattern()
-			if route == "" || (info != nil && info.errorName == nameApiNotFound) {
-				route = RouteUnmatched
-			}
-			method := methodLabel(r.Method)
-			s.hm.requests.WithLabelValues(method, route, strconv.Itoa(code)).Inc()
-			s.hm.duration.WithLabelValues(method, route).Observe(time.Since(start).Seconds())
-		}()
-		next.ServeHTTP(w, r)
-		completed = true
-	})
+		}
+		method := methodLabel(r.Method)
+		m.requests.WithLabelValues(method, route, strconv.Itoa(code)).Inc()
+		m.duration.WithLabelValues(method, route).Observe(elapsed.Seconds())
+		return
+	}
+	if code == http.StatusOK {
+		rm.ok.Inc()
+	} else {
+		m.requests.WithLabelValues(rm.method, rm.pattern, strconv.Itoa(code)).Inc()
+	}
+	rm.duration.Observe(elapsed.Seconds())
 }
 
 // methodLabel bounds the method label: clients may send any token as a

@@ -109,12 +109,12 @@ func (d *setDecoder) decode(raw json.RawMessage, depth int) (f *query.Filter, ty
 	if err := d.wd.count(1); err != nil {
 		return nil, "", err
 	}
-	var head map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &head); err != nil || head == nil {
+	head, ok := jsonObject(raw)
+	if !ok {
 		return nil, "", badSet("an object set must be a JSON object with a type")
 	}
-	var kind string
-	if err := json.Unmarshal(head["type"], &kind); err != nil || kind == "" {
+	kind, ok := jsonString(head.get("type"))
+	if !ok || kind == "" {
 		return nil, "", badSet("an object set needs a string type")
 	}
 	if reason, ok := unsupportedSets[kind]; ok {
@@ -207,18 +207,20 @@ func (d *setDecoder) decode(raw json.RawMessage, depth int) (f *query.Filter, ty
 	return nil, "", badSet(fmt.Sprintf("unknown object set type %q", kind))
 }
 
-// setOf reads the keys of an object set from its decoded head (one pass
-// over its JSON), refusing keys no object set type has.
-func setOf(head map[string]json.RawMessage) (rawSet, error) {
+// setOf reads the keys of an object set from its fields, refusing keys no
+// object set type has.
+func setOf(head jsonFields) (rawSet, error) {
 	var rs rawSet
-	for k, v := range head {
+	for _, kv := range head {
+		k, v := kv.key, kv.val
 		null := isNull(v)
 		var err error
+		ok := true
 		switch k {
 		case "type":
 		case "objectType":
 			if !null {
-				err = json.Unmarshal(v, &rs.ObjectType)
+				rs.ObjectType, ok = jsonString(v)
 			}
 		case "objectSet":
 			rs.ObjectSet = v
@@ -226,7 +228,7 @@ func setOf(head map[string]json.RawMessage) (rawSet, error) {
 			rs.Where = v
 		case "objectSets":
 			if !null {
-				err = json.Unmarshal(v, &rs.ObjectSets)
+				rs.ObjectSets, ok = jsonArray(v)
 			}
 		case "objects":
 			if !null {
@@ -234,12 +236,12 @@ func setOf(head map[string]json.RawMessage) (rawSet, error) {
 			}
 		case "link":
 			if !null {
-				err = json.Unmarshal(v, &rs.Link)
+				rs.Link, ok = jsonString(v)
 			}
 		default:
 			return rs, fmt.Errorf("json: unknown field %q", k)
 		}
-		if err != nil {
+		if err != nil || !ok {
 			return rs, fmt.Errorf("field %s must be %s, not %s", k, setFieldKind[k], jsonKindOf(v))
 		}
 	}

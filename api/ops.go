@@ -81,17 +81,18 @@ func (s *Server) initOps(opts Options) error {
 func (s *Server) routeOps(r chi.Router) {
 	r.Get("/healthz", s.healthz)
 	r.Get("/readyz", s.readyz)
-	r.With(s.authenticate, s.requireAllTypes).Get("/metrics",
+	r.With(s.guard, s.requireAllTypes).Get("/metrics",
 		promhttp.HandlerFor(s.ops.reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{s}}).ServeHTTP)
-	r.Route("/api/indexer/v1", func(r chi.Router) {
-		r.Use(s.authenticate, s.limit)
-		r.Get("/status", s.handle(s.opsStatus))
-		r.Get("/status/{objectType}", s.handle(s.opsStatusOf))
-		r.Get("/checks/write-modes", s.handle(s.opsChecks))
+	r.Group(func(r chi.Router) {
+		r.Use(s.guard)
+		ops := routes{s: s, r: r, prefix: "/api/indexer/v1"}
+		ops.handle(http.MethodGet, "/status", s.opsStatus)
+		ops.handle(http.MethodGet, "/status/{objectType}", s.opsStatusOf)
+		ops.handle(http.MethodGet, "/checks/write-modes", s.opsChecks)
 		r.Group(func(r chi.Router) {
 			r.Use(s.requireAdmin)
-			r.Post("/objectTypes/{objectType}/rebuild", s.opsRebuild)
-			r.Post("/reload", s.handle(s.opsReload))
+			r.Post("/api/indexer/v1/objectTypes/{objectType}/rebuild", s.opsRebuild)
+			ops.under(r, "").handle(http.MethodPost, "/reload", s.opsReload)
 		})
 	})
 }

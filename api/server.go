@@ -98,8 +98,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // request limits.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.logRequests, s.recoverPanics)
-	r.Use(s.metrics) // HTTP metrics, in metrics.go
+	r.Use(s.observe) // recovery, metrics (metrics.go) and the request log
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apiErr(nameApiNotFound, map[string]any{"path": r.URL.Path}))
 	})
@@ -115,26 +114,29 @@ func (s *Server) routes() http.Handler {
 		s.writeError(w, r, methodNotAllowed(r.Method, allowed, fmt.Sprintf("%s %s is not an endpoint; the path takes %s", r.Method, r.URL.Path, strings.Join(allowed, ", "))))
 	})
 	s.routeOps(r) // /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
-	r.Route("/api/v2/ontologies", func(r chi.Router) {
-		r.Use(s.authenticate, s.limit)
-		r.Get("/", s.handle(s.listOntologies))
-		r.Route("/{ontology}", func(r chi.Router) {
-			r.Get("/", s.handle(s.getOntology))
-			r.Get("/objectTypes", s.handle(s.listObjectTypes))
-			r.Get("/objectTypes/{objectType}", s.handle(s.getObjectType))
-			r.Get("/objectTypes/{objectType}/fullMetadata", s.handle(s.getObjectTypeFullMetadata))
-			r.Get("/objectTypes/{objectType}/outgoingLinkTypes", s.handle(s.listOutgoingLinkTypes))
-			r.Get("/objectTypes/{objectType}/outgoingLinkTypes/{linkType}", s.handle(s.getOutgoingLinkType))
-			r.Get("/objects/{objectType}", s.handle(s.listObjects))
-			r.Get("/objects/{objectType}/{primaryKey}", s.handle(s.getObject))
-			r.Get("/objects/{objectType}/{primaryKey}/links/{linkType}", s.handle(s.listLinkedObjects))
-			r.Get("/objects/{objectType}/{primaryKey}/links/{linkType}/{linkedObjectPrimaryKey}", s.handle(s.getLinkedObject))
-			r.Post("/objects/{objectType}/search", s.handle(s.searchObjects))
-			r.Post("/objects/{objectType}/count", s.handle(s.countObjects))
-			r.Post("/objects/{objectType}/aggregate", s.handle(s.aggregateObjects))
-			r.Post("/objectSets/loadObjects", s.handle(s.loadObjectSet))
-			r.Post("/objectSets/aggregate", s.handle(s.aggregateObjectSet))
-		})
+	// One flat tree, not a mounted sub-router: each request is routed once.
+	r.Group(func(r chi.Router) {
+		r.Use(s.guard)
+		api := routes{s: s, r: r, prefix: "/api/v2/ontologies"}
+		api.handle(http.MethodGet, "", s.listOntologies)
+		api.handle(http.MethodGet, "/", s.listOntologies)
+		api = api.under(r, "/{ontology}")
+		api.handle(http.MethodGet, "", s.getOntology)
+		api.handle(http.MethodGet, "/", s.getOntology)
+		api.handle(http.MethodGet, "/objectTypes", s.listObjectTypes)
+		api.handle(http.MethodGet, "/objectTypes/{objectType}", s.getObjectType)
+		api.handle(http.MethodGet, "/objectTypes/{objectType}/fullMetadata", s.getObjectTypeFullMetadata)
+		api.handle(http.MethodGet, "/objectTypes/{objectType}/outgoingLinkTypes", s.listOutgoingLinkTypes)
+		api.handle(http.MethodGet, "/objectTypes/{objectType}/outgoingLinkTypes/{linkType}", s.getOutgoingLinkType)
+		api.handle(http.MethodGet, "/objects/{objectType}", s.listObjects)
+		api.handle(http.MethodGet, "/objects/{objectType}/{primaryKey}", s.getObject)
+		api.handle(http.MethodGet, "/objects/{objectType}/{primaryKey}/links/{linkType}", s.listLinkedObjects)
+		api.handle(http.MethodGet, "/objects/{objectType}/{primaryKey}/links/{linkType}/{linkedObjectPrimaryKey}", s.getLinkedObject)
+		api.handle(http.MethodPost, "/objects/{objectType}/search", s.searchObjects)
+		api.handle(http.MethodPost, "/objects/{objectType}/count", s.countObjects)
+		api.handle(http.MethodPost, "/objects/{objectType}/aggregate", s.aggregateObjects)
+		api.handle(http.MethodPost, "/objectSets/loadObjects", s.loadObjectSet)
+		api.handle(http.MethodPost, "/objectSets/aggregate", s.aggregateObjectSet)
 	})
 	return r
 }
@@ -164,9 +166,35 @@ func methodNotAllowed(method string, allowed []string, reason string) *Error {
 	return apiErr(nameMethodNotAllowed, map[string]any{"method": method, "allowedMethods": allowed, "reason": reason})
 }
 
+// routes registers routes under one prefix of their patterns.
+type routes struct {
+	s      *Server
+	r      chi.Router
+	prefix string
+}
+
+// under is the routes of r under a longer prefix.
+func (rs routes) under(r chi.Router, pattern string) routes {
+	return routes{s: rs.s, r: r, prefix: rs.prefix + pattern}
+}
+
+// handle registers a handler that returns its response value or an
+// error; its requests count under the route's pattern.
+func (rs routes) handle(method, pattern string, fn func(r *http.Request) (any, error)) {
+	p := rs.prefix + pattern
+	rs.r.Method(method, p, rs.s.handle(rs.s.hm.route(method, p), fn))
+}
+
+// contentTypeJSON is the Content-Type header of JSON responses, set
+// without canonicalizing the key on every response.
+var contentTypeJSON = []string{"application/json"}
+
 // handle adapts a handler that returns its response value or an error.
-func (s *Server) handle(fn func(r *http.Request) (any, error)) http.HandlerFunc {
+func (s *Server) handle(rm *routeMetrics, fn func(r *http.Request) (any, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if info := requestInfoFrom(r.Context()); info != nil {
+			info.route = rm
+		}
 		v, err := fn(r)
 		if err != nil {
 			s.writeError(w, r, err)
@@ -176,9 +204,9 @@ func (s *Server) handle(fn func(r *http.Request) (any, error)) http.HandlerFunc 
 			bp := bufPool.Get().(*[]byte)
 			b := append(ja.appendJSON((*bp)[:0]), '\n')
 			h := w.Header()
-			h.Set("Content-Type", "application/json")
+			h["Content-Type"] = contentTypeJSON
 			// A length up front spares the response chunked encoding.
-			h.Set("Content-Length", strconv.Itoa(len(b)))
+			h["Content-Length"] = []string{strconv.Itoa(len(b))}
 			w.WriteHeader(http.StatusOK)
 			_, _ = w.Write(b)
 			if cap(b) <= 1<<20 { // keep small buffers only

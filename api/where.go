@@ -116,12 +116,12 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 	if err := d.count(1); err != nil {
 		return nil, err
 	}
-	var head map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &head); err != nil || head == nil {
+	head, ok := jsonObject(raw)
+	if !ok {
 		return nil, malformed("where", "a query must be a JSON object with a type")
 	}
-	var typ string
-	if err := json.Unmarshal(head["type"], &typ); err != nil || typ == "" {
+	typ, ok := jsonString(head.get("type"))
+	if !ok || typ == "" {
 		return nil, malformed("where", "a query needs a string type")
 	}
 	if reason, ok := unsupportedQueries[typ]; ok {
@@ -136,8 +136,8 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 		if q.Field != nil || q.PropertyIdentifier != nil || q.Fuzzy != nil {
 			return nil, malformed(typ, typ+" takes only value, a list of queries")
 		}
-		var kids []json.RawMessage
-		if err := json.Unmarshal(q.Value, &kids); err != nil || kids == nil {
+		kids, ok := jsonArray(q.Value)
+		if !ok {
 			return nil, malformed(typ, typ+" needs value: a list of queries")
 		}
 		f := &query.Filter{Op: wireOps[typ]}
@@ -213,8 +213,8 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 			return nil, err
 		}
 	case opIn:
-		var vals []json.RawMessage
-		if err := json.Unmarshal(q.Value, &vals); err != nil || vals == nil {
+		vals, ok := jsonArray(q.Value)
+		if !ok {
 			return nil, filterValueErr(p, typ, q.Value, "array of "+p.Type.Primitive().String())
 		}
 		if err := d.count(len(vals)); err != nil {
@@ -228,7 +228,7 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 			f.Values = append(f.Values, v)
 		}
 	default: // text queries
-		if err := json.Unmarshal(q.Value, &f.Text); err != nil {
+		if f.Text, ok = jsonString(q.Value); !ok {
 			return nil, filterValueErr(p, typ, q.Value, "string")
 		}
 		if q.Fuzzy != nil {
@@ -241,18 +241,19 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 	return f, nil
 }
 
-// whereOf reads the keys of a query from its decoded head (one pass over
-// its JSON), refusing keys no query type has.
-func whereOf(head map[string]json.RawMessage) (rawWhere, error) {
+// whereOf reads the keys of a query from its fields, refusing keys no
+// query type has.
+func whereOf(head jsonFields) (rawWhere, error) {
 	var q rawWhere
-	for k, v := range head {
+	for _, kv := range head {
+		k, v := kv.key, kv.val
 		null := isNull(v)
 		switch k {
 		case "type":
 		case "field":
 			if !null {
-				var f string
-				if err := json.Unmarshal(v, &f); err != nil {
+				f, ok := jsonString(v)
+				if !ok {
 					return q, fmt.Errorf("field field must be a string, not %s", jsonKindOf(v))
 				}
 				q.Field = &f
@@ -300,15 +301,14 @@ func jsonKindOf(raw json.RawMessage) string {
 }
 
 // fieldOf names the property of an undecoded query, for error messages.
-func fieldOf(head map[string]json.RawMessage) string {
-	var f string
-	if err := json.Unmarshal(head["field"], &f); err == nil {
+func fieldOf(head jsonFields) string {
+	if f, ok := jsonString(head.get("field")); ok {
 		return f
 	}
 	var pi struct {
 		APIName string `json:"apiName"`
 	}
-	if err := json.Unmarshal(head["propertyIdentifier"], &pi); err == nil {
+	if err := json.Unmarshal(head.get("propertyIdentifier"), &pi); err == nil {
 		return pi.APIName
 	}
 	return ""
@@ -395,23 +395,22 @@ func notSupported(typ string, p objects.Property, reason string) *Error {
 // strings, dates as YYYY-MM-DD, timestamps as RFC 3339.
 func parseValue(p objects.Property, typ string, raw json.RawMessage) (any, error) {
 	et := p.Type.Primitive()
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, filterValueErr(p, typ, raw, et.String())
-	}
+	raw = bytes.TrimSpace(raw)
 	var text string
-	switch x := v.(type) {
-	case json.Number:
-		text = x.String()
-	case string:
-		text = x
-	case bool:
+	switch {
+	case len(raw) > 0 && raw[0] == '"':
+		s, ok := jsonString(raw)
+		if !ok {
+			return nil, filterValueErr(p, typ, raw, et.String())
+		}
+		text = s
+	case isJSONNumber(raw):
+		text = string(raw)
+	case string(raw) == "true" || string(raw) == "false":
 		if et.Kind != objects.KindBoolean {
 			return nil, filterValueErr(p, typ, raw, et.String())
 		}
-		return x, nil
+		return string(raw) == "true", nil
 	default:
 		return nil, filterValueErr(p, typ, raw, et.String())
 	}

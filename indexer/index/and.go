@@ -341,10 +341,8 @@ func (x *exec) countNode(n node) (int64, error) {
 }
 
 // countInPlace counts the nodes whose count needs no bitmap or bitset of
-// their matches: a set, by its cardinality. (An OR of a set and a range
-// could count as |A| + |B| - |A ∩ B| without a bitset, but a walk would
-// then test the range by a column read per document, which at a million
-// documents costs more than the bitset it saves.)
+// their matches: a set, by its cardinality. (A walk counts an OR of sets
+// and a range without one too: union.go.)
 func countInPlace(n node) (int64, bool) {
 	if k, ok := n.(*setNode); ok && k.bm != nil {
 		return int64(k.bm.GetCardinality()), true

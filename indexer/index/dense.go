@@ -98,18 +98,19 @@ func (x *exec) denseRuns(o *order, runs []run) dense {
 
 // countRunsIn counts the documents of runs whose bit is set in w.
 func countRunsIn(o *order, runs []run, w dense) int64 {
-	var n int64
+	var n uint64
 	for _, r := range runs {
 		o.eachBlock(r.lo, r.hi, func(docs []uint32) bool {
+			// Branch-free: whether a bit is set is unpredictable.
 			for _, d := range docs {
-				if w.has(d) {
-					n++
+				if i := int(d >> 6); i < len(w) {
+					n += w[i] >> (d & 63) & 1
 				}
 			}
 			return true
 		})
 	}
-	return n
+	return int64(n)
 }
 
 // countIn counts the documents of bm whose bit is set in w.
@@ -262,6 +263,10 @@ func (x *exec) denseNode(n node, force bool) (dense, bool, error) {
 			kw, ok, err := x.denseNode(kid, force)
 			if err != nil {
 				return nil, false, err
+			}
+			if r, isRuns := kid.(*runsNode); !ok && isRuns {
+				// Into the bitset directly, not through a bitmap.
+				kw, ok = x.denseRuns(r.pi.order, r.runs), true
 			}
 			if !ok {
 				bm, err := kid.bitmap(x)

@@ -81,6 +81,14 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 			total = c
 			break
 		}
+		if u, ok := x.splitUnion(pl.residual); ok && !pl.bounded {
+			pl.residual = u.node(s)
+			if docs, err = s.walk(x, pl, so, after, k); err != nil {
+				return nil, err
+			}
+			total = u.count()
+			break
+		}
 		// A residual that is cheap as a dense bitset is tested by bits,
 		// and counted along the walked range.
 		rw, ok, err := x.denseNode(pl.residual, pl.bounded)

@@ -1,0 +1,232 @@
+package api
+
+import (
+	"encoding/json"
+)
+
+// Where clauses and object sets are read from their raw JSON one level at
+// a time. readBody has decoded the request with encoding/json first, so
+// the raw JSON of a level is known to be well formed; these functions
+// split it into its fields or elements in one pass, without the map, the
+// reflection and the re-scan of every nested level that unmarshalling
+// each level costs (at four clauses, most of a sorted search's decoding).
+// They still refuse what is not well formed rather than guess: ok false.
+
+// jsonField is a key and the raw JSON of its value.
+type jsonField struct {
+	key string
+	val json.RawMessage
+}
+
+// jsonFields are the fields of an object in the order they came.
+type jsonFields []jsonField
+
+// get is the value of key, the last one when the key repeats (as
+// encoding/json's maps keep it), nil when absent.
+func (fs jsonFields) get(key string) json.RawMessage {
+	for i := len(fs) - 1; i >= 0; i-- {
+		if fs[i].key == key {
+			return fs[i].val
+		}
+	}
+	return nil
+}
+
+// jsonObject splits a JSON object into its fields.
+func jsonObject(raw []byte) (jsonFields, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return nil, false
+	}
+	var fs jsonFields
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return fs, skipSpace(raw, i+1) == len(raw)
+	}
+	for {
+		end, ok := skipString(raw, i)
+		if !ok {
+			return nil, false
+		}
+		key, ok := jsonString(raw[i:end])
+		if !ok {
+			return nil, false
+		}
+		i = skipSpace(raw, end)
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, false
+		}
+		start := skipSpace(raw, i+1)
+		if end, ok = skipValue(raw, start); !ok {
+			return nil, false
+		}
+		fs = append(fs, jsonField{key: key, val: raw[start:end]})
+		i = skipSpace(raw, end)
+		if i >= len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case '}':
+			return fs, skipSpace(raw, i+1) == len(raw)
+		default:
+			return nil, false
+		}
+	}
+}
+
+// jsonArray splits a JSON array into its elements; null is not an array.
+func jsonArray(raw []byte) ([]json.RawMessage, bool) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return nil, false
+	}
+	elems := []json.RawMessage{}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return elems, skipSpace(raw, i+1) == len(raw)
+	}
+	for {
+		end, ok := skipValue(raw, i)
+		if !ok {
+			return nil, false
+		}
+		elems = append(elems, raw[i:end])
+		i = skipSpace(raw, end)
+		if i >= len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case ',':
+			i = skipSpace(raw, i+1)
+		case ']':
+			return elems, skipSpace(raw, i+1) == len(raw)
+		default:
+			return nil, false
+		}
+	}
+}
+
+// jsonString is the value of a JSON string; one without escapes is a
+// slice of raw, others are unescaped by encoding/json.
+func jsonString(raw []byte) (string, bool) {
+	i := skipSpace(raw, 0)
+	j := len(raw)
+	for j > i && isSpace(raw[j-1]) {
+		j--
+	}
+	if j-i < 2 || raw[i] != '"' || raw[j-1] != '"' {
+		return "", false
+	}
+	body := raw[i+1 : j-1]
+	for _, c := range body {
+		if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
+			var s string
+			err := json.Unmarshal(raw[i:j], &s)
+			return s, err == nil
+		}
+	}
+	return string(body), true
+}
+
+// skipValue returns the end of the JSON value that starts at i.
+func skipValue(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				end, ok := skipString(b, i)
+				if !ok {
+					return i, false
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			}
+		}
+		return i, false
+	}
+	// A number, true, false or null: up to the next delimiter. (Its
+	// spelling was checked by readBody; the parsers of values check what
+	// they accept.)
+	j := i
+	for j < len(b) && !isSpace(b[j]) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ':' {
+		j++
+	}
+	return j, j > i
+}
+
+// skipString returns the end of the JSON string that starts at i.
+func skipString(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return i, false
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return len(b), false
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// isJSONNumber reports whether raw is spelled as a JSON number.
+func isJSONNumber(raw []byte) bool {
+	i := 0
+	if i < len(raw) && raw[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(raw) && raw[i] >= '0' && raw[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(raw) && raw[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(raw) && raw[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(raw) && (raw[i] == 'e' || raw[i] == 'E') {
+		i++
+		if i < len(raw) && (raw[i] == '+' || raw[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(raw)
+}
