@@ -63,6 +63,7 @@ func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*
 		ts.building = true
 		ts.mu.Unlock()
 		err = (&buildJob{ix: ix, ts: ts, opts: opts, res: res, start: start}).run(ctx)
+		err = ix.Config().Explain(ts.spec.Table, err)
 		ts.mu.Lock()
 		ts.building = false
 		ts.lastAt = time.Now()

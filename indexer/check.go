@@ -18,12 +18,12 @@ func (ix *Indexer) Check(ctx context.Context, name string) (cowguard.Report, err
 	r := cowguard.Report{ObjectType: name, Table: ts.spec.Table}
 	tbl, err := ix.loadTable(ctx, ts.spec.Table)
 	if err != nil {
-		return r, &tableError{fmt.Errorf("object type %s: %w", name, err)}
+		return r, ix.Config().Explain(ts.spec.Table, &tableError{fmt.Errorf("object type %s: %w", name, err)})
 	}
 	r, err = cowguard.Inspect(ctx, tbl, ts.spec.Table)
 	r.ObjectType = name
 	if err != nil {
-		return r, &tableError{fmt.Errorf("object type %s: table %s: %w", name, ts.spec.Table, err)}
+		return r, ix.Config().Explain(ts.spec.Table, &tableError{fmt.Errorf("object type %s: table %s: %w", name, ts.spec.Table, err)})
 	}
 	return r, nil
 }

@@ -8,13 +8,15 @@ import (
 
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/cowguard"
+	"github.com/ontoindex/ontoindex/indexer/config"
 )
 
 // Sentinel errors of the engine. Callers branch with errors.Is; builds
 // also fail with the typed errors of packages cowguard
 // (*MergeOnReadError) and changelog (*DuplicateKeyError,
-// *InvalidRowError), and with *SchemaError below. ErrorCode classifies
-// them all for status and metrics.
+// *InvalidRowError), with *SchemaError below, and with
+// *config.StorageError (a refused or failed request to the tables'
+// object store). ErrorCode classifies them all for status and metrics.
 var (
 	// ErrUnknownType reports an object type the config does not declare.
 	ErrUnknownType = errors.New("unknown object type")
@@ -106,6 +108,7 @@ func ErrorCode(err error) string {
 	var inv *changelog.InvalidRowError
 	var sch *SchemaError
 	var te *tableError
+	var se *config.StorageError
 	switch {
 	case err == nil:
 		return ""
@@ -125,7 +128,7 @@ func ErrorCode(err error) string {
 		return CodeUnknownObjectType
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return CodeCanceled
-	case errors.As(err, &te):
+	case errors.As(err, &te), errors.As(err, &se):
 		return CodeTableNotAvailable
 	}
 	return CodeInternal
