@@ -145,6 +145,7 @@ func runDemoServing(ctx context.Context, out io.Writer, d *demo.Demo, s *serving
 		fmt.Fprintf(out, "  %s\n", c)
 	}
 	fmt.Fprintf(out, "  go run ./cmd/indexer status --url %s\n", s.BaseURL)
+	fmt.Fprintf(out, "or open the web console: %s/\n", s.BaseURL)
 	if !writer {
 		fmt.Fprintf(out, "\nThe demo writer is off (--writer=false).\n")
 		return
