@@ -54,6 +54,9 @@ type Options struct {
 	// ConfigPath is the config file that POST /api/indexer/v1/reload and
 	// Server.Reload read.
 	ConfigPath string
+	// Console, when set, serves the web console (package console): GET /
+	// and GET /console/*. It reads only the HTTP API.
+	Console http.Handler
 }
 
 // Server serves the Ontology API v2 subset over an Engine.
@@ -66,6 +69,7 @@ type Server struct {
 	ops     opsState     // ops.go
 	hm      *httpMetrics // metrics.go
 	layouts sync.Map     // type name -> *layout, render.go
+	console http.Handler // Options.Console
 }
 
 // New returns a server over engine, configured by the server and auth
@@ -82,7 +86,7 @@ func New(engine Engine, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger}
+	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger, console: opts.Console}
 	if err := s.initOps(opts); err != nil {
 		return nil, err
 	}
@@ -114,6 +118,10 @@ func (s *Server) routes() http.Handler {
 		s.writeError(w, r, methodNotAllowed(r.Method, allowed, fmt.Sprintf("%s %s is not an endpoint; the path takes %s", r.Method, r.URL.Path, strings.Join(allowed, ", "))))
 	})
 	s.routeOps(r) // /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
+	if c := s.console; c != nil {
+		r.Get("/", c.ServeHTTP)
+		r.Get("/console/*", c.ServeHTTP)
+	}
 	// One flat tree, not a mounted sub-router: each request is routed once.
 	r.Group(func(r chi.Router) {
 		r.Use(s.guard)
@@ -204,6 +212,9 @@ func (s *Server) handle(rm *routeMetrics, fn func(r *http.Request) (any, error))
 			bp := bufPool.Get().(*[]byte)
 			b := append(ja.appendJSON((*bp)[:0]), '\n')
 			h := w.Header()
+			if hs, ok := v.(headerSetter); ok {
+				hs.setHeaders(h)
+			}
 			h["Content-Type"] = contentTypeJSON
 			// A length up front spares the response chunked encoding.
 			h["Content-Length"] = []string{strconv.Itoa(len(b))}
