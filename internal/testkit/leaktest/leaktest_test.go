@@ -4,7 +4,7 @@ import "testing"
 
 type inner struct {
 	secret []byte
-	n      []int
+	n      []int // numbers are not walked
 }
 
 type outer struct {
@@ -25,7 +25,7 @@ func TestFind(t *testing.T) {
 	}{
 		{"none", func() any { o := &outer{Name: "x"}; o.self = o; return o }, ""},
 		{"exported string", func() any { return &outer{Name: "a" + s} }, ".Name"},
-		{"unexported bytes behind a pointer", func() any { return outer{in: &inner{secret: []byte(s + "!")}} }, ".in.secret"},
+		{"unexported bytes behind a pointer", func() any { return outer{in: &inner{secret: []byte(s + "!"), n: make([]int, 1<<20)}} }, ".in.secret"},
 		{"map value", func() any { return outer{byKey: map[string]any{"k": []string{"x", s}}} }, `.byKey["k"][1]`},
 		{"map key", func() any { return map[string]int{s: 1} }, `[` + `"` + s + `"]`},
 		{"byte array", func() any { o := outer{}; copy(o.arr[:], s); return &o }, ".arr"},
