@@ -45,10 +45,12 @@ type authToken struct {
 // compared with every configured digest, whichever matches.
 type authenticator struct {
 	tokens []authToken
+	anon   *Principal // the principal of every request when there are no tokens
 }
 
 func newAuthenticator(cfg serverconfig.Auth) (*authenticator, error) {
-	a := &authenticator{}
+	anon := anonymous
+	a := &authenticator{anon: &anon}
 	for i, t := range cfg.Tokens {
 		d, err := t.Digest()
 		if err != nil {
@@ -70,8 +72,7 @@ var anonymous = Principal{Name: "anonymous", Admin: true, all: true}
 // check returns the principal of an Authorization header value.
 func (a *authenticator) check(header string) (*Principal, *Error) {
 	if a.anonymous() {
-		p := anonymous
-		return &p, nil
+		return a.anon, nil
 	}
 	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
 	if header == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {

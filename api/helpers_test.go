@@ -91,6 +91,7 @@ func mustEnv(tb testing.TB, edit ...func(*config.Config)) *testEnv {
 type response struct {
 	status int
 	body   []byte
+	header http.Header
 }
 
 func (r response) json(tb testing.TB) map[string]any {
@@ -140,7 +141,7 @@ func (e *testEnv) do(tb testing.TB, method, path, token string, body any) respon
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return response{status: resp.StatusCode, body: raw}
+	return response{status: resp.StatusCode, body: raw, header: resp.Header}
 }
 
 // ok sends a request with the app token and expects 200.

@@ -174,9 +174,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 		}
-		ctx, cancel := context.WithTimeoutCause(ctx, s.cfg.RequestTimeout, errRequestTimeout)
-		defer cancel()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		dctx, release := withRequestDeadline(ctx, s.cfg.RequestTimeout)
+		defer release()
+		next.ServeHTTP(w, r.WithContext(dctx))
 	})
 }
 

@@ -139,7 +139,25 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 		}
 		return nil, apiErr(nameObjectNotFound, params)
 	}
-	return oneObject{r: s.renderer(t, sel, excl), page: p}, nil
+	return atSnapshot{oneObject{r: s.renderer(t, sel, excl), page: p}, v.Checkpoint().SnapshotID}, nil
+}
+
+// SnapshotHeader is the response header of a get that names the Iceberg
+// snapshot the object was read at: the checkpoint of the generation that
+// served it, whose row of the key the object equals.
+const SnapshotHeader = "Ontoindex-Snapshot-Id"
+
+// headerSetter is a response that sets headers of its own (see handle).
+type headerSetter interface{ setHeaders(h http.Header) }
+
+// atSnapshot is a get's object with the snapshot it was read at.
+type atSnapshot struct {
+	oneObject
+	snapshot int64
+}
+
+func (a atSnapshot) setHeaders(h http.Header) {
+	h.Set(SnapshotHeader, strconv.FormatInt(a.snapshot, 10))
 }
 
 // getParams reads the parameters of a get (of an object, or of a linked

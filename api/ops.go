@@ -26,6 +26,7 @@ import (
 //	GET  /api/indexer/v1/status                          daemon.StatusReport
 //	GET  /api/indexer/v1/status/{objectType}             daemon.TypeStatus
 //	GET  /api/indexer/v1/checks/write-modes              the `indexer check` report, live
+//	GET  /api/indexer/v1/whoami                          the token's name and whether it is admin
 //	POST /api/indexer/v1/objectTypes/{objectType}/rebuild 202, full rebuild in a new generation (admin)
 //	POST /api/indexer/v1/reload                          reload the config file (admin)
 //
@@ -83,15 +84,16 @@ func (s *Server) routeOps(r chi.Router) {
 	r.Get("/readyz", s.readyz)
 	r.With(s.guard, s.requireAllTypes).Get("/metrics",
 		promhttp.HandlerFor(s.ops.reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{s}}).ServeHTTP)
-	r.Route("/api/indexer/v1", func(r chi.Router) {
+	r.Group(func(r chi.Router) {
 		r.Use(s.guard)
 		ops := routes{s: s, r: r, prefix: "/api/indexer/v1"}
 		ops.handle(http.MethodGet, "/status", s.opsStatus)
 		ops.handle(http.MethodGet, "/status/{objectType}", s.opsStatusOf)
 		ops.handle(http.MethodGet, "/checks/write-modes", s.opsChecks)
+		ops.handle(http.MethodGet, "/whoami", s.opsWhoami)
 		r.Group(func(r chi.Router) {
 			r.Use(s.requireAdmin)
-			r.Post("/objectTypes/{objectType}/rebuild", s.opsRebuild)
+			r.Post("/api/indexer/v1/objectTypes/{objectType}/rebuild", s.opsRebuild)
 			ops.under(r, "").handle(http.MethodPost, "/reload", s.opsReload)
 		})
 	})
@@ -199,6 +201,18 @@ func (s *Server) engineStatus(name string) daemon.TypeStatus {
 		}
 	}
 	return daemon.EngineStatus(es)
+}
+
+// whoami is the body of GET /api/indexer/v1/whoami: who the token is, so
+// that a client (the console) offers the ops actions to admin tokens only.
+type whoami struct {
+	Name  string `json:"name"`
+	Admin bool   `json:"admin"`
+}
+
+func (s *Server) opsWhoami(r *http.Request) (any, error) {
+	p := PrincipalFrom(r.Context())
+	return whoami{Name: p.Name, Admin: p.Admin}, nil
 }
 
 // opsChecks inspects the table of every object type the token may see,

@@ -54,6 +54,9 @@ type Options struct {
 	// ConfigPath is the config file that POST /api/indexer/v1/reload and
 	// Server.Reload read.
 	ConfigPath string
+	// Console, when set, serves the web console (package console): GET /
+	// and GET /console/*. It reads only the HTTP API.
+	Console http.Handler
 }
 
 // Server serves the Ontology API v2 subset over an Engine.
@@ -67,6 +70,7 @@ type Server struct {
 	ops     opsState     // ops.go
 	hm      *httpMetrics // metrics.go
 	layouts sync.Map     // type name -> *layout, render.go
+	console http.Handler // Options.Console
 }
 
 // New returns a server over engine, configured by the server and auth
@@ -83,7 +87,7 @@ func New(engine Engine, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger}
+	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger, console: opts.Console}
 	if err := s.initOps(opts); err != nil {
 		return nil, err
 	}
@@ -116,28 +120,33 @@ func (s *Server) routes() http.Handler {
 		s.writeError(w, r, methodNotAllowed(r.Method, allowed, fmt.Sprintf("%s %s is not an endpoint; the path takes %s", r.Method, r.URL.Path, strings.Join(allowed, ", "))))
 	})
 	s.routeOps(r) // /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
-	r.Route("/api/v2/ontologies", func(r chi.Router) {
+	if c := s.console; c != nil {
+		r.Get("/", c.ServeHTTP)
+		r.Get("/console/*", c.ServeHTTP)
+	}
+	// One flat tree, not a mounted sub-router: each request is routed once.
+	r.Group(func(r chi.Router) {
 		r.Use(s.guard)
 		api := routes{s: s, r: r, prefix: "/api/v2/ontologies"}
+		api.handle(http.MethodGet, "", s.listOntologies)
 		api.handle(http.MethodGet, "/", s.listOntologies)
-		r.Route("/{ontology}", func(r chi.Router) {
-			api := api.under(r, "/{ontology}")
-			api.handle(http.MethodGet, "/", s.getOntology)
-			api.handle(http.MethodGet, "/objectTypes", s.listObjectTypes)
-			api.handle(http.MethodGet, "/objectTypes/{objectType}", s.getObjectType)
-			api.handle(http.MethodGet, "/objectTypes/{objectType}/fullMetadata", s.getObjectTypeFullMetadata)
-			api.handle(http.MethodGet, "/objectTypes/{objectType}/outgoingLinkTypes", s.listOutgoingLinkTypes)
-			api.handle(http.MethodGet, "/objectTypes/{objectType}/outgoingLinkTypes/{linkType}", s.getOutgoingLinkType)
-			api.handle(http.MethodGet, "/objects/{objectType}", s.listObjects)
-			api.handle(http.MethodGet, "/objects/{objectType}/{primaryKey}", s.getObject)
-			api.handle(http.MethodGet, "/objects/{objectType}/{primaryKey}/links/{linkType}", s.listLinkedObjects)
-			api.handle(http.MethodGet, "/objects/{objectType}/{primaryKey}/links/{linkType}/{linkedObjectPrimaryKey}", s.getLinkedObject)
-			api.handle(http.MethodPost, "/objects/{objectType}/search", s.searchObjects)
-			api.handle(http.MethodPost, "/objects/{objectType}/count", s.countObjects)
-			api.handle(http.MethodPost, "/objects/{objectType}/aggregate", s.aggregateObjects)
-			api.handle(http.MethodPost, "/objectSets/loadObjects", s.loadObjectSet)
-			api.handle(http.MethodPost, "/objectSets/aggregate", s.aggregateObjectSet)
-		})
+		api = api.under(r, "/{ontology}")
+		api.handle(http.MethodGet, "", s.getOntology)
+		api.handle(http.MethodGet, "/", s.getOntology)
+		api.handle(http.MethodGet, "/objectTypes", s.listObjectTypes)
+		api.handle(http.MethodGet, "/objectTypes/{objectType}", s.getObjectType)
+		api.handle(http.MethodGet, "/objectTypes/{objectType}/fullMetadata", s.getObjectTypeFullMetadata)
+		api.handle(http.MethodGet, "/objectTypes/{objectType}/outgoingLinkTypes", s.listOutgoingLinkTypes)
+		api.handle(http.MethodGet, "/objectTypes/{objectType}/outgoingLinkTypes/{linkType}", s.getOutgoingLinkType)
+		api.handle(http.MethodGet, "/objects/{objectType}", s.listObjects)
+		api.handle(http.MethodGet, "/objects/{objectType}/{primaryKey}", s.getObject)
+		api.handle(http.MethodGet, "/objects/{objectType}/{primaryKey}/links/{linkType}", s.listLinkedObjects)
+		api.handle(http.MethodGet, "/objects/{objectType}/{primaryKey}/links/{linkType}/{linkedObjectPrimaryKey}", s.getLinkedObject)
+		api.handle(http.MethodPost, "/objects/{objectType}/search", s.searchObjects)
+		api.handle(http.MethodPost, "/objects/{objectType}/count", s.countObjects)
+		api.handle(http.MethodPost, "/objects/{objectType}/aggregate", s.aggregateObjects)
+		api.handle(http.MethodPost, "/objectSets/loadObjects", s.loadObjectSet)
+		api.handle(http.MethodPost, "/objectSets/aggregate", s.aggregateObjectSet)
 	})
 	return r
 }
@@ -167,14 +176,14 @@ func methodNotAllowed(method string, allowed []string, reason string) *Error {
 	return apiErr(nameMethodNotAllowed, map[string]any{"method": method, "allowedMethods": allowed, "reason": reason})
 }
 
-// routes registers the routes under one prefix of the router.
+// routes registers routes under one prefix of their patterns.
 type routes struct {
 	s      *Server
 	r      chi.Router
-	prefix string // of r's patterns, for the metrics
+	prefix string
 }
 
-// under is the routes of a sub-router mounted at pattern.
+// under is the routes of r under a longer prefix.
 func (rs routes) under(r chi.Router, pattern string) routes {
 	return routes{s: rs.s, r: r, prefix: rs.prefix + pattern}
 }
@@ -182,7 +191,8 @@ func (rs routes) under(r chi.Router, pattern string) routes {
 // handle registers a handler that returns its response value or an
 // error; its requests count under the route's pattern.
 func (rs routes) handle(method, pattern string, fn func(r *http.Request) (any, error)) {
-	rs.r.Method(method, pattern, rs.s.handle(rs.s.hm.route(method, rs.prefix+pattern), fn))
+	p := rs.prefix + pattern
+	rs.r.Method(method, p, rs.s.handle(rs.s.hm.route(method, p), fn))
 }
 
 // contentTypeJSON is the Content-Type header of JSON responses, set
@@ -204,6 +214,9 @@ func (s *Server) handle(rm *routeMetrics, fn func(r *http.Request) (any, error))
 			bp := bufPool.Get().(*[]byte)
 			b := append(ja.appendJSON((*bp)[:0]), '\n')
 			h := w.Header()
+			if hs, ok := v.(headerSetter); ok {
+				hs.setHeaders(h)
+			}
 			h["Content-Type"] = contentTypeJSON
 			// A length up front spares the response chunked encoding.
 			h["Content-Length"] = []string{strconv.Itoa(len(b))}

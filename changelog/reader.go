@@ -11,7 +11,7 @@ import (
 )
 
 // Reader reads data files of one snapshot with a column projection, and
-// counts the bytes it actually reads from them.
+// counts the bytes it actually fetches from them (fileio.go).
 type Reader struct {
 	scan  *table.Scan
 	bytes atomic.Int64
@@ -33,7 +33,7 @@ func NewReader(tbl *table.Table, snapID int64, columns []string, batchRows int) 
 		if err != nil {
 			return nil, err
 		}
-		return &countingIO{IO: fs, n: &r.bytes}, nil
+		return &countingIO{IO: fs, ctx: ctx, n: &r.bytes}, nil
 	}
 	counted := table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(), fsF, nil)
 	opts := []table.ScanOption{table.WithSelectedFields(columns...), table.WithArrowBatchSize(batchRows), table.WithMaxConcurrency(1)}
@@ -73,35 +73,4 @@ func (r *Reader) ReadFile(ctx context.Context, f DataFile, fn func(arrow.RecordB
 		}
 	}
 	return nil
-}
-
-// countingIO counts bytes read through the files it opens.
-type countingIO struct {
-	iceio.IO
-	n *atomic.Int64
-}
-
-func (c *countingIO) Open(name string) (iceio.File, error) {
-	f, err := c.IO.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	return &countingFile{File: f, n: c.n}, nil
-}
-
-type countingFile struct {
-	iceio.File
-	n *atomic.Int64
-}
-
-func (f *countingFile) Read(p []byte) (int, error) {
-	n, err := f.File.Read(p)
-	f.n.Add(int64(n))
-	return n, err
-}
-
-func (f *countingFile) ReadAt(p []byte, off int64) (int, error) {
-	n, err := f.File.ReadAt(p, off)
-	f.n.Add(int64(n))
-	return n, err
 }

@@ -218,11 +218,14 @@ func (e *MergeOnReadError) Error() string {
 	}
 	fmt.Fprintf(&b, " has live merge-on-read delete files (%s); ontoindex indexes copy-on-write tables only and left the index at its last good state. ", e.Deletes)
 	fmt.Fprintf(&b, "Write modes: %s. ", e.Modes)
-	fmt.Fprintf(&b, "Fix: set %s, %s and %s to copy-on-write, then compact the table so that no delete files remain "+
-		"(for example Spark's CALL system.rewrite_data_files with option delete-file-threshold=1); the next build then succeeds by itself",
-		DeleteModeKey, UpdateModeKey, MergeModeKey)
+	b.WriteString("Fix: " + Fix)
 	return b.String()
 }
+
+// Fix is what an operator does about a *MergeOnReadError: the last sentence
+// of its message, and the fix that status reports with a refusal.
+const Fix = "set " + DeleteModeKey + ", " + UpdateModeKey + " and " + MergeModeKey + " to copy-on-write, then compact the table so that no delete files remain " +
+	"(for example Spark's CALL system.rewrite_data_files with option delete-file-threshold=1); the next build then succeeds by itself"
 
 // Check refuses snap with a *MergeOnReadError when it has live delete files.
 // name is the table name used in the error.

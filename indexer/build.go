@@ -63,11 +63,12 @@ func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*
 		ts.building = true
 		ts.mu.Unlock()
 		err = (&buildJob{ix: ix, ts: ts, opts: opts, res: res, start: start}).run(ctx)
+		err = ix.Config().Explain(ts.spec.Table, err)
 		ts.mu.Lock()
 		ts.building = false
 		ts.lastAt = time.Now()
 		if err != nil {
-			ts.lastErr = &ErrorInfo{Code: ErrorCode(err), Message: err.Error(), At: ts.lastAt}
+			ts.lastErr = NewErrorInfo(err, ts.lastAt)
 		} else {
 			ts.lastErr = nil
 		}
@@ -80,7 +81,7 @@ func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*
 		// Nothing of a failed build is served: report what it read, not
 		// what it would have applied.
 		res.Upserts, res.Deletes, res.SkippedRows = 0, 0, 0
-		res.Error = &ErrorInfo{Code: ErrorCode(err), Message: err.Error()}
+		res.Error = NewErrorInfo(err, time.Time{})
 		// Returned, so reported by the caller (the command line, the
 		// daemon's status and events); a warning here too printed every
 		// failed build twice.

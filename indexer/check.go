@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ontoindex/ontoindex/cowguard"
 )
@@ -17,12 +18,12 @@ func (ix *Indexer) Check(ctx context.Context, name string) (cowguard.Report, err
 	r := cowguard.Report{ObjectType: name, Table: ts.spec.Table}
 	tbl, err := ix.loadTable(ctx, ts.spec.Table)
 	if err != nil {
-		return r, &tableError{fmt.Errorf("object type %s: %w", name, err)}
+		return r, ix.Config().Explain(ts.spec.Table, &tableError{fmt.Errorf("object type %s: %w", name, err)})
 	}
 	r, err = cowguard.Inspect(ctx, tbl, ts.spec.Table)
 	r.ObjectType = name
 	if err != nil {
-		return r, &tableError{fmt.Errorf("object type %s: table %s: %w", name, ts.spec.Table, err)}
+		return r, ix.Config().Explain(ts.spec.Table, &tableError{fmt.Errorf("object type %s: table %s: %w", name, ts.spec.Table, err)})
 	}
 	return r, nil
 }
@@ -70,7 +71,7 @@ func CheckWriteModes(ctx context.Context, check func(context.Context, string) (c
 		wc := WriteModeCheck{Report: r}
 		if err != nil {
 			wc.Verdict = VerdictError
-			wc.Error = &ErrorInfo{Code: ErrorCode(err), Message: err.Error()}
+			wc.Error = NewErrorInfo(err, time.Time{})
 		}
 		if verdictRank[wc.Verdict] > verdictRank[rep.Verdict] {
 			rep.Verdict = wc.Verdict

@@ -9,13 +9,15 @@ import (
 
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/cowguard"
+	"github.com/ontoindex/ontoindex/indexer/config"
 )
 
 // Sentinel errors of the engine. Callers branch with errors.Is; builds
 // also fail with the typed errors of packages cowguard
 // (*MergeOnReadError) and changelog (*DuplicateKeyError,
-// *InvalidRowError), and with *SchemaError below. ErrorCode classifies
-// them all for status and metrics.
+// *InvalidRowError), with *SchemaError below, and with
+// *config.StorageError (a refused or failed request to the tables'
+// object store). ErrorCode classifies them all for status and metrics.
 var (
 	// ErrUnknownType reports an object type the config does not declare.
 	ErrUnknownType = errors.New("unknown object type")
@@ -37,6 +39,33 @@ type ErrorInfo struct {
 	Code    string    `json:"code"`
 	Message string    `json:"message"`
 	At      time.Time `json:"at,omitzero"`
+	// MergeOnRead details a refusal of code MERGE_ON_READ (null for other
+	// codes), so that a reader needs not parse the message.
+	MergeOnRead *MergeOnReadInfo `json:"mergeOnRead,omitempty"`
+}
+
+// MergeOnReadInfo is a merge-on-read refusal (*cowguard.MergeOnReadError)
+// as status reports it: the refused snapshot, its live delete files, the
+// table's write modes and the fix.
+type MergeOnReadInfo struct {
+	Table           string                `json:"table"`
+	SnapshotID      int64                 `json:"snapshotId,string"`
+	Operation       string                `json:"operation,omitempty"`
+	LiveDeleteFiles cowguard.DeleteCounts `json:"liveDeleteFiles"`
+	WriteModes      cowguard.Modes        `json:"writeModes"`
+	Fix             string                `json:"fix"`
+}
+
+// NewErrorInfo is err as builds and status report it, at time at (zero:
+// no time).
+func NewErrorInfo(err error, at time.Time) *ErrorInfo {
+	e := &ErrorInfo{Code: ErrorCode(err), Message: err.Error(), At: at}
+	var mor *cowguard.MergeOnReadError
+	if errors.As(err, &mor) {
+		e.MergeOnRead = &MergeOnReadInfo{Table: mor.Table, SnapshotID: mor.SnapshotID, Operation: mor.Operation,
+			LiveDeleteFiles: mor.Deletes, WriteModes: mor.Modes, Fix: cowguard.Fix}
+	}
+	return e
 }
 
 // Error codes of failed builds.
@@ -81,6 +110,7 @@ func ErrorCode(err error) string {
 	var inv *changelog.InvalidRowError
 	var sch *SchemaError
 	var te *tableError
+	var se *config.StorageError
 	switch {
 	case err == nil:
 		return ""
@@ -102,7 +132,7 @@ func ErrorCode(err error) string {
 		return CodeCanceled
 	case errors.Is(err, syscall.ENOSPC):
 		return CodeNoSpace
-	case errors.As(err, &te):
+	case errors.As(err, &te), errors.As(err, &se):
 		return CodeTableNotAvailable
 	}
 	return CodeInternal

@@ -259,7 +259,7 @@ func (ix *Indexer) Table(ctx context.Context, name string) (*table.Table, error)
 	}
 	tbl, err := ix.loadTable(ctx, ts.spec.Table)
 	if err != nil {
-		return nil, &tableError{fmt.Errorf("object type %s: %w", name, err)}
+		return nil, ix.Config().Explain(ts.spec.Table, &tableError{fmt.Errorf("object type %s: %w", name, err)})
 	}
 	return tbl, nil
 }

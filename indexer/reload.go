@@ -269,7 +269,7 @@ func (ix *Indexer) prepareReload(ctx context.Context, cfg *config.Config) (*Conf
 		}
 		tbl, err := load(ctx, spec.Table)
 		if err != nil {
-			errs = append(errs, &objects.FieldError{Field: field + ".table", Msg: err.Error()})
+			errs = append(errs, &objects.FieldError{Field: field + ".table", Msg: cfg.Explain(spec.Table, err).Error()})
 			continue
 		}
 		if _, _, err := resolve(&spec, tbl, tbl.CurrentSnapshot()); err != nil {

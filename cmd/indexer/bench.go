@@ -51,6 +51,7 @@ type benchReport struct {
 	FullObjectsPerSecond float64 `json:"fullObjectsPerSecond"`
 	FullPeakHeapMiB      float64 `json:"fullPeakHeapMiB"`
 	FullPeakRSSMiB       float64 `json:"fullPeakRssMiB"`
+	FullBytesRead        int64   `json:"fullBytesRead"`
 	FullVsScan           float64 `json:"fullVsScanTimeRatio"` // full build time / scan time
 
 	SmallRows         int     `json:"smallRows"` // the same build on a table of rows/10
@@ -60,6 +61,9 @@ type benchReport struct {
 	IncrementalFiles  int     `json:"incrementalFilesRead"`
 	IncrementalBytes  int64   `json:"incrementalBytesRead"`
 	IncrementalVsFull float64 `json:"incrementalVsFullTimeRatio"`
+
+	// Warehouse: the same builds on the warehouse of --warehouse.
+	Warehouse *benchWarehouse `json:"warehouse,omitempty"`
 }
 
 // benchEdits is how many one-row edits the incremental figure is the
@@ -67,12 +71,16 @@ type benchReport struct {
 const benchEdits = 5
 
 func runBenchBuild(ctx context.Context, env *Env, name string, args []string) int {
-	fs := newFlags(env, name, "[--rows N] [--files N] [--dir D] [--json]\n\n"+
-		"Measures full and incremental build speed and memory against baselines. `indexer bench search -h`\n"+
+	fs := newFlags(env, name, "[--rows N] [--files N] [--dir D] [--warehouse URL] [--json]\n\n"+
+		"Measures full and incremental build speed and memory against baselines. With --warehouse (an\n"+
+		"s3://bucket/prefix), also the full and incremental builds of the same table in that warehouse,\n"+
+		"through a sql catalog on SQLite in the work directory; the S3 connection is iceberg-go's, from\n"+
+		"AWS_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. `indexer bench search -h`\n"+
 		"describes the search benchmark.")
 	rows := fs.Int("rows", 1_000_000, "rows in the benchmark table")
 	files := fs.Int("files", 40, "data files the table is written as")
 	dir := fs.String("dir", "", "work directory (default: a temporary directory, removed afterwards)")
+	warehouse := fs.String("warehouse", "", "also build the table in this warehouse (s3://bucket/prefix), next to the local figures; a run's objects go under <prefix>/bench-<time>, removed afterwards unless --dir is set")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	memProfile := fs.String("memprofile", "", "write a heap profile taken at the peak of the full build to this file")
@@ -91,6 +99,10 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 		fmt.Fprintln(env.Stderr, "indexer bench: need --rows >= 10 and 1 <= --files <= --rows")
 		return exitUsage
 	}
+	if *warehouse != "" && !strings.Contains(*warehouse, "://") {
+		fmt.Fprintf(env.Stderr, "indexer bench: --warehouse %q is not a URL such as s3://bucket/prefix\n", *warehouse)
+		return exitUsage
+	}
 	work := *dir
 	if work == "" {
 		tmp, err := os.MkdirTemp("", "indexer-bench-")
@@ -102,6 +114,9 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 		work = tmp
 	}
 	rep, err := bench(ctx, env, work, *rows, *files, *memProfile)
+	if err == nil && *warehouse != "" {
+		rep.Warehouse, err = benchOnWarehouse(ctx, work, *warehouse, rep, *dir != "")
+	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "indexer bench: %v\n", err)
 		return exitFailed
@@ -115,21 +130,25 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "table\t%d rows in %d files, %d CPUs\n", rep.Rows, rep.Files, rep.CPUs)
 	fmt.Fprintf(tw, "baseline scan (iceberg-go, all rows)\t%.2fs\t%.0f rows/s\tpeak heap %.0f MiB\n", rep.ScanSeconds, rep.ScanRowsPerSecond, rep.ScanPeakHeapMiB)
-	fmt.Fprintf(tw, "full build\t%.2fs\t%.0f objects/s\tpeak heap %.0f MiB, peak RSS %.0f MiB\n", rep.FullSeconds, rep.FullObjectsPerSecond, rep.FullPeakHeapMiB, rep.FullPeakRSSMiB)
+	fmt.Fprintf(tw, "full build\t%.2fs\t%.0f objects/s, %d bytes read\tpeak heap %.0f MiB, peak RSS %.0f MiB\n", rep.FullSeconds, rep.FullObjectsPerSecond, rep.FullBytesRead, rep.FullPeakHeapMiB, rep.FullPeakRSSMiB)
 	fmt.Fprintf(tw, "full build / scan time\t%.1fx\t\t\n", rep.FullVsScan)
 	fmt.Fprintf(tw, "peak heap at %d rows / at %d rows\t%.2fx\t\t\n", rep.Rows, rep.SmallRows, rep.HeapGrowthRatio)
 	fmt.Fprintf(tw, "incremental build after a one-row COW edit (median of %d)\t%.0f ms\t%d files, %d bytes read\t%.4fx the full build time\n", benchEdits, rep.IncrementalMs, rep.IncrementalFiles, rep.IncrementalBytes, rep.IncrementalVsFull)
+	if w := rep.Warehouse; w != nil {
+		fmt.Fprintf(tw, "full build in %s\t%.2fs\t%.0f objects/s, %d bytes read\t%.2fx the local full build time\n", w.URL, w.FullSeconds, w.FullObjectsPerSecond, w.FullBytesRead, w.FullVsLocal)
+		fmt.Fprintf(tw, "incremental build there (median of %d)\t%.0f ms\t%d files, %d bytes read\t%.2fx the local incremental time\n", benchEdits, w.IncrementalMs, w.IncrementalFiles, w.IncrementalBytes, w.IncrementalVsLocal)
+	}
 	_ = tw.Flush()
 	return exitOK
 }
 
 func bench(ctx context.Context, env *Env, work string, rows, files int, memProfile string) (*benchReport, error) {
 	rep := &benchReport{Rows: rows, Files: files, CPUs: runtime.NumCPU(), SmallRows: rows / 10}
-	small, err := benchdata.WriteTable(ctx, filepath.Join(work, "small"), rep.SmallRows, max(1, files/10))
+	_, err := benchdata.WriteTable(ctx, filepath.Join(work, "small"), rep.SmallRows, max(1, files/10))
 	if err != nil {
 		return nil, err
 	}
-	_, smallHeap, _, _, err := benchBuild(ctx, filepath.Join(work, "small"), small, "")
+	_, smallHeap, _, _, err := benchBuild(ctx, filepath.Join(work, "small"), hadoopCatalog(filepath.Join(work, "small")), "")
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +178,7 @@ func bench(ctx context.Context, env *Env, work string, rows, files int, memProfi
 	rep.ScanPeakHeapMiB = peak()
 	rep.ScanRowsPerSecond = float64(n) / rep.ScanSeconds
 
-	full, heap, rss, ix, err := benchBuild(ctx, filepath.Join(work, "big"), tbl, memProfile)
+	full, heap, rss, ix, err := benchBuild(ctx, filepath.Join(work, "big"), hadoopCatalog(filepath.Join(work, "big")), memProfile)
 	if err != nil {
 		return nil, err
 	}
@@ -167,46 +186,61 @@ func bench(ctx context.Context, env *Env, work string, rows, files int, memProfi
 	rep.FullSeconds = float64(full.DurationMs) / 1000
 	rep.FullObjectsPerSecond = float64(full.Upserts) / rep.FullSeconds
 	rep.FullPeakHeapMiB, rep.FullPeakRSSMiB = heap, rss
+	rep.FullBytesRead = full.BytesRead
 	rep.FullVsScan = rep.FullSeconds / rep.ScanSeconds
 	rep.HeapGrowthRatio = rep.FullPeakHeapMiB / rep.SmallPeakHeapMiB
 
-	// One-row copy-on-write edits, each followed by an incremental build;
-	// the median, since the first one shares the machine with the index
-	// file the full build left to write.
-	var ms []float64
-	for i := range benchEdits {
-		id := rows/2 + i
-		edit, err := benchdata.Records(tbl.Schema(), id, 1, "edited")
-		if err != nil {
-			return nil, err
-		}
-		if tbl, err = tbl.Overwrite(ctx, edit, nil, table.WithOverwriteFilter(iceberg.EqualTo(iceberg.Reference("id"), int64(id)))); err != nil {
-			return nil, err
-		}
-		edit.Release()
-		inc, err := ix.Build(ctx, "Item", indexer.BuildOptions{})
-		if err != nil {
-			return nil, err
-		}
-		if inc.Kind != indexer.KindIncremental || inc.Upserts != 1 {
-			return nil, fmt.Errorf("incremental build after a one-row edit: %+v", inc)
-		}
-		ms = append(ms, float64(inc.DurationMs))
-		rep.IncrementalFiles, rep.IncrementalBytes = inc.FilesRead, inc.BytesRead
+	if rep.IncrementalMs, rep.IncrementalFiles, rep.IncrementalBytes, err = benchIncremental(ctx, ix, tbl, rows); err != nil {
+		return nil, err
 	}
-	slices.Sort(ms)
-	rep.IncrementalMs = ms[len(ms)/2]
 	rep.IncrementalVsFull = rep.IncrementalMs / (rep.FullSeconds * 1000)
 	return rep, nil
 }
 
-// benchBuild runs a full build of table ns.items in dir; it returns the
-// result, the peak heap and the peak RSS (MiB) during the build.
-func benchBuild(ctx context.Context, dir string, tbl *table.Table, memProfile string) (*indexer.BuildResult, float64, float64, *indexer.Indexer, error) {
+// benchIncremental commits one-row copy-on-write edits, each followed by
+// an incremental build, and returns the median build time (the first one
+// shares the machine with the index file the full build left to write)
+// and what the last one read.
+func benchIncremental(ctx context.Context, ix *indexer.Indexer, tbl *table.Table, rows int) (ms float64, files int, bytes int64, err error) {
+	var times []float64
+	for i := range benchEdits {
+		id := rows/2 + i
+		edit, err := benchdata.Records(tbl.Schema(), id, 1, "edited")
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		tbl, err = tbl.Overwrite(ctx, edit, nil, table.WithOverwriteFilter(iceberg.EqualTo(iceberg.Reference("id"), int64(id))))
+		edit.Release()
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		inc, err := ix.Build(ctx, "Item", indexer.BuildOptions{})
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		if inc.Kind != indexer.KindIncremental || inc.Upserts != 1 {
+			return 0, 0, 0, fmt.Errorf("incremental build after a one-row edit: %+v", inc)
+		}
+		times = append(times, float64(inc.DurationMs))
+		files, bytes = inc.FilesRead, inc.BytesRead
+	}
+	slices.Sort(times)
+	return times[len(times)/2], files, bytes, nil
+}
+
+// hadoopCatalog is the catalog of the local warehouse under dir.
+func hadoopCatalog(dir string) config.Catalog {
+	return config.Catalog{Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}
+}
+
+// benchBuild runs a full build of table ns.items of catalog cat, with the
+// data dir in dir; it returns the result, the peak heap and the peak RSS
+// (MiB) during the build.
+func benchBuild(ctx context.Context, dir string, cat config.Catalog, memProfile string) (*indexer.BuildResult, float64, float64, *indexer.Indexer, error) {
 	cfg := config.Default()
 	cfg.Dir = dir
 	cfg.DataDir = "data"
-	cfg.Catalogs = map[string]config.Catalog{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
+	cfg.Catalogs = map[string]config.Catalog{"warehouse": cat}
 	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Item", Table: "warehouse." + benchdata.Ident, TitleProperty: "name"}}
 	if err := cfg.Validate(); err != nil {
 		return nil, 0, 0, nil, err

@@ -1,7 +1,9 @@
 package main
 
 // Catalog types and file systems iceberg-go supports, registered with its
-// catalog and IO registries.
+// catalog and IO registries, and the database/sql drivers of the sql
+// catalog: sql.driver "pgx" (PostgreSQL, with sql.dialect "postgres") and
+// "sqliteshim" (SQLite, with sql.dialect "sqlite").
 import (
 	_ "github.com/apache/iceberg-go/catalog/glue"
 	_ "github.com/apache/iceberg-go/catalog/hadoop"
@@ -9,5 +11,6 @@ import (
 	_ "github.com/apache/iceberg-go/catalog/rest"
 	_ "github.com/apache/iceberg-go/catalog/sql"
 	_ "github.com/apache/iceberg-go/io/gocloud"
+	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "github.com/uptrace/bun/driver/sqliteshim"
 )

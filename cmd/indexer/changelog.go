@@ -65,7 +65,7 @@ func runChangelog(ctx context.Context, env *Env, args []string) int {
 
 	cl, err := changelog.Replay(ctx, nt.tbl, opts)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer changelog: %v\n", err)
+		fmt.Fprintf(env.Stderr, "indexer changelog: %v\n", nt.explain(err))
 		var re *changelog.RangeError
 		if errors.As(err, &re) || errors.Is(err, changelog.ErrInvalidOptions) {
 			return exitUsage
@@ -82,7 +82,7 @@ func runChangelog(ctx context.Context, env *Env, args []string) int {
 		err = ferr
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer changelog: %v\n", err)
+		fmt.Fprintf(env.Stderr, "indexer changelog: %v\n", nt.explain(err))
 		if ctx.Err() != nil {
 			return exitAborted
 		}

@@ -20,12 +20,14 @@ import (
 )
 
 func runDemo(ctx context.Context, env *Env, args []string) int {
-	fs := newFlags(env, "demo", "[--dir DIR] [--listen ADDR] [--writer=false] [--every D] [--customers N] [--seed N] [--once]\n\n"+
-		"Creates DIR (default ./demo) with a hadoop-catalog Iceberg warehouse of three object types\n"+
-		"(reused when it exists) and its config DIR/ontology.yaml, then runs `indexer serve` on it with a\n"+
-		"demo writer that commits a small change to the tables every few seconds: copy-on-write updates,\n"+
-		"inserts and deletes, and now and then a merge-on-read delete that blocks Aircraft until the\n"+
-		"writer compacts the table. The index is kept in DIR/index. Ctrl-C stops it.\n\n"+
+	fs := newFlags(env, "demo", "[--dir DIR] [--listen ADDR] [--writer=false] [--every D] [--customers N] [--seed N] [--once]\n"+
+		"    [--catalog hadoop|sql] [--catalog-uri URI] [--warehouse URL]\n\n"+
+		"Creates DIR (default ./demo) with an Iceberg warehouse of three object types (a hadoop catalog in\n"+
+		"DIR/warehouse, or with --catalog sql iceberg-go's sql catalog, on SQLite or PostgreSQL, with the\n"+
+		"tables on disk or in S3; reused when it exists) and its config DIR/ontology.yaml, then runs\n"+
+		"`indexer serve` on it with a demo writer that commits a small change to the tables every few\n"+
+		"seconds: copy-on-write updates, inserts and deletes, and now and then a merge-on-read delete that\n"+
+		"blocks Aircraft until the writer compacts the table. The index is kept in DIR/index. Ctrl-C stops it.\n\n"+
 		"--once runs the one-shot demo instead: build, commit three changes, build again, print.")
 	dir := fs.String("dir", "demo", "directory of the demo")
 	seed := fs.Uint64("seed", 1, "seed of the generated data (first run only)")
@@ -34,6 +36,9 @@ func runDemo(ctx context.Context, env *Env, args []string) int {
 	writer := fs.Bool("writer", true, "commit small changes to the tables while serving")
 	every := fs.Duration("every", 3*time.Second, "time between two commits of the demo writer")
 	once := fs.Bool("once", false, "run the one-shot demo (build, change, build again) instead of serving")
+	catType := fs.String("catalog", "hadoop", "catalog of the first run's config: hadoop (DIR/warehouse) or sql")
+	catURI := fs.String("catalog-uri", "", "with --catalog sql: the catalog's database, postgres://user@host:port/db (password from $PGPASSWORD) or file:PATH (default: SQLite in DIR/catalog.db)")
+	warehouse := fs.String("warehouse", "", "with --catalog sql: where the tables go, a URL such as s3://bucket/prefix (default DIR/warehouse); S3 connects with AWS_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -45,16 +50,33 @@ func runDemo(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "indexer demo: --every must be positive")
 		return exitUsage
 	}
+	var cat *config.Catalog
+	switch {
+	case *catType == "sql":
+		cc, err := demo.SQLCatalog(*dir, *catURI, *warehouse)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "indexer demo: %v\n", err)
+			return exitUsage
+		}
+		cat = &cc
+	case *catType != "hadoop":
+		fmt.Fprintf(env.Stderr, "indexer demo: --catalog %q must be hadoop or sql\n", *catType)
+		return exitUsage
+	case *catURI != "" || *warehouse != "":
+		fmt.Fprintln(env.Stderr, "indexer demo: --catalog-uri and --warehouse go with --catalog sql")
+		return exitUsage
+	}
 	out := env.Stdout
 	start := time.Now()
 	fmt.Fprintf(out, "ontoindex demo in %s\n\n", *dir)
-	d, tables, err := demo.Open(ctx, *dir, demo.Options{Seed: *seed, Customers: *customers,
+	d, tables, err := demo.Open(ctx, *dir, demo.Options{Seed: *seed, Customers: *customers, Catalog: cat,
 		Generating: func(objectType, table string) {
 			fmt.Fprintf(out, "  generating %s (%s) ...\n", objectType, table)
 		}})
 	if err != nil {
 		return demoFailed(env, err)
 	}
+	defer d.Close()
 	generated := false
 	for _, t := range tables {
 		how := "reused"
@@ -123,6 +145,7 @@ func runDemoServing(ctx context.Context, out io.Writer, d *demo.Demo, s *serving
 		fmt.Fprintf(out, "  %s\n", c)
 	}
 	fmt.Fprintf(out, "  go run ./cmd/indexer status --url %s\n", s.BaseURL)
+	fmt.Fprintf(out, "or open the web console: %s/\n", s.BaseURL)
 	if !writer {
 		fmt.Fprintf(out, "\nThe demo writer is off (--writer=false).\n")
 		return

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"regexp"
@@ -234,6 +236,17 @@ func TestMain_demoServe(t *testing.T) {
 		}
 		if sts, _ := status["objectTypes"].([]any); len(sts) != 3 || status["ready"] != true {
 			t.Errorf("status: %v", status)
+		}
+		// The console it names is served there.
+		page := waitFor(t, stdout, `(?m)^or open the web console: (\S+)$`)[1]
+		resp, err := http.Get(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Type"), "text/html") || !bytes.Contains(body, []byte("<html")) {
+			t.Errorf("console %s: %d %s %.100s", page, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 		}
 		// The writer commits; the daemon indexes the commits.
 		waitFor(t, stdout, `(?m)^\d\d:\d\d:\d\d commit   (Customer|OrderLine): `)

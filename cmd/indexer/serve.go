@@ -17,6 +17,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/api"
 	"github.com/ontoindex/ontoindex/api/serverconfig"
+	"github.com/ontoindex/ontoindex/console"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
@@ -154,7 +155,7 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var d *daemon.Daemon
-	apiOpts := api.Options{Logger: log, Registry: reg, ConfigPath: cfgPath}
+	apiOpts := api.Options{Logger: log, Registry: reg, ConfigPath: cfgPath, Console: console.Handler()}
 	if !o.NoDaemon {
 		d, err = daemon.New(ix, daemon.Options{Logger: log, Registerer: reg, StopGrace: o.StopGrace})
 		if err != nil {

@@ -67,7 +67,7 @@ func runView(ctx context.Context, env *Env, args []string) int {
 	}
 	opts.Table = nt.name
 	fail := func(err error) int {
-		fmt.Fprintf(env.Stderr, "indexer view: %v\n", err)
+		fmt.Fprintf(env.Stderr, "indexer view: %v\n", nt.explain(err))
 		return exitFailed
 	}
 	if nt.cfg != nil {
@@ -88,7 +88,7 @@ func runView(ctx context.Context, env *Env, args []string) int {
 
 	v, err := changelog.View(ctx, nt.tbl, opts)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer view: %v\n", err)
+		fmt.Fprintf(env.Stderr, "indexer view: %v\n", nt.explain(err))
 		var re *changelog.RangeError
 		if errors.As(err, &re) || errors.Is(err, changelog.ErrInvalidOptions) {
 			return exitUsage
@@ -119,7 +119,7 @@ func runView(ctx context.Context, env *Env, args []string) int {
 		err = buffered(env.Stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer view: %v\n", err)
+		fmt.Fprintf(env.Stderr, "indexer view: %v\n", nt.explain(err))
 		if ctx.Err() != nil {
 			return exitAborted
 		}

@@ -61,6 +61,15 @@ type namedTable struct {
 	spec *objects.TypeSpec // with --config
 }
 
+// explain is config.Explain for errors of reading the table: storage
+// failures said plainly, secrets redacted.
+func (n *namedTable) explain(err error) error {
+	if n.cfg == nil {
+		return err
+	}
+	return n.cfg.Explain(n.name, err)
+}
+
 // load loads the table, reporting failures on stderr as cmd; it returns
 // the exit code when the command must stop.
 func (a *tableArgs) load(ctx context.Context, env *Env, cmd string) (*namedTable, int, bool) {
@@ -82,7 +91,7 @@ func (a *tableArgs) load(ctx context.Context, env *Env, cmd string) (*namedTable
 	spec, _ := cfg.TypeSpec(*a.typ)
 	tbl, err := cfg.LoadTable(ctx, spec.Table)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer %s: object type %s: %v\n", cmd, *a.typ, err)
+		fmt.Fprintf(env.Stderr, "indexer %s: object type %s: %v\n", cmd, *a.typ, cfg.Explain(spec.Table, err))
 		return nil, exitFailed, false
 	}
 	return &namedTable{tbl: tbl, name: spec.Table, cfg: cfg, spec: spec}, 0, true

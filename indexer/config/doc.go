@@ -7,5 +7,7 @@
 //
 // Catalogs are opened in one way, Catalog.Open, whether they come from the
 // file or from command-line flags; table references are split by
-// ParseTableRef.
+// ParseTableRef. Errors of catalogs and storage leave ontoindex in one way
+// too, Config.Explain (explain.go): a failed S3 request said as a
+// *StorageError, and the config's secrets (redact.go) redacted.
 package config

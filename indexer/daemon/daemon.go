@@ -76,6 +76,7 @@ type typeRun struct {
 	polled    bool
 	lastBuild *indexer.BuildResult
 	lastErr   *indexer.ErrorInfo
+	history   []BuildRecord // the last MaxRecentBuilds builds, oldest first (history.go)
 }
 
 // pollResult is what one poll saw.
@@ -283,7 +284,7 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 		d.m.pollError(r.name)
 		d.mu.Lock()
 		r.sched.failed(now, d.backoff(dc, r.sched.failures+1), false)
-		r.lastErr = &indexer.ErrorInfo{Code: indexer.ErrorCode(err), Message: err.Error(), At: now.UTC()}
+		r.lastErr = indexer.NewErrorInfo(err, now.UTC())
 		wait := r.sched.wait(now, interval)
 		d.changedLocked()
 		d.mu.Unlock()
@@ -327,16 +328,19 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 		r.lastErr = nil
 		if res.Kind != indexer.KindNone {
 			r.lastBuild = res
+			r.recordBuild(res, p.oldest, now)
 		}
 	case buildCtx.Err() != nil:
 		r.sched.interrupted(full)
 		return 0
 	case res.Error.Code == indexer.CodeMergeOnRead:
 		r.sched.refused(res.ToSnapshotID, full)
-		r.lastErr = &indexer.ErrorInfo{Code: res.Error.Code, Message: res.Error.Message, At: now.UTC()}
+		r.lastErr = failedAt(res.Error, now)
+		r.recordBuild(res, p.oldest, now)
 	default:
 		r.sched.failed(now, d.backoff(dc, r.sched.failures+1), full)
-		r.lastErr = &indexer.ErrorInfo{Code: res.Error.Code, Message: res.Error.Message, At: now.UTC()}
+		r.lastErr = failedAt(res.Error, now)
+		r.recordBuild(res, p.oldest, now)
 	}
 	// Poll again at once: to see commits made during the build, and to
 	// refresh the lag; the schedule decides whether that builds.

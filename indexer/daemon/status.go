@@ -55,6 +55,9 @@ type TypeStatus struct {
 	// successful build (null: none).
 	LastError   *indexer.ErrorInfo  `json:"lastError"`
 	InvalidRows indexer.InvalidRows `json:"invalidRows"`
+	// RecentBuilds are the last builds the daemon ran, oldest first, at
+	// most MaxRecentBuilds (empty without a daemon, and after a restart).
+	RecentBuilds []BuildRecord `json:"recentBuilds"`
 	// PolledAt is the time of the last successful poll; NextRetryAt the
 	// earliest retry of a failing type.
 	PolledAt    time.Time `json:"polledAt,omitzero"`
@@ -142,7 +145,8 @@ func (d *Daemon) NotReady() []string { return d.ix.NotReady() }
 // unknown (0). A daemon adds what its loop knows (statusLocked); a server
 // without one reports this.
 func EngineStatus(es indexer.Status) TypeStatus {
-	st := TypeStatus{ObjectType: es.ObjectType, Table: es.Table, State: StateIdle, InvalidRows: indexer.InvalidRows{Samples: []changelog.InvalidRow{}}}
+	st := TypeStatus{ObjectType: es.ObjectType, Table: es.Table, State: StateIdle, InvalidRows: indexer.InvalidRows{Samples: []changelog.InvalidRow{}},
+		RecentBuilds: []BuildRecord{}}
 	if cp := es.Checkpoint; cp != nil {
 		st.CheckpointSnapshotID, st.Generation, st.Objects, st.builtAt = cp.SnapshotID, cp.Generation, cp.Objects, cp.BuiltAt
 		st.InvalidRows.Count = cp.InvalidRows.Count
@@ -198,6 +202,7 @@ func (d *Daemon) statusLocked(r *typeRun, now time.Time) TypeStatus {
 		e := *r.lastErr
 		st.LastError = &e
 	}
+	st.RecentBuilds = append(st.RecentBuilds, r.history...)
 	switch {
 	// The engine's flag, read with the checkpoint, and not the daemon's:
 	// a full build stops building when its generation is swapped in.

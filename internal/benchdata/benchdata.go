@@ -33,6 +33,12 @@ func WriteTable(ctx context.Context, dir string, rows, files int) (*table.Table,
 	if err != nil {
 		return nil, err
 	}
+	return WriteTableTo(ctx, cat, rows, files)
+}
+
+// WriteTableTo writes table ns.items as WriteTable does, through any
+// catalog (the bench's S3 warehouse is a sql catalog's).
+func WriteTableTo(ctx context.Context, cat catalog.Catalog, rows, files int) (*table.Table, error) {
 	if err := cat.CreateNamespace(ctx, catalog.ToIdentifier("ns"), nil); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -262,4 +263,26 @@ func total(tb testing.TB, tbl *table.Table) int64 {
 	// Position deletes are not subtracted from total-records; count them.
 	pos, _ := strconv.ParseInt(tbl.CurrentSnapshot().Summary.Properties["total-position-deletes"], 10, 64)
 	return n - pos
+}
+
+func TestConfigText(t *testing.T) {
+	if got := ConfigText(HadoopCatalog()); got != Config {
+		t.Fatalf("ConfigText(HadoopCatalog()) differs from Config:\n%s", got)
+	}
+	cc, err := SQLCatalog("/tmp/d", "", "s3://lake/demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]byte(ConfigText(cc)), "/tmp/d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := cfg.Catalogs[CatalogName].Properties; p["sql.driver"] != "sqliteshim" || p["warehouse"] != "s3://lake/demo" || !strings.HasPrefix(p["uri"], "file:/tmp/d/catalog.db") {
+		t.Fatalf("catalog %v", p)
+	}
+	for _, bad := range [][2]string{{"mysql://x", ""}, {"", "/no/scheme"}} {
+		if _, err := SQLCatalog("/tmp/d", bad[0], bad[1]); err == nil {
+			t.Errorf("SQLCatalog(%q, %q) accepted", bad[0], bad[1])
+		}
+	}
 }

@@ -46,11 +46,13 @@ type Options struct {
 
 // Server is a running throwaway PostgreSQL server.
 type Server struct {
-	dir     string
-	binDir  string
-	version string
-	port    int
-	log     *slog.Logger
+	dir      string
+	binDir   string
+	version  string
+	port     int
+	log      *slog.Logger
+	runAs    *osUser
+	settings map[string]string
 
 	cmd     *exec.Cmd
 	exited  chan struct{} // closed once the postmaster has exited
@@ -98,7 +100,7 @@ func Start(ctx context.Context, o Options) (_ *Server, err error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{dir: dir, binDir: binDir, version: version, log: log}
+	s := &Server{dir: dir, binDir: binDir, version: version, log: log, runAs: runAs, settings: o.Settings}
 	defer func() {
 		if err != nil {
 			_ = s.Stop()
@@ -205,6 +207,28 @@ func (s *Server) Stop() error {
 		}
 	})
 	return s.stopErr
+}
+
+// Shutdown stops the server and keeps its cluster, for Restart: the
+// database goes away under its clients. It returns once the postmaster
+// exited.
+func (s *Server) Shutdown() error {
+	if s.cmd == nil {
+		return nil
+	}
+	s.shutdown()
+	s.cmd = nil
+	return nil
+}
+
+// Restart starts the server again on its port with its cluster, as a
+// database restart does; a running server is shut down first. It returns
+// once the server accepts connections.
+func (s *Server) Restart(ctx context.Context) error {
+	if err := s.Shutdown(); err != nil {
+		return err
+	}
+	return s.start(ctx, s.runAs, s.port, s.settings)
 }
 
 // shutdown asks for an immediate shutdown and kills the server if that

@@ -77,6 +77,39 @@ func TestStop(t *testing.T) {
 	}
 }
 
+func TestServer_Restart(t *testing.T) {
+	ctx := context.Background()
+	s := mustStart(t, Options{})
+	conn, err := pgx.Connect(ctx, s.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "CREATE TABLE kept (n int); INSERT INTO kept VALUES (7)"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	port := s.Port()
+	if err := s.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := pgx.Connect(ctx, s.URL("postgres")); err == nil {
+		c.Close(ctx)
+		t.Fatal("connected to a server that was shut down")
+	}
+	if err := s.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err = pgx.Connect(ctx, s.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT n FROM kept").Scan(&n); err != nil || n != 7 || s.Port() != port {
+		t.Fatalf("after restart: n=%d err=%v port %d (was %d)", n, err, s.Port(), port)
+	}
+}
+
 func TestStart_twoServers(t *testing.T) {
 	a, b := mustStart(t, Options{}), mustStart(t, Options{})
 	if a.Port() == b.Port() || a.SocketDir() == b.SocketDir() {

@@ -17,6 +17,15 @@
 //   - leaktest: Find, a secret anywhere in the values reachable from one.
 //   - daemontest: WaitStatus, the one wait for an object type's status,
 //     from a daemon (woken by Daemon.Changed) or over HTTP.
+//   - browsertest: headless Chromium through chromedp for the console's
+//     end-to-end tests: tabs that record exceptions and CSP violations,
+//     screenshots checked to be non-blank PNGs.
+//   - s3test: a throwaway S3 server (versitygw) that can be stopped,
+//     restarted and have its key rotated, and a proxy that meters what
+//     clients fetch from it.
+//   - deploytest: the deployments ontoindex is tested in (hadoop+local,
+//     sql/postgres+s3, sql/sqlite+local), their config entries with the
+//     credentials as ${ENV} references, and a writer in another process.
 //
 // This package itself has no code.
 package testkit

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
 	"strings"
 	"testing"
 
@@ -17,19 +18,60 @@ import (
 	"github.com/apache/iceberg-go/table"
 )
 
-// Warehouse is a hadoop-catalog warehouse on local disk.
+// Warehouse is the catalog tables are written through: by default a
+// hadoop-catalog warehouse on local disk, or any catalog iceberg-go loads
+// (OpenWarehouse).
 type Warehouse struct {
-	Dir     string
+	// Dir is the directory of a hadoop warehouse on local disk ("" for
+	// other catalogs).
+	Dir string
+	// Name and Props are the catalog's name and the properties it was
+	// opened with (Reopen opens it again from them).
+	Name    string
+	Props   iceberg.Properties
 	Catalog catalog.Catalog
 }
 
-// NewWarehouse opens (or creates) a hadoop-catalog warehouse in dir.
+// NewWarehouse opens (or creates) a hadoop-catalog warehouse "warehouse"
+// in dir.
 func NewWarehouse(dir string) (*Warehouse, error) {
 	cat, err := hadoop.NewCatalog("warehouse", dir, iceberg.Properties{})
 	if err != nil {
 		return nil, fmt.Errorf("open hadoop catalog %s: %w", dir, err)
 	}
-	return &Warehouse{Dir: dir, Catalog: cat}, nil
+	return &Warehouse{Dir: dir, Name: "warehouse", Props: iceberg.Properties{"type": "hadoop", "warehouse": dir}, Catalog: cat}, nil
+}
+
+// OpenWarehouse opens catalog name through iceberg-go's catalog registry,
+// with props (their "type" picks the catalog; it must be registered, and
+// so must the FileIO of the warehouse's scheme).
+func OpenWarehouse(ctx context.Context, name string, props iceberg.Properties) (*Warehouse, error) {
+	cat, err := catalog.Load(ctx, name, props)
+	if err != nil {
+		return nil, fmt.Errorf("open catalog %s (type %s): %w", name, props["type"], err)
+	}
+	w := &Warehouse{Name: name, Props: maps.Clone(props), Catalog: cat}
+	if props["type"] == "hadoop" {
+		w.Dir = props["warehouse"]
+	}
+	return w, nil
+}
+
+// Reopen opens the warehouse's catalog again, as another process writing
+// to it would.
+func (w *Warehouse) Reopen(ctx context.Context) (*Warehouse, error) {
+	if w.Dir != "" && w.Props["type"] == "hadoop" {
+		return NewWarehouse(w.Dir)
+	}
+	return OpenWarehouse(ctx, w.Name, w.Props)
+}
+
+// Close closes the catalog (the sql catalog holds a connection pool).
+func (w *Warehouse) Close() error {
+	if c, ok := w.Catalog.(catalog.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // MustWarehouse returns a warehouse in a fresh temporary directory.

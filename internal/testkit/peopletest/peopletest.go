@@ -99,7 +99,7 @@ func MustPeople(tb testing.TB, w *icebergtest.Warehouse, ident string, props ice
 // warehouse, as another process writing to it would.
 func MustOtherWriter(tb testing.TB, w *icebergtest.Warehouse, ident string) *icebergtest.Table {
 	tb.Helper()
-	ow, err := icebergtest.NewWarehouse(w.Dir)
+	ow, err := w.Reopen(context.Background())
 	if err != nil {
 		tb.Fatal(err)
 	}
