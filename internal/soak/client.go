@@ -8,10 +8,12 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 )
@@ -55,9 +57,23 @@ func (c *client) do(ctx context.Context, method, path, token string, body any, o
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	// Whether the request went on a kept-alive connection tells a server
+	// that closed it apart from one that never read the request.
+	var reused, got bool
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) {
+		reused, got = ci.Reused, true
+	}}))
+	start := time.Now()
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", method, path, err)
+		conn := "no connection"
+		switch {
+		case got && reused:
+			conn = "a kept-alive connection"
+		case got:
+			conn = "a new connection"
+		}
+		return fmt.Errorf("%s %s (on %s, after %s): %w", method, path, conn, time.Since(start).Round(time.Millisecond), err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)

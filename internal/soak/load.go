@@ -30,6 +30,7 @@ func (r *run) loadPhase(ctx context.Context) error {
 		wg.Go(func() {
 			cs := &stats[i]
 			cs.init()
+			cs.start = start
 			rng := rand.New(rand.NewPCG(r.o.Seed, 0x10ad<<16|uint64(i)))
 			for lctx.Err() == nil {
 				l.once(lctx, rng, cs)
@@ -334,6 +335,7 @@ func (m *model) absentIn(typ string, key int64, w span) bool {
 
 // clientStats are one client's figures.
 type clientStats struct {
+	start     time.Time // of the load
 	requests  atomic.Int64
 	lat       map[string][]time.Duration
 	errors    map[string]int
@@ -365,7 +367,7 @@ func (cs *clientStats) done(ctx context.Context, op string, t0 time.Time, err er
 func (cs *clientStats) fail(op string, err error) {
 	cs.errors[op]++
 	if len(cs.firstErrs) < 5 {
-		cs.firstErrs = append(cs.firstErrs, op+": "+err.Error())
+		cs.firstErrs = append(cs.firstErrs, fmt.Sprintf("%s at %s of the load: %v", op, time.Since(cs.start).Round(time.Second), err))
 	}
 }
 

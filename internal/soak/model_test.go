@@ -149,3 +149,19 @@ func TestCompareObjects(t *testing.T) {
 		t.Errorf("the difference does not name the property: %v", tl.Violations[0])
 	}
 }
+
+func TestModel_recreate(t *testing.T) {
+	m := mustModel(t) // after commit 7: items 1, 2, 4
+	seq := m.begin(change{table: itemsTable, kind: kindRecreate, write: []int64{4}, recreat: true})
+	m.done(seq, 200, time.Now())
+	if got := m.itemsAt(seq); len(got) != 1 || got[4] == nil || got[4]["stamp"] != "8" {
+		t.Fatalf("after the recreate: %v, want item 4 at stamp 8 alone", got)
+	}
+	seq = m.begin(change{table: itemsTable, kind: kindLoad, write: []int64{1, 2}})
+	if n := m.commits[seq].items.total; n != 3 {
+		t.Errorf("items after the second load of the new table: %d, want 3", n)
+	}
+	if lo, hi, ok := m.items[2].interval(3); !ok || lo != 3 || hi != 7 {
+		t.Errorf("item 2 at stamp 3: [%d, %d] %v, want [3, 7]: the recreate removed it", lo, hi, ok)
+	}
+}

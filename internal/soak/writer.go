@@ -250,8 +250,9 @@ func (w *writer) upsertGroups(ctx context.Context, kind string, gids []int64, re
 }
 
 // recreate drops the items table and creates it again under the same name
-// (a new table uuid) with the current rows, written anew. The server may
-// read the table at any moment in between: stop it first.
+// (a new table uuid) with the current rows, written anew in files of
+// fileRows, one commit each, as the first load was. The server may read the
+// table at any moment in between: stop it first.
 func (w *writer) recreate(ctx context.Context) error {
 	alive := w.m.aliveItems()
 	sc := w.items.Schema()
@@ -263,16 +264,29 @@ func (w *writer) recreate(ctx context.Context) error {
 		return fmt.Errorf("create %s again: %w", itemsTable, err)
 	}
 	w.items = t
-	seq := w.m.begin(change{table: itemsTable, kind: kindRecreate, write: alive, recreat: true})
-	rdr, err := w.itemRecords(seq, alive)
-	if err != nil {
-		return err
+	for from := 0; from < len(alive); from += fileRows {
+		ids := alive[from:min(from+fileRows, len(alive))]
+		// The first commit's state is the new table's: none of the old
+		// rows but its own.
+		c := change{table: itemsTable, kind: kindRecreate, write: ids, recreat: from == 0}
+		if from > 0 {
+			c.kind = kindLoad
+		}
+		seq := w.m.begin(c)
+		rdr, err := w.itemRecords(seq, ids)
+		if err != nil {
+			return err
+		}
+		t, err = w.items.Append(ctx, rdr, nil)
+		rdr.Release()
+		if err != nil {
+			return fmt.Errorf("commit %d: load the recreated %s: %w", seq, itemsTable, err)
+		}
+		if err := w.done(seq, itemsTable, t); err != nil {
+			return err
+		}
 	}
-	defer rdr.Release()
-	if t, err = w.items.Append(ctx, rdr, nil); err != nil {
-		return fmt.Errorf("commit %d: load the recreated %s: %w", seq, itemsTable, err)
-	}
-	return w.done(seq, itemsTable, t)
+	return nil
 }
 
 func (w *writer) done(seq int64, tableName string, t *table.Table) error {
