@@ -13,6 +13,7 @@ import (
 	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/internal/testkit/leaktest"
 )
 
 func TestAuth(t *testing.T) {
@@ -167,3 +168,28 @@ type engineWithConfig struct {
 }
 
 func (e engineWithConfig) Config() *config.Config { return e.cfg }
+
+// TestServer_tokenDigestsOnly checks that a server keeps the tokens of its
+// config only as SHA-256 digests: no string or byte slice reachable from
+// it (its engine and the engine's config, the authenticator, the logger
+// and its buffer, the metrics) holds a token after it served requests
+// with each. The walk reads everything without the locks of the
+// goroutines that run while it serves, so it waits until the server and
+// the indexer have stopped (what they hold stays reachable).
+func TestServer_tokenDigestsOnly(t *testing.T) {
+	e := mustEnv(t)
+	for _, tok := range []string{appToken, limitedToken, adminToken} {
+		if r := e.do(t, http.MethodGet, ontologyPath+"/objectTypes", tok, nil); r.status != http.StatusOK {
+			t.Fatalf("status %d: %s", r.status, r.body)
+		}
+	}
+	e.srv.Close()
+	if err := e.ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{appToken, limitedToken, adminToken} {
+		if path := leaktest.Find(e.api, tok); path != "" {
+			t.Errorf("the server holds a token in plain text at %s", path)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -74,22 +73,15 @@ func (m *httpMetrics) route(method, pattern string) *routeMetrics {
 }
 
 // observe counts a served request by route pattern and status and
-// observes its latency. A request that matched no route, or that a route
-// answered with ApiNotFound, counts under RouteUnmatched; one whose handler
-// set no route (the ops routes not served by handle) under chi's pattern.
-func (m *httpMetrics) observe(r *http.Request, info *requestInfo, elapsed time.Duration) {
+// observes its latency. route is Server.routeOf's, used when the request
+// has no route series of its own (middleware.go).
+func (m *httpMetrics) observe(r *http.Request, info *requestInfo, route string, elapsed time.Duration) {
 	code := info.status
 	if code == 0 {
 		code = http.StatusOK
 	}
 	rm := info.route
 	if rm == nil || info.errorName == nameApiNotFound {
-		route := RouteUnmatched
-		if rctx := chi.RouteContext(r.Context()); rctx != nil && info.errorName != nameApiNotFound {
-			if p := rctx.RoutePattern(); p != "" {
-				route = p
-			}
-		}
 		method := methodLabel(r.Method)
 		m.requests.WithLabelValues(method, route, strconv.Itoa(code)).Inc()
 		m.duration.WithLabelValues(method, route).Observe(elapsed.Seconds())

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-chi/chi/v5"
 )
 
 type ctxKey int
@@ -70,8 +72,8 @@ type exchange struct {
 
 // observe wraps every route: it turns a panic in a handler into an
 // internal error, counts the request in the metrics (metrics.go) and logs
-// one line per request: method, path, status, size, duration, token name
-// (never the token) and error name.
+// one line per request: method, route pattern, path, status, size,
+// duration, token name (never the token) and error name.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -104,11 +106,12 @@ func (s *Server) observe(next http.Handler) http.Handler {
 func (s *Server) done(r *http.Request, info *requestInfo, start time.Time) {
 	elapsed := time.Since(start)
 	s.hm.inFlight.Dec()
-	s.hm.observe(r, info, elapsed)
+	route := s.routeOf(r, info)
+	s.hm.observe(r, info, route, elapsed)
 	if !s.log.Enabled(r.Context(), slog.LevelInfo) {
 		return // building the line costs more than the request, under load
 	}
-	attrs := []any{"method", r.Method, "path", r.URL.Path, "status", info.status, "bytes", info.bytes,
+	attrs := []any{"method", r.Method, "route", route, "path", r.URL.Path, "status", info.status, "bytes", info.bytes,
 		"ms", float64(elapsed.Microseconds()) / 1000}
 	if info.principal != nil {
 		attrs = append(attrs, "token", info.principal.Name)
@@ -117,6 +120,32 @@ func (s *Server) done(r *http.Request, info *requestInfo, start time.Time) {
 		attrs = append(attrs, "errorName", string(info.errorName))
 	}
 	s.log.Info("request", attrs...)
+}
+
+// routeOf is the route pattern of a request, as the metrics and the
+// request log name it: its route's; for a request that stopped before its
+// route's handler (a 401 from guard) or a route not served by handle, the
+// pattern the router finds for it; RouteUnmatched for a path no route
+// serves, or one a route answered with ApiNotFound.
+func (s *Server) routeOf(r *http.Request, info *requestInfo) string {
+	switch {
+	case info.errorName == nameApiNotFound:
+		return RouteUnmatched
+	case info.route != nil:
+		return info.route.pattern
+	}
+	p := chi.RouteContext(r.Context()).RoutePattern() // nil-safe
+	if (p == "" || strings.HasSuffix(p, "*")) && s.mux != nil {
+		path := r.URL.RawPath
+		if path == "" {
+			path = r.URL.Path
+		}
+		p = s.mux.Find(chi.NewRouteContext(), r.Method, path)
+	}
+	if p == "" {
+		return RouteUnmatched
+	}
+	return p
 }
 
 var errRequestTimeout = errors.New("request timeout")

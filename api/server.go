@@ -66,6 +66,7 @@ type Server struct {
 	auth    *authenticator
 	log     *slog.Logger
 	handler http.Handler
+	mux     *chi.Mux     // the router of handler, for routeOf (middleware.go)
 	ops     opsState     // ops.go
 	hm      *httpMetrics // metrics.go
 	layouts sync.Map     // type name -> *layout, render.go
@@ -102,6 +103,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // request limits.
 func (s *Server) routes() http.Handler {
 	r := chi.NewRouter()
+	s.mux = r
 	r.Use(s.observe) // recovery, metrics (metrics.go) and the request log
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, apiErr(nameApiNotFound, map[string]any{"path": r.URL.Path}))

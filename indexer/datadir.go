@@ -34,6 +34,9 @@ func openDataDir(dir string) (*store.DB, newDataDir, error) {
 		_, err := os.Stat(path)
 		created.store = errors.Is(err, fs.ErrNotExist)
 		db, err := store.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // the dir went away while this one waited for its lock (below)
+		}
 		if err != nil {
 			// Only empty directories go: another process that created
 			// the dir at the same time keeps its store.

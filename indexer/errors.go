@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/ontoindex/ontoindex/changelog"
@@ -76,6 +77,7 @@ const (
 	CodeIncrementalNeeded = "INCREMENTAL_REQUIRED"
 	CodeSnapshotNotFound  = "SNAPSHOT_NOT_FOUND"
 	CodeTableNotAvailable = "TABLE_NOT_AVAILABLE"
+	CodeNoSpace           = "NO_SPACE" // the data dir's disk is full
 	CodeCanceled          = "CANCELED"
 	CodeInternal          = "INTERNAL"
 	CodeUnknownObjectType = "UNKNOWN_OBJECT_TYPE"
@@ -128,6 +130,8 @@ func ErrorCode(err error) string {
 		return CodeUnknownObjectType
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return CodeCanceled
+	case errors.Is(err, syscall.ENOSPC):
+		return CodeNoSpace
 	case errors.As(err, &te), errors.As(err, &se):
 		return CodeTableNotAvailable
 	}

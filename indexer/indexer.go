@@ -93,11 +93,28 @@ func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, erro
 	ix := &Indexer{cfg: cfg, log: opts.Logger, db: db, dir: dir, created: created, opts: opts,
 		catalogs: map[string]catalog.Catalog{}, types: map[string]*typeState{}}
 	ix.saver.start(ix)
-	for _, spec := range cfg.IndexedTypes() {
-		if err := ix.addType(ctx, spec); err != nil {
-			_ = ix.Close()
+	// Opening the types reads the checkpoints, and the objects an index
+	// is rebuilt or caught up from: the first reads of pages a damage may
+	// have hit (store.Guard).
+	err = store.Guard(db.Path(), func() error {
+		for _, spec := range cfg.IndexedTypes() {
+			if err := ix.addType(ctx, spec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		var ce *store.CorruptError
+		if errors.As(err, &ce) {
+			// Close only the store: closing the types would read it again.
+			// bbolt's transactions release their locks as a panic unwinds.
+			ix.saver.stop()
+			_ = store.Guard(db.Path(), db.Close)
 			return nil, err
 		}
+		_ = ix.Close()
+		return nil, err
 	}
 	return ix, nil
 }

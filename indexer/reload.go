@@ -177,7 +177,7 @@ func (ix *Indexer) loadType(ctx context.Context, spec objects.TypeSpec) (*typeSt
 	if cp != nil {
 		g, err := ix.openGeneration(ctx, spec.APIName, cp.Generation, cp.Type)
 		if err != nil {
-			return nil, fmt.Errorf("object type %s: %w", spec.APIName, err)
+			return nil, err // named by rebuildIndex
 		}
 		ts.cp, ts.gen = cp, g
 	}

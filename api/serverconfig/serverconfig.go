@@ -64,7 +64,8 @@ type Auth struct {
 
 // Token is one API token: the token itself, or the hex SHA-256 digest
 // of it, the object types it may see ("*" for all) and whether it may call
-// the ops POST endpoints.
+// the ops POST endpoints. Validate replaces a token given in plain text by
+// its digest, so that the config a server keeps never holds the token.
 type Token struct {
 	Name        string   `yaml:"name" json:"name"`
 	Token       string   `yaml:"token" json:"-"`
@@ -105,9 +106,9 @@ func LoopbackAddr(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Validate checks the server and auth sections and fills in the defaults
-// of zero values. isType tells whether a token's object type is one of the
-// config's.
+// Validate checks the server and auth sections, fills in the defaults
+// of zero values and replaces each valid token by its digest (Token).
+// isType tells whether a token's object type is one of the config's.
 func Validate(s *Server, a *Auth, isType func(apiName string) bool) []error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
@@ -192,6 +193,10 @@ func Validate(s *Server, a *Auth, isType func(apiName string) bool) []error {
 			bad(field+".sha256", "%v", err)
 			continue
 		}
+		// From here on the config holds only the digest: it lives as long
+		// as the server, and a heap dump or a stray log of it must not
+		// give the token away.
+		a.Tokens[i].Token, a.Tokens[i].SHA256 = "", hex.EncodeToString(d[:])
 		if j, dup := digests[d]; dup {
 			bad(field, "has the same token as auth.tokens[%d]", j)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/internal/testkit/leaktest"
 )
 
 const serverBase = `
@@ -107,6 +108,38 @@ func TestLoopbackAddr(t *testing.T) {
 	} {
 		if got := serverconfig.LoopbackAddr(addr); got != want {
 			t.Errorf("LoopbackAddr(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// TestValidate_tokenDigests checks that a config, once parsed, holds a
+// token given in plain text (here from the environment) only as its
+// digest, that the digest authenticates the same token, and that
+// validating again keeps it so.
+func TestValidate_tokenDigests(t *testing.T) {
+	const token = "plain-token-from-env-0123"
+	t.Setenv("APP_TOKEN", token)
+	sum := sha256.Sum256([]byte(token))
+	cfg, err := config.Parse([]byte(serverBase+`auth:
+  tokens:
+    - {name: app, token: "${APP_TOKEN}", objectTypes: ["*"]}
+`), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		tok := cfg.Auth.Tokens[0]
+		if tok.Token != "" || tok.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Fatalf("token %+v, want only its digest", tok)
+		}
+		if d, err := tok.Digest(); err != nil || d != sum {
+			t.Fatalf("digest %x, %v", d, err)
+		}
+		if path := leaktest.Find(cfg, token); path != "" {
+			t.Fatalf("the config holds the token at %s", path)
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -36,14 +37,28 @@ func (d *decoder) ReadByte() (byte, error) {
 	return b, err
 }
 
+// fullStep is what full allocates ahead of the bytes it has read.
+const fullStep = 1 << 20
+
+// full reads n bytes. A damaged file may claim any length, up to the
+// bounds of count: the buffer grows as the bytes arrive (doubling from
+// fullStep) instead of being allocated for the claim, so a file claims
+// no more memory than it holds.
 func (d *decoder) full(n int) []byte {
 	if d.err != nil {
 		return nil
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(d.r, b); err != nil {
-		d.fail("truncated")
-		return nil
+	b := make([]byte, 0, min(n, fullStep))
+	for len(b) < n {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, min(len(b), n-len(b)))
+		}
+		k, err := io.ReadFull(d.r, b[len(b):min(cap(b), n)])
+		b = b[:len(b)+k]
+		if err != nil {
+			d.fail("truncated")
+			return nil
+		}
 	}
 	_, _ = d.h.Write(b)
 	return b
@@ -74,10 +89,12 @@ const maxString = 1 << 30
 
 func (d *decoder) str() string { return string(d.full(d.count(maxString, "string length"))) }
 
+// u64s reads n words; after an error it returns nil (the file is refused,
+// what was decoded is dropped), as u32s and strsUpTo do.
 func (d *decoder) u64s(n int) []uint64 {
 	b := d.full(8 * n)
 	if b == nil {
-		return make([]uint64, n)
+		return nil
 	}
 	out := make([]uint64, n)
 	for i := range out {
@@ -88,10 +105,10 @@ func (d *decoder) u64s(n int) []uint64 {
 
 func (d *decoder) u32s(n int) []uint32 {
 	b := d.full(4 * n)
-	out := make([]uint32, n)
 	if b == nil {
-		return out
+		return nil
 	}
+	out := make([]uint32, n)
 	for i := range out {
 		out[i] = binary.LittleEndian.Uint32(b[4*i:])
 	}
@@ -104,28 +121,27 @@ func (d *decoder) strs(n int) *strs {
 	if d.err == nil && a.len() != n {
 		d.fail("%d strings, want %d", a.len(), n)
 	}
-	if d.err != nil {
-		return packStrs(make([]string, n))
-	}
 	return a
 }
 
-// strsUpTo reads packed strings, at most limit of them.
+// strsUpTo reads packed strings, at most limit of them; none after an
+// error.
 func (d *decoder) strsUpTo(limit uint64) *strs {
 	n := d.count(limit, "strings")
+	off := d.u32s(n)
 	if d.err != nil {
-		return packStrs(make([]string, n))
+		return packStrs(nil)
 	}
-	a := &strs{off: append([]uint32{0}, d.u32s(n)...)}
+	a := &strs{off: append([]uint32{0}, off...)}
 	for i := 1; i <= n; i++ {
 		if a.off[i] < a.off[i-1] {
 			d.fail("string offsets out of order")
-			return packStrs(make([]string, n))
+			return packStrs(nil)
 		}
 	}
 	a.data = d.full(int(a.off[n]))
 	if a.data == nil {
-		return packStrs(make([]string, n))
+		return packStrs(nil)
 	}
 	return a
 }
@@ -167,6 +183,9 @@ func Read(r io.Reader, t *objects.Type) (*Snapshot, error) {
 	s.alive = d.bitmap()
 	nk := d.count(uint64(s.maxDoc)/chunkDocs+1, "key chunks")
 	for range nk {
+		if d.err != nil {
+			break // a damaged count may claim millions of chunks
+		}
 		s.keys.chunks = append(s.keys.chunks, &keyChunk{packed: d.strs(chunkDocs)})
 	}
 	s.pk = d.order()
@@ -272,6 +291,9 @@ func (d *decoder) prop(i int, p objects.Property) *propIndex {
 			b.term = d.strsUpTo(blockMax)
 			m := b.term.len()
 			b.poff = append([]uint32{0}, d.u32s(m)...)
+			if d.err != nil {
+				return pi
+			}
 			for j := 1; j <= m; j++ {
 				if b.poff[j] < b.poff[j-1] {
 					d.fail("posting offsets out of order")

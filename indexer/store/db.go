@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -17,17 +19,80 @@ type DB struct {
 }
 
 // Open opens the store at path. It fails after a short wait when another
-// process holds it.
+// process holds it, and with a *CorruptError when the file is damaged.
 func Open(path string) (*DB, error) {
-	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: 2 * time.Second})
-	if err != nil {
-		if errors.Is(err, berrors.ErrTimeout) {
-			return nil, fmt.Errorf("open %s: the data dir is in use by another indexer process", path)
+	// A read-only open reads no freelist: it checks the size of the file
+	// against its pages before the open that does, so that a truncated
+	// file is named as one.
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		db, err := openBolt(path, true)
+		switch {
+		case errors.Is(err, fs.ErrNotExist): // removed meanwhile: the open below creates it
+		case err != nil:
+			return nil, err
+		default:
+			err = checkSize(db, st.Size())
+			if cerr := db.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return nil, err
+			}
 		}
-		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db, err := openBolt(path, false)
+	if err != nil {
+		return nil, err
 	}
 	return &DB{db: db}, nil
 }
+
+// openBolt opens the bbolt file at path, and names what went wrong.
+func openBolt(path string, readOnly bool) (*bolt.DB, error) {
+	var db *bolt.DB
+	var file *os.File // bbolt's, which holds the lock
+	open := func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		f, err := os.OpenFile(name, flag, perm)
+		file = f
+		return f, err
+	}
+	err := Guard(path, func() error { // bbolt reads the freelist on open
+		var err error
+		db, err = bolt.Open(path, 0o644, &bolt.Options{Timeout: 2 * time.Second, OpenFile: open, ReadOnly: readOnly})
+		return err
+	})
+	var ce *CorruptError
+	switch {
+	case err == nil:
+		return db, nil
+	case errors.As(err, &ce):
+		if file != nil { // bbolt panicked with it open and locked
+			unlock(file)
+			_ = file.Close()
+		}
+		return nil, err
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("open %s: the data dir is in use by another indexer process", path)
+	case corruptOpen(err):
+		return nil, &CorruptError{Path: path, Err: err}
+	}
+	return nil, fmt.Errorf("open %s: %w", path, err)
+}
+
+// checkSize refuses a file shorter than the pages its meta page counts: a
+// truncated copy, or a file cut short by a full disk. bbolt would open
+// it, and fault or panic on the first read of a page past the end.
+func checkSize(db *bolt.DB, size int64) error {
+	return db.View(func(tx *bolt.Tx) error {
+		if need := tx.Size(); size < need {
+			return &CorruptError{Path: db.Path(), Err: fmt.Errorf("truncated: the file holds %d bytes, its pages take %d", size, need)}
+		}
+		return nil
+	})
+}
+
+// Path is the file of the store.
+func (d *DB) Path() string { return d.db.Path() }
 
 // Close closes the store.
 func (d *DB) Close() error { return d.db.Close() }

@@ -207,7 +207,7 @@ func (w *Writer) chunk(c *changelog.Change) error {
 		w.state.PartialFile, w.state.PartialRows = c.File, c.Row+1
 	}
 	if err := w.Commit(nil); err != nil {
-		return err
+		return fmt.Errorf("object type %s: generation %d: commit a chunk: %w", w.name, w.gen, err)
 	}
 	return w.begin(false)
 }

@@ -14,6 +14,7 @@
 //   - peopletest: the copy-on-write table ns.people and the merge-on-read
 //     table ns.planes, and their object types, that the daemon, ops, serve
 //     and status tests share.
+//   - leaktest: Find, a secret anywhere in the values reachable from one.
 //   - daemontest: WaitStatus, the one wait for an object type's status,
 //     from a daemon (woken by Daemon.Changed) or over HTTP.
 //   - browsertest: headless Chromium through chromedp for the console's

@@ -1,0 +1,19 @@
+package api
+
+// WithCursor returns page token tok with its values replaced by values,
+// for the fuzz tests: a token that passes the fingerprint check of its
+// request, so that what it carries reaches the engine's cursor decoder.
+func WithCursor(tok string, values ...string) (string, bool) {
+	t, err := decodePageToken(tok)
+	if err != nil {
+		return "", false
+	}
+	t.values = values
+	return t.encode(), true
+}
+
+// TokenValues returns what page token tok carries (its cursor).
+func TokenValues(tok string) ([]string, bool) {
+	t, err := decodePageToken(tok)
+	return t.values, err == nil
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/daemon"
+	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
+	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
+)
+
+// TestServe_diskFull runs a real `indexer serve` whose data dir is on a
+// small tmpfs that another file fills up: during an incremental build (no
+// space at all) and during a full build into a new generation (space for
+// part of it). Each time the build fails with an error that names the
+// store and says the disk is full, the last good state keeps serving
+// (count, search and get as before, the same generation, ready), and once
+// the space returns the daemon finishes the build by itself. At the end
+// the objects are exactly the rows of the checkpoint (invariant 1).
+func TestServe_diskFull(t *testing.T) {
+	fs := mustTmpfs(t, 64<<20)
+	ctx := context.Background()
+	sw := mustServeWarehouse(t, 10, 2000)
+	sw.config(t, peopletest.PeopleType, "")
+	dataDir := filepath.Join(fs.dir, "data")
+	cfg, err := os.ReadFile(sw.cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustFile(t, sw.cfgPath, strings.Replace(string(cfg), "dataDir: ./data", "dataDir: "+dataDir, 1))
+	people := sw.tables[peopletest.People]
+	p := startServe(t, sw.cfgPath)
+	first := p.waitStatus(t, "People", "built", daemontest.UpToDate(people))
+	t.Logf("after the first build: %d objects, %d KiB used on the tmpfs", first.Objects, fs.used(t)>>10)
+	noSpace := func() func(daemon.TypeStatus) bool {
+		return func(st daemon.TypeStatus) bool {
+			return st.LastError != nil && st.LastError.Code == indexer.CodeNoSpace && strings.Contains(st.LastError.Message, "no space left on device")
+		}
+	}
+	checkFailure := func(st daemon.TypeStatus, gen int, snap int64) {
+		t.Helper()
+		if !strings.Contains(st.LastError.Message, filepath.Join(dataDir, "state.db")) {
+			t.Errorf("the error does not name the store %s: %s", filepath.Join(dataDir, "state.db"), st.LastError.Message)
+		}
+		if st.Generation != gen || st.CheckpointSnapshotID != snap {
+			t.Errorf("after the failure: generation %d at snapshot %d, want %d at %d", st.Generation, st.CheckpointSnapshotID, gen, snap)
+		}
+		if code, body := p.do(t, http.MethodGet, "/readyz", "", ""); code != http.StatusOK {
+			t.Errorf("readyz on a full disk: %d %s", code, body)
+		}
+		t.Logf("failed as it should: %s: %s", st.LastError.Code, st.LastError.Message)
+	}
+
+	// An incremental build with no space left.
+	before := readServed(t, p)
+	fs.fill(t, 0)
+	if err := people.Append(ctx, peopletest.Rows(20000, 5000, "late")); err != nil {
+		t.Fatal(err)
+	}
+	st := p.waitStatus(t, "People", "the incremental build failing for want of space", noSpace())
+	checkFailure(st, 1, first.CheckpointSnapshotID)
+	if after := readServed(t, p); !reflect.DeepEqual(after, before) {
+		t.Errorf("served on a full disk: %+v\nbefore: %+v", after, before)
+	}
+	fs.drain(t)
+	st = p.waitStatus(t, "People", "the incremental build once the space is back", func(st daemon.TypeStatus) bool {
+		return daemontest.UpToDate(people)(st) && st.LastError == nil
+	})
+	if st.Objects != 25000 || st.Generation != 1 || st.LastBuild.Kind != indexer.KindIncremental {
+		t.Errorf("after the space came back: %+v", st)
+	}
+
+	// A full build into a new generation that fills the disk half way.
+	before = readServed(t, p)
+	slack := fs.used(t) / 3
+	fs.fill(t, slack)
+	if code, body := p.do(t, http.MethodPost, "/api/indexer/v1/objectTypes/People/rebuild", serveAdminToken, ""); code != http.StatusAccepted {
+		t.Fatalf("rebuild: %d %s", code, body)
+	}
+	st = p.waitStatus(t, "People", "the full build failing for want of space", noSpace())
+	checkFailure(st, 1, people.T.CurrentSnapshot().SnapshotID)
+	if left := fs.free(t); left > slack/2 {
+		t.Errorf("%d KiB of the %d KiB left are still free: the build failed before it wrote much", left>>10, slack>>10)
+	}
+	if after := readServed(t, p); !reflect.DeepEqual(after, before) {
+		t.Errorf("served while the full build failed: %+v\nbefore: %+v", after, before)
+	}
+	fs.drain(t)
+	st = p.waitStatus(t, "People", "the full build once the space is back", func(st daemon.TypeStatus) bool {
+		return st.Generation == 2 && daemontest.UpToDate(people)(st) && st.LastError == nil
+	})
+	if st.Objects != 25000 || st.LastBuild.Kind != indexer.KindFull {
+		t.Errorf("after the full build: %+v", st)
+	}
+	if after := readServed(t, p); after.count != 25000 || !reflect.DeepEqual(after.get, before.get) {
+		t.Errorf("served after the full build: %+v", after)
+	}
+	p.stop(t)
+	if unbuilt := sw.match(t, map[string]string{"People": peopletest.People}); len(unbuilt) > 0 {
+		t.Fatalf("not built: %v", unbuilt)
+	}
+}
