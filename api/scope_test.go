@@ -61,7 +61,7 @@ func TestAuth_outOfScopeLooksMissing(t *testing.T) {
 		{name: "static set of a hidden object", method: http.MethodPost, hidden: o + "/objectSets/loadObjects", missing: o + "/objectSets/loadObjects",
 			hiddenBody: `{"objectSet":{"type":"static","objects":["` + custRID + `"]}}`, missingBody: `{"objectSet":{"type":"static","objects":["` + strings.Replace(custRID, ".Customer.", ".Cxstomer.", 1) + `"]}}`},
 		{name: "search around to a hidden type", method: http.MethodPost, hidden: o + "/objectSets/loadObjects", missing: o + "/objectSets/loadObjects",
-			hiddenBody: `{"objectSet":{"type":"searchAround","objectSet":{"type":"base","objectType":"Order"},"link":"customer"}}`,
+			hiddenBody:  `{"objectSet":{"type":"searchAround","objectSet":{"type":"base","objectType":"Order"},"link":"customer"}}`,
 			missingBody: `{"objectSet":{"type":"searchAround","objectSet":{"type":"base","objectType":"Order"},"link":"cxstomer"}}`},
 		{name: "aggregate a hidden set", method: http.MethodPost, hidden: o + "/objectSets/aggregate", missing: o + "/objectSets/aggregate",
 			hiddenBody: `{"objectSet":{"type":"base","objectType":"Customer"},"aggregation":[],"groupBy":[]}`, missingBody: `{"objectSet":{"type":"base","objectType":"Cxstomer"},"aggregation":[],"groupBy":[]}`},

@@ -174,7 +174,7 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 		var row int64
 		st.FilesRead++
 		var conv *objects.Converter
-		err := in.Reader.ReadFile(ctx, f, func(rec arrow.RecordBatch) error {
+		readBatch := func(rec arrow.RecordBatch) error {
 			if conv == nil {
 				var err error
 				if conv, err = objects.NewConverter(t, rec.Schema()); err != nil {
@@ -260,8 +260,15 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 				in.Progress(st.RowsRead)
 			}
 			return nil
-		})
+		}
+		var batchErr error
+		err := in.Reader.ReadFile(ctx, f, func(rec arrow.RecordBatch) error { batchErr = readBatch(rec); return batchErr })
 		st.BytesRead = in.Reader.BytesRead()
+		if err != nil && batchErr == nil && ctx.Err() == nil {
+			// The file could not be read: say which table and snapshot it
+			// is of (the errors of its rows name them already).
+			err = fmt.Errorf("object type %s: table %s: snapshot %d: %w", t.APIName, in.Table, in.SnapshotID, err)
+		}
 		if err != nil {
 			return st, err
 		}

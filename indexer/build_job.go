@@ -129,16 +129,25 @@ func (j *buildJob) plan(ctx context.Context) (Kind, error) {
 
 func (j *buildJob) snapID() int64 { return snapIDOf(j.snap) }
 
+// tableUUID is the uuid of the table the build reads ("" when it has none).
+func (j *buildJob) tableUUID() string {
+	u := j.tbl.Metadata().TableUUID()
+	if [16]byte(u) == [16]byte{} {
+		return ""
+	}
+	return u.String()
+}
+
 // touch records a no-op build: the type may have changed (a promoted
 // column, a new display name) while the data did not.
 func (j *buildJob) touch() error {
 	cp := *j.cp
 	before, _ := json.Marshal(cp.Type)
 	after, _ := json.Marshal(j.typ)
-	if cp.SchemaID == j.schemaID && bytes.Equal(before, after) {
+	if cp.SchemaID == j.schemaID && bytes.Equal(before, after) && cp.TableUUID == j.tableUUID() {
 		return nil
 	}
-	cp.Type, cp.SchemaID = j.typ, j.schemaID
+	cp.Type, cp.SchemaID, cp.TableUUID = j.typ, j.schemaID, j.tableUUID()
 	if err := j.ix.db.PutCheckpoint(j.name(), &cp); err != nil {
 		return err
 	}
@@ -159,7 +168,7 @@ func (j *buildJob) diff(ctx context.Context, w *store.Writer, known func(string)
 	}
 	manifests, err := changelog.LiveFiles(ctx, fs, j.snap, known)
 	if err != nil {
-		return nil, changelog.Input{}, &tableError{fmt.Errorf("object type %s: %w", name, err)}
+		return nil, changelog.Input{}, &tableError{fmt.Errorf("object type %s: table %s: %w", name, j.ts.spec.Table, err)}
 	}
 	plan, err := changelog.PlanDiff(manifests, w.BaselineFiles)
 	if err != nil {
@@ -190,7 +199,7 @@ func (j *buildJob) checkpoint(gen int, inv InvalidRows) *Checkpoint {
 	if len(inv.Samples) > changelog.MaxSamples {
 		inv.Samples = inv.Samples[:changelog.MaxSamples]
 	}
-	return &Checkpoint{SnapshotID: j.snapID(), SchemaID: j.schemaID, MappingHash: mappingHash(j.typ), SemanticVersion: j.ts.spec.SemanticVersion, ReadMode: j.mode(),
+	return &Checkpoint{SnapshotID: j.snapID(), TableUUID: j.tableUUID(), SchemaID: j.schemaID, MappingHash: mappingHash(j.typ), SemanticVersion: j.ts.spec.SemanticVersion, ReadMode: j.mode(),
 		Generation: gen, Type: j.typ, BuiltAt: time.Now().UTC(), InvalidRows: inv}
 }
 

@@ -39,6 +39,8 @@ func (j *buildJob) fullReason(hash string) (string, error) {
 		return "--full", nil
 	case cp == nil:
 		return "first build", nil
+	case cp.TableUUID != "" && cp.TableUUID != j.tableUUID():
+		return fmt.Sprintf("the table was recreated (uuid %s, was %s)", j.tableUUID(), cp.TableUUID), nil
 	case cp.SemanticVersion != spec.SemanticVersion:
 		return fmt.Sprintf("semanticVersion changed from %d to %d", cp.SemanticVersion, spec.SemanticVersion), nil
 	case cp.MappingHash != hash:

@@ -560,28 +560,15 @@ func TestIndexer_Build_fullTriggers(t *testing.T) {
 	spec := objects.TypeSpec{APIName: "Customer", Table: "warehouse.ns.customers"}
 	f := mustFixture(t, nil, 2, &spec)
 	f.mustBuild(t, indexer.BuildOptions{})
-	reopen := func(s objects.TypeSpec) {
-		t.Helper()
-		if err := f.ix.Close(); err != nil {
-			t.Fatal(err)
-		}
-		f.cfg.ObjectTypes = []objects.TypeSpec{s}
-		ix, err := indexer.Open(f.ctx, f.cfg, indexer.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		f.ix = ix
-		t.Cleanup(func() { _ = ix.Close() })
-	}
 	s := spec
 	s.SemanticVersion = 2
-	reopen(s)
+	f.reopen(t, s)
 	wantResult(t, f.mustBuild(t, indexer.BuildOptions{}), indexer.KindFull, 2, 20, 0)
 	wantResult(t, f.mustBuild(t, indexer.BuildOptions{}), indexer.KindNone, 0, 0, 0)
 
 	s.TitleProperty = "name" // a mapping change
 	s.RequireIncremental = true
-	reopen(s)
+	f.reopen(t, s)
 	if _, err := f.ix.Build(f.ctx, f.name, indexer.BuildOptions{}); !errors.Is(err, indexer.ErrIncrementalRequired) {
 		t.Fatalf("requireIncremental: err = %v", err)
 	}
@@ -589,7 +576,7 @@ func TestIndexer_Build_fullTriggers(t *testing.T) {
 
 	s.PrimaryKey = []string{"name"} // a primary-key change
 	s.RequireIncremental = false
-	reopen(s)
+	f.reopen(t, s)
 	wantResult(t, f.mustBuild(t, indexer.BuildOptions{}), indexer.KindFull, 2, 20, 0)
 	cp, _ := f.ix.Checkpoint(f.name)
 	if cp.Type.PrimaryKey[0] != "name" {
@@ -624,5 +611,64 @@ func TestIndexer_Build_cost(t *testing.T) {
 	}
 	t.Logf("cost test: %d data files; one-row COW edit added %d files of %d bytes; build read %d files, %d bytes, %d rows (full build: %d bytes)",
 		24, added, addedBytes, r.FilesRead, r.BytesRead, r.RowsRead, full.BytesRead)
+	indexertest.MatchTable(t, f.ix, f.name, f.tb)
+}
+
+// TestIndexer_Build_recreatedTable: a table dropped and created again under
+// the same name is another table (a new uuid): its first build is full,
+// never a diff against the baseline of the old one, and a type that
+// requires incremental builds fails naming both uuids, its checkpoint
+// untouched.
+func TestIndexer_Build_recreatedTable(t *testing.T) {
+	f := mustFixture(t, nil, 3, nil)
+	f.mustBuild(t, indexer.BuildOptions{})
+	before, _ := f.ix.Checkpoint(f.name)
+	oldUUID := f.tb.T.Metadata().TableUUID().String()
+	if err := f.tb.W.Catalog.DropTable(f.ctx, f.tb.Ident); err != nil {
+		t.Fatal(err)
+	}
+	nt, err := f.tb.W.CreateTable(f.ctx, "ns.customers", customerSchema(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.tb = nt
+	// Some keys of the old table, with the same values, and new ones.
+	if err := nt.Append(f.ctx, customerRows(25, 10)); err != nil {
+		t.Fatal(err)
+	}
+	newUUID := nt.T.Metadata().TableUUID().String()
+
+	spec := f.cfg.ObjectTypes[0]
+	spec.RequireIncremental = true
+	f.reopen(t, spec)
+	_, err = f.ix.Build(f.ctx, f.name, indexer.BuildOptions{})
+	if !errors.Is(err, indexer.ErrIncrementalRequired) {
+		t.Fatalf("requireIncremental: err = %v, want ErrIncrementalRequired", err)
+	}
+	for _, want := range []string{"recreated", oldUUID, newUUID} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	if cp, _ := f.ix.Checkpoint(f.name); cp.SnapshotID != before.SnapshotID || cp.Generation != before.Generation {
+		t.Errorf("checkpoint moved to snapshot %d generation %d after a refused build", cp.SnapshotID, cp.Generation)
+	}
+
+	spec.RequireIncremental = false
+	f.reopen(t, spec)
+	r := f.mustBuild(t, indexer.BuildOptions{})
+	wantResult(t, r, indexer.KindFull, 1, 10, 0)
+	if !strings.Contains(r.Reason, "recreated") || !strings.Contains(r.Reason, newUUID) {
+		t.Errorf("reason = %q, want the table recreated with uuid %s", r.Reason, newUUID)
+	}
+	if r.Generation == before.Generation {
+		t.Errorf("full build in generation %d, the old table's", r.Generation)
+	}
+	indexertest.MatchTable(t, f.ix, f.name, f.tb)
+	// The next build continues incrementally from the new table.
+	if err := nt.Append(f.ctx, customerRows(100, 2)); err != nil {
+		t.Fatal(err)
+	}
+	wantResult(t, f.mustBuild(t, indexer.BuildOptions{}), indexer.KindIncremental, 1, 2, 0)
 	indexertest.MatchTable(t, f.ix, f.name, f.tb)
 }

@@ -15,7 +15,12 @@ import (
 // like all ops JSON (package jsonid); it reads the bare numbers that
 // earlier releases stored too (UnmarshalJSON).
 type Checkpoint struct {
-	SnapshotID      int64  `json:"snapshotId,string"`
+	SnapshotID int64 `json:"snapshotId,string"`
+	// TableUUID is the uuid of the table the checkpoint's snapshot is of
+	// ("" in checkpoints of earlier releases): a table dropped and created
+	// again under the same name has another, and its baseline means
+	// nothing there.
+	TableUUID       string `json:"tableUuid,omitempty"`
 	SchemaID        int    `json:"schemaId"`
 	MappingHash     string `json:"mappingHash"`
 	SemanticVersion int    `json:"semanticVersion"`

@@ -134,6 +134,7 @@ func (v *View) Lookup(key []byte) (*Page, error) {
 	if v.snap.Readable() {
 		if d, ok := v.snap.Lookup(key); ok {
 			p.Keys, p.snap, p.docs, p.Total = [][]byte{key}, v.snap, []uint32{d}, 1
+			v.snap.Prefetch(p.docs) // the object's cells, each a likely cache miss, at once
 		}
 		return p, nil
 	}

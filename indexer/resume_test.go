@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
@@ -70,6 +71,69 @@ func TestIndexer_Build_resume(t *testing.T) {
 	}
 	if r.Kind != indexer.KindFull || r.Generation != 2 || r.RowsRead >= 100 || r.RowsRead < 60 {
 		t.Errorf("resumed build = %+v, want generation 2 reading 60..99 rows", r)
+	}
+	indexertest.MatchTable(t, ix, "Customer", tb)
+}
+
+// TestIndexer_Build_resumeThenDelete: a full build interrupted in the
+// middle of a data file and resumed must know every row of that file as
+// the file's, so that the rows the interrupted part committed are deleted
+// when the file leaves the table like the others (they were kept as ghost
+// objects: the resume gave the file a second id).
+func TestIndexer_Build_resumeThenDelete(t *testing.T) {
+	ctx := context.Background()
+	w := icebergtest.MustWarehouse(t)
+	tb, err := w.CreateTable(ctx, "ns.customers", customerSchema(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		if err := tb.Append(ctx, customerRows(i*10, 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := indexertest.Config(t, w, objects.TypeSpec{APIName: "Customer", Table: "warehouse.ns.customers"})
+	cfg.Build.ChunkRows = 3 // chunks end inside files
+
+	// A first build cancelled after four files: the last chunk it
+	// committed ends inside the fourth.
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	files := 0
+	ix, err := indexer.Open(ctx, cfg, indexer.Options{Progress: func(indexer.Progress) {
+		if files++; files == 4 {
+			cancel()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Build(cctx, "Customer", indexer.BuildOptions{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled build: %v", err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ix = indexertest.Open(t, cfg)
+	r, err := ix.Build(ctx, "Customer", indexer.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.RowsRead >= 60 {
+		t.Fatalf("the build read %d rows: it did not resume", r.RowsRead)
+	}
+	indexertest.MatchTable(t, ix, "Customer", tb)
+
+	// Every row leaves the table (copy-on-write: every file is removed).
+	if err := tb.Delete(ctx, iceberg.GreaterThanEqual(iceberg.Reference("id"), int64(0))); err != nil {
+		t.Fatal(err)
+	}
+	r, err = ix.Build(ctx, "Customer", indexer.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Kind != indexer.KindIncremental || r.Deletes != 60 {
+		t.Errorf("build after deleting every row: %s, %d deletes; want incremental, 60", r.Kind, r.Deletes)
 	}
 	indexertest.MatchTable(t, ix, "Customer", tb)
 }

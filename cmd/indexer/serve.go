@@ -301,8 +301,11 @@ func watchDaemon(ctx context.Context, w io.Writer, d *daemon.Daemon, since time.
 func reportChange(w io.Writer, prev, st daemon.TypeStatus, since time.Time, verbose bool) {
 	stamp := time.Now().Format("15:04:05")
 	lb := st.LastBuild
+	// A build that moved the checkpoint is the only one to its snapshot in
+	// its generation; its finish and duration change once the daemon's
+	// own result replaces the one stored with the checkpoint.
 	built := lb != nil && !lb.FinishedAt.Before(since) &&
-		(prev.LastBuild == nil || !lb.FinishedAt.Equal(prev.LastBuild.FinishedAt) || lb.To != prev.LastBuild.To)
+		(prev.LastBuild == nil || lb.To != prev.LastBuild.To || lb.Generation != prev.LastBuild.Generation)
 	if built && (verbose || lb.Kind == indexer.KindFull) {
 		fmt.Fprintf(w, "%s indexed  %s: %s build to snapshot %d (generation %d): %s, %s, %s read, %d ms; %d objects\n",
 			stamp, st.ObjectType, lb.Kind, lb.To, lb.Generation, plural(lb.Upserts, "upsert"), plural(lb.Deletes, "delete"),

@@ -21,6 +21,11 @@ const (
 type order struct {
 	blocks []*oblock
 	starts []int // starts[i] is the position of blocks[i]'s first entry; starts[len(blocks)] the total
+	// lastPre and lastDoc are each block's last entry, side by side: the
+	// binary search over the blocks reads them, not the blocks (one
+	// cache miss per step at a million documents otherwise).
+	lastPre []uint64
+	lastDoc []uint32
 }
 
 type oblock struct {
@@ -57,8 +62,13 @@ func newOrder(blocks []*oblock) *order {
 
 func (o *order) index() {
 	o.starts = make([]int, len(o.blocks)+1)
+	o.lastPre = make([]uint64, len(o.blocks))
+	o.lastDoc = make([]uint32, len(o.blocks))
 	for i, b := range o.blocks {
 		o.starts[i+1] = o.starts[i] + len(b.doc)
+		if n := len(b.doc); n > 0 {
+			o.lastPre[i], o.lastDoc[i] = b.pre[n-1], b.doc[n-1]
+		}
 	}
 }
 
@@ -79,11 +89,7 @@ func (o *order) doc(p int) uint32 {
 // search returns the first position whose entry is not before the target:
 // before(pre, doc) must be true for a prefix of the order and false after.
 func (o *order) search(before func(pre uint64, doc uint32) bool) int {
-	bi := sort.Search(len(o.blocks), func(i int) bool {
-		b := o.blocks[i]
-		n := len(b.doc) - 1
-		return !before(b.pre[n], b.doc[n])
-	})
+	bi := sort.Search(len(o.blocks), func(i int) bool { return !before(o.lastPre[i], o.lastDoc[i]) })
 	if bi == len(o.blocks) {
 		return o.len()
 	}

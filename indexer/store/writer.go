@@ -75,6 +75,28 @@ func (w *Writer) Incremental(docs Docs, version uint64) {
 // every rows rows with state, updated, as the build record.
 func (w *Writer) Full(docs Docs, rows int, state *BuildState) {
 	w.docs, w.full, w.chunkRows, w.state = docs, true, rows, state
+	if state != nil && state.PartialFile != "" {
+		w.adoptPartial(state.PartialFile)
+	}
+}
+
+// adoptPartial gives the partial file of a resumed build the id its
+// interrupted part gave it: the rows that part committed are recorded
+// under that id, and they must leave with the file when it leaves the
+// table. Only the baseline's files map paths to ids; the partial file is
+// not in the baseline until it is done, so its id is found in fileids.
+func (w *Writer) adoptPartial(path string) {
+	if _, ok := w.ids[path]; ok || w.b.files.Get([]byte(path)) != nil {
+		return
+	}
+	c := w.b.fileIDs.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if string(v) == path && len(k) == 8 {
+			id := binary.BigEndian.Uint64(k)
+			w.ids[path], w.paths[id] = id, path
+			return
+		}
+	}
 }
 
 // AppendOnly makes the writer keep the cheaper baseline of an append-only

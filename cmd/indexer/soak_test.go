@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ontoindex/ontoindex/internal/soak"
+)
+
+// TestSoak runs a small `indexer soak` as a process, as a user does (the
+// test binary is the indexer, and so are the servers it starts and
+// kills): one kill of each kind, every table fault and a few seconds of
+// load. It checks that the campaign runs end to end and reports; .ci/test
+// runs the short campaign itself.
+func TestSoak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs and kills servers for half a minute; run without -short")
+	}
+	out := filepath.Join(t.TempDir(), "soak.json")
+	cmd := indexerProcess(t, "soak", "--kills", "7", "--load", "3s", "--clients", "4", "--rows", "2000", "--groups", "10", "--json", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("indexer soak: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep soak.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	k := rep.Kills
+	if !rep.OK || k.Killed != 7 || k.Survived != 7 || k.DuringStart != 1 || k.Rebuilds != 1 || k.Reloads != 1 || len(rep.Faults) != 9 {
+		t.Errorf("report: ok %v, kills %+v, %d faults", rep.OK, k, len(rep.Faults))
+	}
+	if l := rep.Load; l == nil || l.Requests == 0 || l.Errors != 0 || l.Lag.Commits == 0 || len(l.ByOp) < 5 {
+		t.Errorf("load figures: %+v", l)
+	}
+	if rep.Store.Checks < 2*7 || rep.Served.Objects < 2000 {
+		t.Errorf("checks: store %+v, served %+v", rep.Store, rep.Served)
+	}
+	for _, want := range []string{"kills: 7 kill -9", "table faults: 9 injected, 9 survived", "verdict: ok"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("figures do not say %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+func TestSoak_usage(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := Main(t.Context(), []string{"soak", "--clients", "0"}, &Env{Stdout: &stdout, Stderr: &stderr})
+	if code != exitUsage || !strings.Contains(stderr.String(), "clients 0") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+}
