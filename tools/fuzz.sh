@@ -46,11 +46,17 @@ for t in "${targets[@]}"; do
     exit 1
   fi
   secs=$(($(date +%s) - start))
-  # The last progress line holds the executions of the whole run.
+  # The last progress line holds the executions of the whole run; a run
+  # that spent its time on the baseline (every input of the corpus, run
+  # first) has none.
   execs=$(grep -Eo 'execs: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
+  note=""
+  if [ "$execs" = 0 ]; then
+    note="  (the corpus only: $(grep -Eo 'baseline coverage: [0-9]+/[0-9]+' "$log" | tail -1 | cut -d' ' -f3) inputs)"
+  fi
   tail -1 "$log"
   rm -f "$log"
-  rows+=("$(printf '%-22s %-16s %12s %6ss' "$name" "./$dir" "$execs" "$secs")")
+  rows+=("$(printf '%-22s %-16s %12s %6ss%s' "$name" "./$dir" "$execs" "$secs" "$note")")
   total=$((total + execs))
   [ -n "$report" ] && printf '%s\t./%s\t%s\t%s\n' "$name" "$dir" "$execs" "$secs" >>"$report"
 done

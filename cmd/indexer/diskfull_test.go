@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
@@ -37,6 +38,10 @@ func TestServe_diskFull(t *testing.T) {
 	people := sw.tables[peopletest.People]
 	p := startServe(t, sw.cfgPath)
 	first := p.waitStatus(t, "People", "built", daemontest.UpToDate(people))
+	// The index file is written in the background after the build: wait
+	// for it, or its write would fail on the full disk and give back the
+	// space its temporary file took, which the test means to fill.
+	waitFile(t, filepath.Join(dataDir, "types", "People", "gen-1", "index.snap"))
 	t.Logf("after the first build: %d objects, %d KiB used on the tmpfs", first.Objects, fs.used(t)>>10)
 	noSpace := func() func(daemon.TypeStatus) bool {
 		return func(st daemon.TypeStatus) bool {
@@ -60,7 +65,7 @@ func TestServe_diskFull(t *testing.T) {
 	// An incremental build with no space left.
 	before := readServed(t, p)
 	fs.fill(t, 0)
-	if err := people.Append(ctx, peopletest.Rows(20000, 5000, "late")); err != nil {
+	if err := people.Append(ctx, peopletest.Rows(20000, 10000, "late")); err != nil {
 		t.Fatal(err)
 	}
 	st := p.waitStatus(t, "People", "the incremental build failing for want of space", noSpace())
@@ -72,7 +77,7 @@ func TestServe_diskFull(t *testing.T) {
 	st = p.waitStatus(t, "People", "the incremental build once the space is back", func(st daemon.TypeStatus) bool {
 		return daemontest.UpToDate(people)(st) && st.LastError == nil
 	})
-	if st.Objects != 25000 || st.Generation != 1 || st.LastBuild.Kind != indexer.KindIncremental {
+	if st.Objects != 30000 || st.Generation != 1 || st.LastBuild.Kind != indexer.KindIncremental {
 		t.Errorf("after the space came back: %+v", st)
 	}
 
@@ -95,14 +100,29 @@ func TestServe_diskFull(t *testing.T) {
 	st = p.waitStatus(t, "People", "the full build once the space is back", func(st daemon.TypeStatus) bool {
 		return st.Generation == 2 && daemontest.UpToDate(people)(st) && st.LastError == nil
 	})
-	if st.Objects != 25000 || st.LastBuild.Kind != indexer.KindFull {
+	if st.Objects != 30000 || st.LastBuild.Kind != indexer.KindFull {
 		t.Errorf("after the full build: %+v", st)
 	}
-	if after := readServed(t, p); after.count != 25000 || !reflect.DeepEqual(after.get, before.get) {
+	if after := readServed(t, p); after.count != 30000 || !reflect.DeepEqual(after.get, before.get) {
 		t.Errorf("served after the full build: %+v", after)
 	}
 	p.stop(t)
 	if unbuilt := sw.match(t, map[string]string{"People": peopletest.People}); len(unbuilt) > 0 {
 		t.Fatalf("not built: %v", unbuilt)
+	}
+}
+
+// waitFile waits until a file exists.
+func waitFile(tb testing.TB, path string) {
+	tb.Helper()
+	deadline := time.Now().Add(waitLong)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s was not written", path)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
