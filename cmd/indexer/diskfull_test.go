@@ -14,6 +14,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
 	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
+	"github.com/ontoindex/ontoindex/internal/tmpfs"
 )
 
 // TestServe_diskFull runs a real `indexer serve` whose data dir is on a
@@ -29,7 +30,7 @@ func TestServe_diskFull(t *testing.T) {
 	ctx := context.Background()
 	sw := mustServeWarehouse(t, 10, 2000)
 	sw.config(t, peopletest.PeopleType, "")
-	dataDir := filepath.Join(fs.dir, "data")
+	dataDir := filepath.Join(fs.Dir(), "data")
 	cfg, err := os.ReadFile(sw.cfgPath)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestServe_diskFull(t *testing.T) {
 	// for it, or its write would fail on the full disk and give back the
 	// space its temporary file took, which the test means to fill.
 	waitFile(t, filepath.Join(dataDir, "types", "People", "gen-1", "index.snap"))
-	t.Logf("after the first build: %d objects, %d KiB used on the tmpfs", first.Objects, fs.used(t)>>10)
+	t.Logf("after the first build: %d objects, %d KiB used on the tmpfs", first.Objects, mustSpace(t, fs.Used)>>10)
 	noSpace := func() func(daemon.TypeStatus) bool {
 		return func(st daemon.TypeStatus) bool {
 			return st.LastError != nil && st.LastError.Code == indexer.CodeNoSpace && strings.Contains(st.LastError.Message, "no space left on device")
@@ -64,7 +65,9 @@ func TestServe_diskFull(t *testing.T) {
 
 	// An incremental build with no space left.
 	before := readServed(t, p)
-	fs.fill(t, 0)
+	if err := fs.Fill(0); err != nil {
+		t.Fatal(err)
+	}
 	if err := people.Append(ctx, peopletest.Rows(20000, 10000, "late")); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +76,9 @@ func TestServe_diskFull(t *testing.T) {
 	if after := readServed(t, p); !reflect.DeepEqual(after, before) {
 		t.Errorf("served on a full disk: %+v\nbefore: %+v", after, before)
 	}
-	fs.drain(t)
+	if err := fs.Drain(); err != nil {
+		t.Fatal(err)
+	}
 	st = p.waitStatus(t, "People", "the incremental build once the space is back", func(st daemon.TypeStatus) bool {
 		return daemontest.UpToDate(people)(st) && st.LastError == nil
 	})
@@ -83,20 +88,24 @@ func TestServe_diskFull(t *testing.T) {
 
 	// A full build into a new generation that fills the disk half way.
 	before = readServed(t, p)
-	slack := fs.used(t) / 3
-	fs.fill(t, slack)
+	slack := mustSpace(t, fs.Used) / 3
+	if err := fs.Fill(slack); err != nil {
+		t.Fatal(err)
+	}
 	if code, body := p.do(t, http.MethodPost, "/api/indexer/v1/objectTypes/People/rebuild", serveAdminToken, ""); code != http.StatusAccepted {
 		t.Fatalf("rebuild: %d %s", code, body)
 	}
 	st = p.waitStatus(t, "People", "the full build failing for want of space", noSpace())
 	checkFailure(st, 1, people.T.CurrentSnapshot().SnapshotID)
-	if left := fs.free(t); left > slack/2 {
+	if left := mustSpace(t, fs.Free); left > slack/2 {
 		t.Errorf("%d KiB of the %d KiB left are still free: the build failed before it wrote much", left>>10, slack>>10)
 	}
 	if after := readServed(t, p); !reflect.DeepEqual(after, before) {
 		t.Errorf("served while the full build failed: %+v\nbefore: %+v", after, before)
 	}
-	fs.drain(t)
+	if err := fs.Drain(); err != nil {
+		t.Fatal(err)
+	}
 	st = p.waitStatus(t, "People", "the full build once the space is back", func(st daemon.TypeStatus) bool {
 		return st.Generation == 2 && daemontest.UpToDate(people)(st) && st.LastError == nil
 	})
@@ -110,6 +119,42 @@ func TestServe_diskFull(t *testing.T) {
 	if unbuilt := sw.match(t, map[string]string{"People": peopletest.People}); len(unbuilt) > 0 {
 		t.Fatalf("not built: %v", unbuilt)
 	}
+}
+
+// mustTmpfs mounts a tmpfs of size bytes on a new directory and unmounts
+// it when the test ends. Mounting takes root on Linux: without it the test
+// fails under CI=true (CI runs as root) and is skipped elsewhere, saying
+// why.
+func mustTmpfs(tb testing.TB, size int64) *tmpfs.FS {
+	tb.Helper()
+	if err := tmpfs.Supported(); err != nil {
+		msg := "this test mounts a tmpfs: " + err.Error() + " (CI runs it as root on Linux)"
+		if os.Getenv("CI") == "true" {
+			tb.Fatal(msg)
+		}
+		tb.Skip(msg)
+	}
+	fs, err := tmpfs.Mount(tb.TempDir(), size)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		// After the serve process (whose kill was registered later) is gone.
+		if err := fs.Unmount(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return fs
+}
+
+// mustSpace is the free or used space of a tmpfs.
+func mustSpace(tb testing.TB, space func() (int64, error)) int64 {
+	tb.Helper()
+	n, err := space()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
 
 // waitFile waits until a file exists.
