@@ -46,7 +46,7 @@ func commandTable() []Command {
 		{Name: "demo", Summary: "serve a demo warehouse in ./demo while a writer changes its tables", Run: runDemo},
 		{Name: "export", Summary: "print every object of a type as JSON lines, sorted by primary key", Run: runExport},
 		{Name: "serve", Summary: "keep every object type fresh and serve the API until interrupted", Run: runServe},
-		{Name: "soak", Summary: "the reliability campaign: kill -9, table faults and load on real servers, with figures", Run: runSoak},
+		{Name: "soak", Summary: "the reliability campaign: kill -9, table and data-dir faults and load on real servers, with figures", Run: runSoak},
 		{Name: "status", Summary: "print where each object type of a running `indexer serve` stands", Run: runStatus},
 		{Name: "view", Summary: "print a view of a table between two snapshots: current, previous, added, modified, removed or changelog rows", Run: runView},
 		{Name: "version", Summary: "print the version", Run: runVersion},

@@ -14,16 +14,18 @@ import (
 // wrong, 1 when the server did (or the campaign could not run).
 func runSoak(ctx context.Context, env *Env, args []string) int {
 	d := soak.Defaults()
-	fs := newFlags(env, "soak", "[--kills N] [--load D] [--clients N] [--faults=false] [--rows N] [--every D] [--seed N] [--dir D] [--json FILE]\n\n"+
+	fs := newFlags(env, "soak", "[--kills N] [--load D] [--clients N] [--faults=false] [--disk-faults=false] [--rows N] [--every D] [--seed N] [--dir D] [--json FILE]\n\n"+
 		"Runs real `indexer serve` processes over Iceberg tables that a writer commits to every --every,\n"+
-		"kills them (kill -9) --kills times, injects table faults, and drives --clients clients for --load,\n"+
-		"checking every answer against the tables. The defaults are the short campaign CI runs; the full\n"+
-		"one is --kills 100 --load 10m --clients 200.")
+		"kills them (kill -9) --kills times, injects table faults and faults of the data dir (the disk\n"+
+		"full ones as root on Linux), and drives --clients clients for --load, checking every answer\n"+
+		"against the tables. The defaults are the short campaign CI runs; the full one is\n"+
+		"--kills 100 --load 10m --clients 200.")
 	o := d
 	fs.IntVar(&o.Kills, "kills", d.Kills, "kill -9 of the server, each followed by a restart and the checks")
 	fs.DurationVar(&o.Load, "load", d.Load, "how long the clients run (0: no load)")
 	fs.IntVar(&o.Clients, "clients", d.Clients, "concurrent clients of the load")
 	fs.BoolVar(&o.Faults, "faults", d.Faults, "inject the table faults")
+	fs.BoolVar(&o.DiskFaults, "disk-faults", d.DiskFaults, "inject the faults of the data dir: index file and state.db damaged, disk full (a tmpfs: root on Linux)")
 	fs.IntVar(&o.Rows, "rows", d.Rows, "rows of the items table at the start")
 	fs.IntVar(&o.Groups, "groups", d.Groups, "rows of the groups table (each item links to one)")
 	fs.DurationVar(&o.Every, "every", d.Every, "time between the writer's commits")

@@ -224,7 +224,7 @@ func (r *run) keepEvidence(when string) {
 	r.evidence++
 	dst := filepath.Join(r.dir, fmt.Sprintf("evidence-%d", r.evidence))
 	for _, d := range []struct{ from, to string }{
-		{filepath.Join(r.dir, "data"), "data"},
+		{r.dataDir, "data"},
 		{filepath.Join(r.dir, "warehouse", namespace, itemsTable, "metadata"), "items-metadata"},
 	} {
 		if err := os.CopyFS(filepath.Join(dst, d.to), os.DirFS(d.from)); err != nil {

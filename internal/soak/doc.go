@@ -33,6 +33,22 @@
 //     the file, and must catch up once the fault is removed. The items
 //     table dropped and created again under the same name (a new uuid):
 //     the next build is full, in a new generation.
+//   - Data-dir faults (datadir.go, datadir_store.go, diskfull.go): the
+//     index file of Item's served generation cut short, emptied, with
+//     bits flipped, or with a length that claims more than the file,
+//     while the server is down and the warehouse is moved away: the
+//     server must start, warn of the file with its path, serve what it
+//     served (rebuilt from state.db: it can read no table), write the
+//     file again, and build nothing once the warehouse is back. state.db
+//     with both meta pages zeroed: the start must exit with status 1 and
+//     a message that names the file and says to move the data dir aside;
+//     the campaign does that and starts again, and every type must be
+//     built in full and serve the tables. The disk full (as root on
+//     Linux, package tmpfs; else skipped): a server whose data dir is on
+//     a small tmpfs that a ballast fills before an incremental build and
+//     during a full rebuild must fail them with NO_SPACE naming state.db,
+//     keep serving its last good state, and finish them once the space
+//     returns.
 //   - Load (load.go): closed-loop clients mix gets, searches and their
 //     next pages, aggregations, loadObjects (unions, searchArounds) and
 //     lists while the writer commits. Each answer must be of one state of

@@ -11,27 +11,36 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 )
 
-// FaultResult is what one table fault did.
+// FaultResult is what one fault of a table or of the data dir did.
 type FaultResult struct {
 	Name   string `json:"name"`
 	Target string `json:"target"` // the file or directory the fault was in
-	// Error is the error the status showed while the fault was in place;
-	// MustName what it had to name (table, file, snapshot).
+	// Error is the error the status showed while the fault was in place
+	// (a damaged index file: the warning the server logged; a damaged
+	// state.db: the message it exited with); MustName what it had to name
+	// (table, file, snapshot, what to do).
 	Error    string   `json:"error,omitempty"`
 	MustName []string `json:"mustName,omitempty"`
 	// Untouched: the checkpoint and generation stayed; ServedUnchanged:
 	// every object served during the fault was the one served before;
 	// Recovered: once the fault was removed the server caught up and served
-	// the tables again (RecoverMs after the removal).
+	// the tables again (RecoverMs after the removal; a damaged index file:
+	// after the start of the server, which rebuilt it).
 	Untouched       bool  `json:"untouched"`
 	ServedUnchanged bool  `json:"servedUnchanged"`
 	Recovered       bool  `json:"recovered"`
 	RecoverMs       int64 `json:"recoverMs"`
-	// FullBuild (recreated tables): the build after it was full, in a new
-	// generation, and said why.
-	FullBuild string   `json:"fullBuild,omitempty"`
-	OK        bool     `json:"ok"`
-	Problems  []string `json:"problems,omitempty"`
+	// FullBuild (recreated tables, a damaged state.db, a disk full during
+	// a full rebuild): the build after it was full, in a new generation,
+	// and said why.
+	FullBuild string `json:"fullBuild,omitempty"`
+	// Detail is what else the checks saw, for people.
+	Detail string `json:"detail,omitempty"`
+	// Skipped says why the fault could not be injected here (a disk-full
+	// fault without root): neither survived nor failed.
+	Skipped  string   `json:"skipped,omitempty"`
+	OK       bool     `json:"ok"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 func (f *FaultResult) problem(format string, args ...any) {
@@ -39,12 +48,17 @@ func (f *FaultResult) problem(format string, args ...any) {
 }
 
 func (f FaultResult) summary() string {
-	if !f.OK {
+	switch {
+	case f.Skipped != "":
+		return "skipped: " + f.Skipped
+	case !f.OK:
 		return "FAILED: " + strings.Join(f.Problems, "; ")
 	}
 	s := fmt.Sprintf("ok, recovered in %d ms", f.RecoverMs)
-	if f.FullBuild != "" {
-		s += "; " + f.FullBuild
+	for _, d := range []string{f.FullBuild, f.Detail} {
+		if d != "" {
+			s += "; " + d
+		}
 	}
 	if f.Error != "" {
 		e := f.Error
@@ -135,17 +149,9 @@ func (r *run) faultPhase(ctx context.Context) error {
 // removed it must catch up by itself.
 func (r *run) tableFault(ctx context.Context, f fault) (FaultResult, error) {
 	res := FaultResult{Name: f.name}
-	before, err := r.c.status(ctx, itemType)
+	before, want, err := r.itemsBefore(ctx)
 	if err != nil {
 		return res, err
-	}
-	served, err := r.c.listAll(ctx, itemType)
-	if err != nil {
-		return res, err
-	}
-	want := map[int64]map[string]string{}
-	for _, o := range served {
-		want[mustKey(itemType, o)] = o
 	}
 	if err := r.srv.stop(); err != nil {
 		return res, err
@@ -172,7 +178,7 @@ func (r *run) tableFault(ctx context.Context, f fault) (FaultResult, error) {
 		}
 		return res, r.startServer(ctx)
 	}
-	st, err := r.waitError(ctx, itemType, 60*time.Second)
+	st, err := r.waitStatus(ctx, itemType, 60*time.Second, func(st daemon.TypeStatus) bool { return st.LastError != nil })
 	if err != nil {
 		return res, err
 	}
@@ -210,13 +216,9 @@ func (r *run) tableFault(ctx context.Context, f fault) (FaultResult, error) {
 		res.problem("no recovery: %v", err)
 		return res, nil
 	}
-	res.Recovered, res.RecoverMs = true, time.Since(start).Milliseconds()
-	bad := r.rep.Served.Lost + r.rep.Served.Ghost + r.rep.Served.Differs + r.rep.Served.Wrong
-	if err := r.checkServed(ctx, "after "+f.name); err != nil {
+	res.RecoverMs = time.Since(start).Milliseconds()
+	if err := r.checkRecovered(ctx, &res); err != nil {
 		return res, err
-	}
-	if r.rep.Served.Lost+r.rep.Served.Ghost+r.rep.Served.Differs+r.rep.Served.Wrong != bad {
-		res.problem("served results differ from the table after the recovery")
 	}
 	res.OK = len(res.Problems) == 0
 	return res, nil
@@ -254,7 +256,7 @@ func (r *run) recreateFault(ctx context.Context, running bool) (FaultResult, err
 		res.problem("no recovery: %v", err)
 		return res, nil
 	}
-	res.Recovered, res.RecoverMs, res.Untouched, res.ServedUnchanged = true, time.Since(start).Milliseconds(), true, true
+	res.RecoverMs, res.Untouched, res.ServedUnchanged = time.Since(start).Milliseconds(), true, true
 	st, err := r.c.status(ctx, itemType)
 	if err != nil {
 		return res, err
@@ -268,23 +270,20 @@ func (r *run) recreateFault(ctx context.Context, running bool) (FaultResult, err
 	if st.LastBuild != nil {
 		res.FullBuild = fmt.Sprintf("generation %d -> %d, last build %s (%s)", before.Generation, st.Generation, st.LastBuild.Kind, st.LastBuild.Reason)
 	}
-	bad := r.rep.Served.Lost + r.rep.Served.Ghost + r.rep.Served.Differs + r.rep.Served.Wrong
-	if err := r.checkServed(ctx, "after "+res.Name); err != nil {
+	if err := r.checkRecovered(ctx, &res); err != nil {
 		return res, err
-	}
-	if r.rep.Served.Lost+r.rep.Served.Ghost+r.rep.Served.Differs+r.rep.Served.Wrong != bad {
-		res.problem("served results differ from the recreated table")
 	}
 	res.OK = len(res.Problems) == 0
 	return res, nil
 }
 
-// waitError waits until the status of typ shows an error.
-func (r *run) waitError(ctx context.Context, typ string, timeout time.Duration) (daemon.TypeStatus, error) {
+// waitStatus waits until the status of typ is one that done accepts, or
+// timeout has passed: the caller looks at the last status it returns.
+func (r *run) waitStatus(ctx context.Context, typ string, timeout time.Duration, done func(daemon.TypeStatus) bool) (daemon.TypeStatus, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		st, err := r.c.status(ctx, typ)
-		if err != nil || st.LastError != nil || time.Now().After(deadline) {
+		if err != nil || done(st) || time.Now().After(deadline) {
 			return st, err
 		}
 		select {
@@ -293,6 +292,44 @@ func (r *run) waitError(ctx context.Context, typ string, timeout time.Duration) 
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// itemsBefore is the status of Item and every object it serves, by key:
+// what a fault must leave untouched.
+func (r *run) itemsBefore(ctx context.Context) (daemon.TypeStatus, map[int64]map[string]string, error) {
+	st, err := r.c.status(ctx, itemType)
+	if err != nil {
+		return st, nil, err
+	}
+	served, err := r.servedByKey(ctx, itemType)
+	return st, served, err
+}
+
+// checkRecovered compares what the server serves once a fault is gone
+// with the tables (checkServed): the fault is recovered from when they
+// are equal.
+func (r *run) checkRecovered(ctx context.Context, res *FaultResult) error {
+	bad := r.problems()
+	if err := r.checkServed(ctx, "after "+res.Name); err != nil {
+		return err
+	}
+	if res.Recovered = r.problems() == bad; !res.Recovered {
+		res.problem("served results differ from the tables after the recovery")
+	}
+	return nil
+}
+
+// servedByKey is every object of typ the server serves, by key.
+func (r *run) servedByKey(ctx context.Context, typ string) (map[int64]map[string]string, error) {
+	served, err := r.c.listAll(ctx, typ)
+	if err != nil {
+		return nil, err
+	}
+	byKey := make(map[int64]map[string]string, len(served))
+	for _, o := range served {
+		byKey[mustKey(typ, o)] = o
+	}
+	return byKey, nil
 }
 
 func mustKey(typ string, o map[string]string) int64 {

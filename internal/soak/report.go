@@ -20,7 +20,10 @@ type Report struct {
 	Commits     map[string]int `json:"commits"` // the writer's commits by kind
 	Kills       KillFigures    `json:"kills"`
 	Faults      []FaultResult  `json:"faults"`
-	Load        *LoadFigures   `json:"load,omitempty"`
+	// DataDir are the faults of the data dir: index file and state.db
+	// damaged, disk full (skipped without root on Linux).
+	DataDir []FaultResult `json:"dataDirFaults"`
+	Load    *LoadFigures  `json:"load,omitempty"`
 	// Store is what the checks of the data dir after each kill found;
 	// Served what the comparisons of served results with the tables found
 	// (after each restart, fault and at the end).
@@ -35,15 +38,16 @@ type Report struct {
 
 // ReportOptions are the settings of the run.
 type ReportOptions struct {
-	Kills   int     `json:"kills"`
-	LoadS   float64 `json:"loadSeconds"`
-	Clients int     `json:"clients"`
-	Faults  bool    `json:"faults"`
-	Rows    int     `json:"rows"`
-	Groups  int     `json:"groups"`
-	EveryMs int64   `json:"everyMs"`
-	Columns int     `json:"columns"`
-	Seed    uint64  `json:"seed"`
+	Kills      int     `json:"kills"`
+	LoadS      float64 `json:"loadSeconds"`
+	Clients    int     `json:"clients"`
+	Faults     bool    `json:"faults"`
+	DiskFaults bool    `json:"diskFaults"`
+	Rows       int     `json:"rows"`
+	Groups     int     `json:"groups"`
+	EveryMs    int64   `json:"everyMs"`
+	Columns    int     `json:"columns"`
+	Seed       uint64  `json:"seed"`
 }
 
 // KillFigures count the kill -9 of the server.
@@ -76,7 +80,7 @@ type KillFigures struct {
 
 func newReport(o Options) *Report {
 	return &Report{Date: time.Now().UTC().Format(time.RFC3339), Options: ReportOptions{Kills: o.Kills, LoadS: o.Load.Seconds(), Clients: o.Clients,
-		Faults: o.Faults, Rows: o.Rows, Groups: o.Groups, EveryMs: o.Every.Milliseconds(), Columns: o.Columns, Seed: o.Seed}}
+		Faults: o.Faults, DiskFaults: o.DiskFaults, Rows: o.Rows, Groups: o.Groups, EveryMs: o.Every.Milliseconds(), Columns: o.Columns, Seed: o.Seed}}
 }
 
 func (rep *Report) finish(r *run) {
@@ -91,8 +95,8 @@ func (rep *Report) finish(r *run) {
 		k.RestartP50Ms, k.RestartMaxMs = s[len(s)/2], s[len(s)-1]
 	}
 	rep.OK = rep.Store.ok() && rep.Served.ok() && k.Survived == k.Killed
-	for _, f := range rep.Faults {
-		rep.OK = rep.OK && f.OK
+	for _, f := range slices.Concat(rep.Faults, rep.DataDir) {
+		rep.OK = rep.OK && (f.OK || f.Skipped != "")
 	}
 	if rep.Load != nil {
 		rep.OK = rep.OK && rep.Load.ok()
@@ -120,18 +124,8 @@ func (rep *Report) Print(w io.Writer) {
 	fmt.Fprintf(w, "  data dir after each kill: %d checks of %d objects: %d lost, %d ghost, %d different, %d other\n", s.Checks, s.Objects, s.Lost, s.Ghost, s.Differs, s.Wrong)
 	s = rep.Served
 	fmt.Fprintf(w, "  served vs table: %d checks of %d objects: %d lost, %d ghost, %d different, %d wrong answers\n", s.Checks, s.Objects, s.Lost, s.Ghost, s.Differs, s.Wrong)
-	if len(rep.Faults) > 0 {
-		ok := 0
-		for _, f := range rep.Faults {
-			if f.OK {
-				ok++
-			}
-		}
-		fmt.Fprintf(w, "  table faults: %d injected, %d survived\n", len(rep.Faults), ok)
-		for _, f := range rep.Faults {
-			fmt.Fprintf(w, "    %-28s %s\n", f.Name, f.summary())
-		}
-	}
+	printFaults(w, "table faults", rep.Faults)
+	printFaults(w, "data-dir faults", rep.DataDir)
 	if l := rep.Load; l != nil {
 		l.print(w)
 	}
@@ -148,4 +142,32 @@ func (rep *Report) Print(w io.Writer) {
 		verdict = "FAILED"
 	}
 	fmt.Fprintf(w, "  verdict: %s\n", verdict)
+}
+
+// printFaults writes a count of faults injected, survived and skipped, and
+// a line for each.
+func printFaults(w io.Writer, what string, faults []FaultResult) {
+	if len(faults) == 0 {
+		return
+	}
+	injected, ok, skipped := 0, 0, 0
+	for _, f := range faults {
+		switch {
+		case f.Skipped != "":
+			skipped++
+		case f.OK:
+			ok++
+			injected++
+		default:
+			injected++
+		}
+	}
+	fmt.Fprintf(w, "  %s: %d injected, %d survived", what, injected, ok)
+	if skipped > 0 {
+		fmt.Fprintf(w, ", %d skipped", skipped)
+	}
+	fmt.Fprintln(w)
+	for _, f := range faults {
+		fmt.Fprintf(w, "    %-28s %s\n", f.Name, f.summary())
+	}
 }

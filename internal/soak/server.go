@@ -26,6 +26,7 @@ type server struct {
 	waitErr   error         // set before exited closes
 	tail      *lineTail
 	log       *os.File
+	logPath   string
 }
 
 var listeningLine = regexp.MustCompile(`listening on (http://\S+)`)
@@ -51,7 +52,7 @@ func startServer(bin string, env []string, cfgPath, logPath string) (*server, er
 		lf.Close()
 		return nil, fmt.Errorf("start %s serve: %w", bin, err)
 	}
-	s := &server{cmd: cmd, exited: make(chan struct{}), listening: make(chan string, 1), tail: &lineTail{max: 40}, log: lf}
+	s := &server{cmd: cmd, exited: make(chan struct{}), listening: make(chan string, 1), tail: &lineTail{max: 40}, log: lf, logPath: logPath}
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -151,6 +152,32 @@ func (s *server) stop() error {
 		return fmt.Errorf("indexer serve stopped with %v:\n%s", s.waitErr, s.tail)
 	}
 	return nil
+}
+
+// exitCode waits until the server exits by itself (it is killed after
+// timeout) and returns its exit status.
+func (s *server) exitCode(ctx context.Context, timeout time.Duration) (int, error) {
+	select {
+	case <-s.exited:
+		return s.cmd.ProcessState.ExitCode(), nil
+	case <-ctx.Done():
+		s.kill()
+		return -1, ctx.Err()
+	case <-time.After(timeout):
+		s.kill()
+		return -1, fmt.Errorf("indexer serve did not exit within %s:\n%s", timeout, s.tail)
+	}
+}
+
+// logged is what the server wrote to stderr so far: the lines are in its
+// log file in the order it wrote them, so a line it wrote before it
+// listened is there once listen returns.
+func (s *server) logged() (string, error) {
+	b, err := os.ReadFile(s.logPath)
+	if err != nil {
+		return "", fmt.Errorf("server log: %w", err)
+	}
+	return string(b), nil
 }
 
 // alive reports whether the process still runs.

@@ -37,11 +37,14 @@ type Options struct {
 	Load    time.Duration // how long the clients run
 	Clients int           // concurrent clients of the load
 	Faults  bool          // run the table faults
-	Rows    int           // items of the first load
-	Groups  int           // groups (each item links to one)
-	Every   time.Duration // time between the writer's commits
-	Columns int           // schema additions at most (of the items table)
-	Seed    uint64
+	// DiskFaults runs the faults of the data dir: index file and state.db
+	// damaged, disk full (this one as root on Linux only).
+	DiskFaults bool
+	Rows       int           // items of the first load
+	Groups     int           // groups (each item links to one)
+	Every      time.Duration // time between the writer's commits
+	Columns    int           // schema additions at most (of the items table)
+	Seed       uint64
 
 	// Out receives the progress and the figures (nil: discarded).
 	Out io.Writer
@@ -49,7 +52,7 @@ type Options struct {
 
 // Defaults are the short campaign's settings: what CI runs.
 func Defaults() Options {
-	return Options{Kills: 10, Load: 30 * time.Second, Clients: 20, Faults: true, Rows: 20000, Groups: 50,
+	return Options{Kills: 10, Load: 30 * time.Second, Clients: 20, Faults: true, DiskFaults: true, Rows: 20000, Groups: 50,
 		Every: time.Second, Columns: 6, Seed: 1}
 }
 
@@ -79,6 +82,7 @@ type run struct {
 	out     io.Writer
 	dir     string
 	cfgPath string
+	dataDir string // the config's dataDir (moved to a tmpfs for the disk-full faults)
 	cat     catalog.Catalog
 	m       *model
 	w       *writer
@@ -176,6 +180,11 @@ func (r *run) campaign(ctx context.Context) error {
 			return err
 		}
 	}
+	if r.o.DiskFaults {
+		if err := r.dataDirPhase(ctx); err != nil {
+			return err
+		}
+	}
 	if r.o.Load > 0 {
 		if err := r.loadPhase(ctx); err != nil {
 			return err
@@ -224,7 +233,7 @@ func (r *run) setup(ctx context.Context) error {
 	}
 	reader, admin := newToken(), newToken()
 	r.readerSHA, r.adminSHA, r.semver = digest(reader), digest(admin), 1
-	r.cfgPath = filepath.Join(r.dir, "ontology.yaml")
+	r.cfgPath, r.dataDir = filepath.Join(r.dir, "ontology.yaml"), filepath.Join(r.dir, "data")
 	if err := r.writeConfig(); err != nil {
 		return err
 	}
@@ -246,7 +255,7 @@ func digest(token string) string {
 // writeConfig writes the config file (atomically: a server may read it).
 func (r *run) writeConfig() error {
 	tmp := r.cfgPath + ".tmp"
-	if err := os.WriteFile(tmp, []byte(serverConfig(r.readerSHA, r.adminSHA, r.semver)), 0o644); err != nil {
+	if err := os.WriteFile(tmp, []byte(serverConfig(r.dataDir, r.readerSHA, r.adminSHA, r.semver)), 0o644); err != nil {
 		return fmt.Errorf("write config: %w", err)
 	}
 	return os.Rename(tmp, r.cfgPath)
@@ -256,10 +265,10 @@ func (r *run) writeConfig() error {
 // properties are the defaults (every column, so that added columns
 // become properties), builds commit in small chunks (a kill lands
 // between chunks of a full build), and polls are frequent.
-func serverConfig(readerSHA, adminSHA string, semver int) string {
+func serverConfig(dataDir, readerSHA, adminSHA string, semver int) string {
 	return `# written by indexer soak
 ontology: {apiName: ` + ontology + `}
-dataDir: ./data
+dataDir: ` + strconv.Quote(dataDir) + `
 catalogs:
   ` + catalogName + `: {type: hadoop, warehouse: ./warehouse}
 build: {chunkRows: 2000, batchRows: 1000}
