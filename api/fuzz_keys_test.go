@@ -15,7 +15,7 @@ import (
 // or 400 InvalidPropertyValue, in the Conjure shape. An object found by a
 // key is found again by the key it says it has.
 func FuzzPrimaryKeyPath(f *testing.F) {
-	e := mustEnv(f)
+	e := mustFuzzEnv(f)
 	le := mustLinksEnv(f, 11)
 	for _, s := range []string{"10", "480", "-1", "0x10", "1e3", "9223372036854775808", "10,Apollo", "10,", ",", "%2C", "10%2CApollo",
 		"a,b,c", "search", "count", "", " 10", "١٠", "10\x00", "1,2"} {

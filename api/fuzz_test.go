@@ -73,7 +73,7 @@ func fuzzRequest(h http.Handler, path string, body []byte) *httptest.ResponseRec
 // FuzzWhere posts arbitrary where clauses to search, through the real
 // handler, decoder, compiler and index.
 func FuzzWhere(f *testing.F) {
-	e := mustEnv(f)
+	e := mustFuzzEnv(f)
 	for _, s := range whereSeeds {
 		f.Add([]byte(s))
 	}
@@ -90,7 +90,7 @@ func FuzzWhere(f *testing.F) {
 
 // FuzzObjectSet posts arbitrary object sets to loadObjects.
 func FuzzObjectSet(f *testing.F) {
-	e := mustEnv(f)
+	e := mustFuzzEnv(f)
 	seeds := []string{
 		`{"type":"base","objectType":"Employee"}`,
 		`{"type":"filter","objectSet":{"type":"base","objectType":"Employee"},"where":{"type":"eq","field":"dept","value":"Sales"}}`,

@@ -97,7 +97,7 @@ func firstTokens(tb testing.TB, h http.Handler, reqs []pagedRequest) []string {
 // FuzzPageToken sends arbitrary page tokens to every paged request: each
 // is a page (the token was one of its own) or a 400 InvalidPageToken.
 func FuzzPageToken(f *testing.F) {
-	e := mustEnv(f)
+	e := mustFuzzEnv(f)
 	h := e.api.Handler()
 	reqs := pagedRequests()
 	toks := firstTokens(f, h, reqs)
@@ -120,7 +120,7 @@ func FuzzPageToken(f *testing.F) {
 // fingerprint matches) that carry arbitrary cursors, so that the engine
 // decodes them: each is a page or a 400 InvalidPageToken.
 func FuzzSearchCursor(f *testing.F) {
-	e := mustEnv(f)
+	e := mustFuzzEnv(f)
 	h := e.api.Handler()
 	reqs := pagedRequests()
 	toks := firstTokens(f, h, reqs)

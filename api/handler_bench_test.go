@@ -80,6 +80,8 @@ func BenchmarkHandler(b *testing.B) {
 			`{"objectSet":{"type":"union","objectSets":[{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"eq","field":"city","value":"Oslo"}},{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"gt","field":"visits","value":950}}]},"orderBy":{"fields":[{"field":"id","direction":"asc"}]},"pageSize":100}`},
 		{"around", http.MethodPost, "/api/v2/ontologies/bench/objectSets/loadObjects",
 			`{"objectSet":{"type":"searchAround","objectSet":{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"and","value":[{"type":"eq","field":"city","value":"Oslo"},{"type":"gte","field":"balance","value":400000},{"type":"lt","field":"balance","value":480000}]}},"link":"orders"},"orderBy":{"fields":[{"field":"id","direction":"asc"}]},"pageSize":100}`},
+		{"groupby", http.MethodPost, "/api/v2/ontologies/bench/objects/Customer/aggregate",
+			`{"aggregation":[{"type":"count"}],"where":{"type":"eq","field":"active","value":true},"groupBy":[{"type":"exact","field":"city"}]}`},
 		{"count", http.MethodPost, "/api/v2/ontologies/bench/objects/Customer/aggregate",
 			`{"aggregation":[{"type":"count"}],"where":{"type":"and","value":[{"type":"gte","field":"balance","value":100000},{"type":"lt","field":"balance","value":200000}]},"groupBy":[]}`},
 	} {

@@ -87,6 +87,19 @@ func mustEnv(tb testing.TB, edit ...func(*config.Config)) *testEnv {
 	return &testEnv{ix: ix, cfg: cfg, srv: srv, api: s, logs: logs}
 }
 
+// mustFuzzEnv is mustEnv for fuzz targets, whose handler logs nothing:
+// millions of inputs neither wait for the debug log nor grow it in memory.
+func mustFuzzEnv(tb testing.TB) *testEnv {
+	tb.Helper()
+	e := mustEnv(tb)
+	s, err := api.New(e.ix, api.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.api = s
+	return e
+}
+
 // response is a decoded response.
 type response struct {
 	status int

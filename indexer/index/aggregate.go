@@ -19,7 +19,8 @@ type Loader func(docs []uint32) ([]*objects.Object, error)
 // Aggregations read the values of the matching documents from the
 // columns, in document order, without decoding objects. A count without
 // groups is a count of the filter; a count grouped by one property with a
-// dict is an intersection per value.
+// dict is an intersection per value, or a lookup per value in the pair
+// counts when the filter is one value or range of another (pairs.go).
 
 type aggMetric struct {
 	query.Metric
@@ -136,6 +137,12 @@ func (s *Snapshot) Aggregate(ctx context.Context, q *query.Aggregate, load Loade
 			return a.result(), nil
 		}
 	}
+	if ok, err := a.byPairs(root); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return a.result(), nil
+	}
 	bm, err := root.bitmap(x)
 	if err != nil {
 		return nil, err
@@ -184,19 +191,77 @@ func (a *aggregation) byDict(bm *roaring.Bitmap) (bool, error) {
 		acc.count += n
 	}
 	if g.IncludeNull || g.Default != nil {
-		if n := int64(bm.AndCardinality(g.pi.nulls)); n > 0 {
-			it := gitem{kind: 'n'}
-			if g.Default != nil {
-				it.kind = 's'
-			}
-			acc, err := a.group([]gitem{it})
-			if err != nil {
-				return true, err
-			}
-			acc.count += n
+		if err := a.addNulls(g, int64(bm.AndCardinality(g.pi.nulls))); err != nil {
+			return true, err
 		}
 	}
 	return true, nil
+}
+
+// byPairs counts one exact grouping by a property over the documents of
+// one dict value or one range of another property from their pair counts
+// (pairs.go), without the matches: a lookup per value of the grouping.
+func (a *aggregation) byPairs(root node) (bool, error) {
+	if len(a.groups) != 1 || !a.countsOnly() || a.groups[0].Kind != query.Exact {
+		return false, nil
+	}
+	g := a.groups[0]
+	var count func(ka string) int64
+	switch n := root.(type) {
+	case *setNode:
+		t := a.x.s.pairTable(g.pi, n.of) // nil unless n is a dict value
+		if t == nil {
+			return false, nil
+		}
+		v := vkeyOfDict(n.key)
+		count = func(ka string) int64 { return int64(t.cell(ka, v)) }
+	case *runsNode:
+		t := a.x.s.pairTable(g.pi, n.pi)
+		if t == nil {
+			return false, nil
+		}
+		count = func(ka string) int64 { return t.inRuns(ka, n.pi, n.runs) }
+	default:
+		return false, nil
+	}
+	var grouped int64
+	for k := range g.pi.dict.m {
+		c := count(k)
+		if c == 0 {
+			continue
+		}
+		grouped += c
+		acc, err := a.group([]gitem{{kind: 'v', vk: vkeyOfDict(k)}})
+		if err != nil {
+			return true, err
+		}
+		acc.count += c
+	}
+	if g.IncludeNull || g.Default != nil {
+		// The matches are counted exactly by est; those without a value
+		// of the grouping are the rest.
+		if err := a.addNulls(g, int64(root.est())-grouped); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// addNulls counts n matches without a value in the null or default group.
+func (a *aggregation) addNulls(g *aggGroup, n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	it := gitem{kind: 'n'}
+	if g.Default != nil {
+		it.kind = 's'
+	}
+	acc, err := a.group([]gitem{it})
+	if err != nil {
+		return err
+	}
+	acc.count += n
+	return nil
 }
 
 // values returns the non-null values of a property of a document (array

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -323,74 +324,80 @@ func TestSnapshot_Aggregate(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%d: %v: %v", i, q.Filter, err)
 		}
-		exp := or.aggregate(want, keys, q)
-		// maxGroupCount keeps, grouping by grouping, the values with most
-		// objects (ties by value order) among the groups left.
-		for gi, g := range q.Groups {
-			if g.MaxGroupCount == 0 {
-				continue
-			}
-			totals := map[string]int64{}
-			keyOf := map[string]query.GroupKey{}
-			for _, og := range exp {
-				id := groupKeyID(g, og.keys[gi])
-				totals[id] += og.count
-				keyOf[id] = og.keys[gi]
-			}
-			if len(totals) <= g.MaxGroupCount {
-				continue
-			}
-			ids := slices.Collect(func(yield func(string) bool) {
-				for id := range totals {
-					if !yield(id) {
-						return
-					}
+		checkAggregate(t, strconv.Itoa(i), typ, q, res, or.aggregate(want, keys, q))
+	}
+}
+
+// checkAggregate compares an aggregation's result with the oracle's
+// groups: every group, its count and metrics, and the order of the groups.
+func checkAggregate(tb testing.TB, what string, typ *objects.Type, q *query.Aggregate, res *query.AggregateResult, exp map[string]*oracleGroup) {
+	tb.Helper()
+	// maxGroupCount keeps, grouping by grouping, the values with most
+	// objects (ties by value order) among the groups left.
+	for gi, g := range q.Groups {
+		if g.MaxGroupCount == 0 {
+			continue
+		}
+		totals := map[string]int64{}
+		keyOf := map[string]query.GroupKey{}
+		for _, og := range exp {
+			id := groupKeyID(g, og.keys[gi])
+			totals[id] += og.count
+			keyOf[id] = og.keys[gi]
+		}
+		if len(totals) <= g.MaxGroupCount {
+			continue
+		}
+		ids := slices.Collect(func(yield func(string) bool) {
+			for id := range totals {
+				if !yield(id) {
+					return
 				}
-			})
-			slices.SortFunc(ids, func(a, b string) int {
-				if totals[a] != totals[b] {
-					if totals[a] > totals[b] {
-						return -1
-					}
-					return 1
-				}
-				return compareKeys(g, keyOf[a], keyOf[b])
-			})
-			kept := map[string]bool{}
-			for _, id := range ids[:g.MaxGroupCount] {
-				kept[id] = true
 			}
-			for id, og := range exp {
-				if !kept[groupKeyID(g, og.keys[gi])] {
-					delete(exp, id)
+		})
+		slices.SortFunc(ids, func(a, b string) int {
+			if totals[a] != totals[b] {
+				if totals[a] > totals[b] {
+					return -1
 				}
+				return 1
+			}
+			return compareKeys(g, keyOf[a], keyOf[b])
+		})
+		kept := map[string]bool{}
+		for _, id := range ids[:g.MaxGroupCount] {
+			kept[id] = true
+		}
+		for id, og := range exp {
+			if !kept[groupKeyID(g, og.keys[gi])] {
+				delete(exp, id)
 			}
 		}
-		if len(res.Groups) != len(exp) {
-			t.Fatalf("%d: %d groups, want %d (groups %+v)", i, len(res.Groups), len(exp), q.Groups)
+	}
+	if len(res.Groups) != len(exp) {
+		tb.Fatalf("%s: %d groups, want %d (groups %+v)", what, len(res.Groups), len(exp), q.Groups)
+	}
+	for j, gr := range res.Groups {
+		var id strings.Builder
+		for gi, k := range gr.Keys {
+			id.WriteString(groupKeyID(q.Groups[gi], k) + "|")
 		}
-		for j, gr := range res.Groups {
-			var id strings.Builder
-			for gi, k := range gr.Keys {
-				id.WriteString(groupKeyID(q.Groups[gi], k) + "|")
+		og := exp[id.String()]
+		if og == nil {
+			tb.Fatalf("%s: unexpected group %v", what, gr.Keys)
+		}
+		if gr.Count != og.count {
+			tb.Fatalf("%s: group %v: count %d, want %d", what, gr.Keys, gr.Count, og.count)
+		}
+		for mi, m := range q.Metrics {
+			var p objects.Property
+			if m.Property != "" {
+				p, _ = typ.Property(m.Property)
 			}
-			og := exp[id.String()]
-			if og == nil {
-				t.Fatalf("%d: unexpected group %v", i, gr.Keys)
-			}
-			if gr.Count != og.count {
-				t.Fatalf("%d: group %v: count %d, want %d", i, gr.Keys, gr.Count, og.count)
-			}
-			for mi, m := range q.Metrics {
-				var p objects.Property
-				if m.Property != "" {
-					p, _ = typ.Property(m.Property)
-				}
-				checkMetric(t, m, p, og.count, og.vals[mi], gr.Metrics[mi])
-			}
-			if j > 0 && compareResultGroups(q, &res.Groups[j-1], &gr) > 0 {
-				t.Fatalf("%d: groups out of order: %v before %v", i, res.Groups[j-1], gr)
-			}
+			checkMetric(tb, m, p, og.count, og.vals[mi], gr.Metrics[mi])
+		}
+		if j > 0 && compareResultGroups(q, &res.Groups[j-1], &gr) > 0 {
+			tb.Fatalf("%s: groups out of order: %v before %v", what, res.Groups[j-1], gr)
 		}
 	}
 }

@@ -155,3 +155,14 @@ func BenchmarkSnapshot_Values(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPairTable measures making the pair table of city and visits,
+// which the first union or grouped count over them pays once per
+// generation (pairs.go).
+func BenchmarkPairTable(b *testing.B) {
+	s := benchSnap()
+	city, visits := s.prop("city"), s.prop("visits")
+	for b.Loop() {
+		newPairTable(city.dict, visits.dict)
+	}
+}

@@ -38,6 +38,13 @@
 // that grows past 2048 values on update loses its dict and falls back to
 // its order.
 //
+// pair counts, for two scalar properties that both have a dict: the
+// documents of every pair of their values, as running sums over the sorted
+// values of the second (pairs.go). A union "a = x or b in a range" is
+// counted as |S| + |R| - |R ∩ S| with |R ∩ S| two lookups, and a count
+// grouped by a over one value or range of b is a lookup per value. A table
+// is made on first use, carried exactly by Apply, and not saved.
+//
 // terms, for text properties: the analyzed terms (bleve's unicode
 // tokenizer and lowercase filter, so text matches as it did when bleve
 // held the whole index) in packed sorted blocks, with postings as sorted

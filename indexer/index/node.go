@@ -93,6 +93,10 @@ type setNode struct {
 	// w is the documents as a dense bitset, never modified: the only form
 	// when bm is nil, else the one a dict keeps of a large bitmap.
 	w dense
+	// of and key name the dict value the set is, when it is one (the
+	// pair counts of pairs.go know its intersections).
+	of  *propIndex
+	key string
 }
 
 func noneNode() node { return &setNode{bm: roaring.New()} }

@@ -209,7 +209,7 @@ func (c *compiler) eq(pi *propIndex, v any) (node, error) {
 	}
 	if pi.dict != nil {
 		if bm := pi.dict.get(vk); bm != nil {
-			return &setNode{bm: bm, w: pi.dict.denseOf(bm, c.s.maxDoc)}, nil
+			return &setNode{bm: bm, w: pi.dict.denseOf(bm, c.s.maxDoc), of: pi, key: dictKey(vk)}, nil
 		}
 		return noneNode(), nil
 	}

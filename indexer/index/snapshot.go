@@ -27,6 +27,9 @@ type Snapshot struct {
 	// aliveW is alive as a dense bitset, made on first use.
 	aliveOnce sync.Once
 	aliveW    dense
+	// pairs are the pair counts made so far (pairs.go).
+	pairMu sync.Mutex
+	pairs  map[pairKey]*pairTable
 }
 
 // propIndex is what the index holds for one property.

@@ -13,6 +13,9 @@ type unionSplit struct {
 	sets     dense
 	setCount int64 // |S|
 	runs     *runsNode
+	// both is |R ∩ S| when the pair counts of the set's property and the
+	// range's know it (pairs.go), else -1.
+	both int64
 }
 
 // splitUnion recognizes an OR of sets and exactly one range.
@@ -48,18 +51,26 @@ func (x *exec) splitUnion(n node) (unionSplit, bool) {
 		if c < 0 {
 			c = w.count()
 		}
-		return unionSplit{sets: w, setCount: c, runs: r}, true
+		u := unionSplit{sets: w, setCount: c, runs: r, both: -1}
+		if t := x.s.pairTable(sets[0].of, r.pi); t != nil {
+			u.both = t.inRuns(sets[0].key, r.pi, r.runs)
+		}
+		return u, true
 	}
 	w := x.setDense(sets[0])
 	for _, s := range sets[1:] {
 		w.or(x.setView(s))
 	}
-	return unionSplit{sets: w, setCount: w.count(), runs: r}, true
+	return unionSplit{sets: w, setCount: w.count(), runs: r, both: -1}, true
 }
 
-// count is |S| + |R \ S|.
+// count is |S| + |R| - |R ∩ S|.
 func (u unionSplit) count() int64 {
-	return u.setCount + int64(u.runs.est()) - countRunsIn(u.runs.pi.order, u.runs.runs, u.sets)
+	both := u.both
+	if both < 0 {
+		both = countRunsIn(u.runs.pi.order, u.runs.runs, u.sets)
+	}
+	return u.setCount + int64(u.runs.est()) - both
 }
 
 // node is the union to test documents against: a bit of S, else the

@@ -23,7 +23,7 @@ type Change struct {
 func (s *Snapshot) Apply(changes []Change, version uint64) (*Snapshot, error) {
 	if len(changes) == 0 {
 		return &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive, keys: s.keys,
-			pk: s.pk, props: s.props, bitsets: s.bitsets}, nil
+			pk: s.pk, props: s.props, bitsets: s.bitsets, pairs: s.pairTables()}, nil
 	}
 	n := &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive.Clone(), bitsets: s.bitsets}
 	seen := make(map[uint32]bool, len(changes))
@@ -72,6 +72,7 @@ func (s *Snapshot) Apply(changes []Change, version uint64) (*Snapshot, error) {
 		n.props[i] = np
 	}
 	n.alive.RunOptimize()
+	n.pairs = s.carryPairs(n, changes)
 	return n, nil
 }
 
