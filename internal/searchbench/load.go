@@ -3,6 +3,7 @@ package searchbench
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -18,6 +19,12 @@ type Stats struct {
 	// ServerCPUus is the server's CPU time per completed request in the
 	// measured part, in microseconds (0: unknown).
 	ServerCPUus float64 `json:"serverCpuUsPerRequest,omitempty"`
+	// ClientCPUus is the bench process's (the clients') CPU time per
+	// request, and IdlePct the share of the machine's CPU time nobody
+	// used, over the same part: with ServerCPUus they tell whether the
+	// server, the clients or other work set the q/s.
+	ClientCPUus float64 `json:"clientCpuUsPerRequest,omitempty"`
+	IdlePct     float64 `json:"idlePct,omitempty"`
 	FirstError  string  `json:"firstError,omitempty"`
 }
 
@@ -42,10 +49,18 @@ func load(ctx context.Context, clients int, warmup, dur time.Duration, seed, str
 	if cpu != nil {
 		before = cpu()
 	}
+	self := os.Getpid()
+	client0 := procCPUSeconds(self)
+	idle0, total0 := machineCPUTicks()
 	st, err := loop(ctx, clients, dur, seed, stream<<1|1, c)
-	if cpu != nil && st.Requests > 0 {
-		if used := cpu() - before; used > 0 {
-			st.ServerCPUus = used / float64(st.Requests) * 1e6
+	if st.Requests > 0 {
+		per := func(used float64) float64 { return max(used, 0) / float64(st.Requests) * 1e6 }
+		if cpu != nil {
+			st.ServerCPUus = per(cpu() - before)
+		}
+		st.ClientCPUus = per(procCPUSeconds(self) - client0)
+		if idle1, total1 := machineCPUTicks(); total1 > total0 {
+			st.IdlePct = 100 * (idle1 - idle0) / (total1 - total0)
 		}
 	}
 	return st, err

@@ -56,3 +56,18 @@ func TestScanPage(t *testing.T) {
 		t.Fatal("an error body read as a page")
 	}
 }
+
+func TestMachineCPUTicks(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	idle0, total0 := machineCPUTicks()
+	deadline := time.Now().Add(50 * time.Millisecond)
+	for n := 0; time.Now().Before(deadline); n++ {
+		_ = n * n
+	}
+	idle1, total1 := machineCPUTicks()
+	if total0 <= 0 || idle0 < 0 || idle0 > total0 || total1 <= total0 || idle1 < idle0 || idle1 > total1 {
+		t.Fatalf("idle %v of %v, then %v of %v", idle0, total0, idle1, total1)
+	}
+}

@@ -1,6 +1,10 @@
 package searchbench
 
-import "strconv"
+import (
+	"os"
+	"strconv"
+	"strings"
+)
 
 // CPU time of processes, from Linux's /proc, in seconds; 0 means unknown.
 // Measured around each query's window, it gives the server's CPU per
@@ -25,3 +29,28 @@ func procCPUSeconds(pid int) float64 {
 
 // treeCPUSeconds sums the CPU time of pid and its children.
 func treeCPUSeconds(pid int) float64 { return sumTree(pid, procCPUSeconds) }
+
+// machineCPUTicks is the idle (idle and iowait) and total CPU time of the
+// machine so far, in ticks: the first line of /proc/stat.
+func machineCPUTicks() (idle, total float64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 6 || f[0] != "cpu" {
+		return 0, 0
+	}
+	for i, v := range f[1:] {
+		if i >= 8 { // guest times are already in user and nice
+			break
+		}
+		x, _ := strconv.ParseFloat(v, 64)
+		total += x
+		if i == 3 || i == 4 {
+			idle += x
+		}
+	}
+	return idle, total
+}

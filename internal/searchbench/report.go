@@ -150,19 +150,27 @@ func (r *Report) WriteText(w io.Writer) error {
 			stat(q.Postgres, "qps"), stat(q.Postgres, "p50"), stat(q.Postgres, "p99"), ratio, target, verdict)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%-*s  %22s  %22s  %6s\n", width, "server CPU per request", "ontoindex µs", "PostgreSQL µs", "PG/ontoindex")
+	fmt.Fprintf(w, "%-*s  %14s  %14s  %6s  %14s  %14s  %13s\n", width, "CPU per request (µs)", "ontoindex", "PostgreSQL", "PG/onto",
+		"clients onto", "clients PG", "idle % onto/PG")
 	for _, q := range r.Queries {
-		cpu := func(s *Stats) string {
-			if s == nil || s.ServerCPUus == 0 {
+		us := func(s *Stats, v func(*Stats) float64) string {
+			if s == nil || v(s) == 0 {
 				return "-"
 			}
-			return num(s.ServerCPUus)
+			return num(v(s))
 		}
+		server := func(s *Stats) float64 { return s.ServerCPUus }
+		client := func(s *Stats) float64 { return s.ClientCPUus }
 		ratio := "-"
 		if q.Ontoindex != nil && q.Postgres != nil && q.Ontoindex.ServerCPUus > 0 && q.Postgres.ServerCPUus > 0 {
 			ratio = fmt.Sprintf("%.2f", q.Postgres.ServerCPUus/q.Ontoindex.ServerCPUus)
 		}
-		fmt.Fprintf(w, "%-*s  %22s  %22s  %6s\n", width, q.Name, cpu(q.Ontoindex), cpu(q.Postgres), ratio)
+		idle := "-"
+		if q.Ontoindex != nil && q.Postgres != nil {
+			idle = fmt.Sprintf("%.0f / %.0f", q.Ontoindex.IdlePct, q.Postgres.IdlePct)
+		}
+		fmt.Fprintf(w, "%-*s  %14s  %14s  %6s  %14s  %14s  %13s\n", width, q.Name, us(q.Ontoindex, server), us(q.Postgres, server), ratio,
+			us(q.Ontoindex, client), us(q.Postgres, client), idle)
 	}
 	fmt.Fprintln(w)
 
@@ -243,7 +251,7 @@ func notes(r *Report) []string {
 		"the ontoindex client is a plain HTTP/1.1 load generator that reads each body and scans it for the primary keys; the PostgreSQL client scans each row into Go values",
 		"q/s: requests completed by the closed-loop clients over the wall time of the measured part; p50/p99 include queueing at the server",
 		"ratio: ontoindex q/s / PostgreSQL q/s; the deep paging rows compare a page token with a keyset condition on (balance, id); the searchAround row a loadObjects of the link Customer.orders with a join of orders and customers",
-		"server CPU per request: the server processes' user+system time over the measured window (/proc), divided by the requests; the clients run on the same cores and are not counted",
+		"CPU per request: the server processes' user+system time over the measured window (/proc), divided by the requests; clients: the bench process's (the load generators, on the same cores); idle: the machine's CPU time nobody used in that window (other work on the machine shows as less idle and less CPU for both)",
 	}
 	var errs []string
 	for _, q := range r.Queries {
