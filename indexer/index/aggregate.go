@@ -209,14 +209,14 @@ func (a *aggregation) byPairs(root node) (bool, error) {
 	var count func(ka string) int64
 	switch n := root.(type) {
 	case *setNode:
-		t := a.x.s.pairTable(g.pi, n.of) // nil unless n is a dict value
+		t := a.x.s.pairCounts(g.pi, n.of) // nil unless n is a dict value
 		if t == nil {
 			return false, nil
 		}
 		v := vkeyOfDict(n.key)
 		count = func(ka string) int64 { return int64(t.cell(ka, v)) }
 	case *runsNode:
-		t := a.x.s.pairTable(g.pi, n.pi)
+		t := a.x.s.pairCounts(g.pi, n.pi)
 		if t == nil {
 			return false, nil
 		}

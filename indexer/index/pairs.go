@@ -48,9 +48,9 @@ type pairTable struct {
 // with a dict.
 func pairable(pi *propIndex) bool { return pi != nil && pi.dict != nil && pi.col != nil && !pi.list }
 
-// pairTable returns the table of a and b, made on first use, or nil when
+// pairCounts returns the table of a and b, made on first use, or nil when
 // the two cannot have one.
-func (s *Snapshot) pairTable(a, b *propIndex) *pairTable {
+func (s *Snapshot) pairCounts(a, b *propIndex) *pairTable {
 	if a == b || !pairable(a) || !pairable(b) || len(a.dict.m)*len(b.dict.m) > maxPairCells {
 		return nil
 	}

@@ -65,7 +65,7 @@ func TestPairTable_carry(t *testing.T) {
 	for round := range 8 {
 		for _, a := range testPairs {
 			for _, b := range testPairs {
-				if a != b && s.pairTable(s.prop(a), s.prop(b)) == nil {
+				if a != b && s.pairCounts(s.prop(a), s.prop(b)) == nil {
 					t.Fatalf("round %d: no table of %s and %s", round, a, b)
 				}
 			}
@@ -103,7 +103,7 @@ func TestPairTable_carry(t *testing.T) {
 					continue
 				}
 				pa, pb := s.prop(a), s.prop(b)
-				tb := s.pairTable(pa, pb) // carried, or made now
+				tb := s.pairCounts(pa, pb) // carried, or made now
 				if got, exp := tableCells(s, tb, pa, pb), bruteCells(typ, want, a, b); !equalCells(got, exp) {
 					t.Fatalf("round %d: %s x %s: %d cells, want %d", round, a, b, len(got), len(exp))
 				}

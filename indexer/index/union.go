@@ -52,7 +52,7 @@ func (x *exec) splitUnion(n node) (unionSplit, bool) {
 			c = w.count()
 		}
 		u := unionSplit{sets: w, setCount: c, runs: r, both: -1}
-		if t := x.s.pairTable(sets[0].of, r.pi); t != nil {
+		if t := x.s.pairCounts(sets[0].of, r.pi); t != nil {
 			u.both = t.inRuns(sets[0].key, r.pi, r.runs)
 		}
 		return u, true
