@@ -18,6 +18,7 @@ const (
 	MetricHTTPRequests        = "ontoindex_http_requests_total"
 	MetricHTTPRequestDuration = "ontoindex_http_request_duration_seconds"
 	MetricHTTPInFlight        = "ontoindex_http_requests_in_flight"
+	MetricHTTPQueued          = "ontoindex_http_requests_queued_total"
 )
 
 // RouteUnmatched is the route label of requests that match no route.
@@ -28,6 +29,7 @@ type httpMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	inFlight prometheus.Gauge
+	queued   prometheus.Counter // requests that waited for a slot (admit.go)
 }
 
 // newHTTPMetrics registers the request metrics with reg.
@@ -39,8 +41,10 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 			Help:    "Time to serve HTTP requests, by method and route pattern.",
 			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}, []string{"method", "route"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricHTTPInFlight, Help: "HTTP requests being served now."}),
+		queued: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricHTTPQueued,
+			Help: "API requests that waited for one of server.maxConcurrentRequests slots."}),
 	}
-	cs := []prometheus.Collector{m.requests, m.duration, m.inFlight}
+	cs := []prometheus.Collector{m.requests, m.duration, m.inFlight, m.queued}
 	var errs []error
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {

@@ -71,6 +71,7 @@ type Server struct {
 	hm      *httpMetrics // metrics.go
 	layouts sync.Map     // type name -> *layout, render.go
 	console http.Handler // Options.Console
+	slots   chan struct{} // admit.go; nil: no bound
 }
 
 // New returns a server over engine, configured by the server and auth
@@ -88,6 +89,9 @@ func New(engine Engine, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger, console: opts.Console}
+	if n := s.cfg.MaxConcurrentRequests; n > 0 {
+		s.slots = make(chan struct{}, n)
+	}
 	if err := s.initOps(opts); err != nil {
 		return nil, err
 	}
@@ -126,7 +130,7 @@ func (s *Server) routes() http.Handler {
 	}
 	// One flat tree, not a mounted sub-router: each request is routed once.
 	r.Group(func(r chi.Router) {
-		r.Use(s.guard)
+		r.Use(s.guard, s.admit)
 		api := routes{s: s, r: r, prefix: "/api/v2/ontologies"}
 		api.handle(http.MethodGet, "", s.listOntologies)
 		api.handle(http.MethodGet, "/", s.listOntologies)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,6 +41,10 @@ type Server struct {
 	MaxQueryTerms int `yaml:"maxQueryTerms" json:"maxQueryTerms"`
 	// MaxAggregationGroups bounds the groups one aggregation may return.
 	MaxAggregationGroups int `yaml:"maxAggregationGroups" json:"maxAggregationGroups"`
+	// MaxConcurrentRequests bounds the ontology API requests that run at
+	// once; the others wait in turn (0: DefaultRequestsPerCPU per CPU the
+	// process may use; -1: no bound).
+	MaxConcurrentRequests int `yaml:"maxConcurrentRequests" json:"maxConcurrentRequests"`
 }
 
 // Server defaults.
@@ -54,6 +59,7 @@ const (
 	DefaultMaxWhereClauses      = 1000
 	DefaultMaxQueryTerms        = 100_000
 	DefaultMaxAggregationGroups = 10_000
+	DefaultRequestsPerCPU       = 4 // maxConcurrentRequests per GOMAXPROCS
 )
 
 // Auth configures bearer-token authentication. With no tokens the
@@ -146,6 +152,12 @@ func Validate(s *Server, a *Auth, isType func(apiName string) bool) []error {
 		s.DefaultPageSize = min(DefaultPageSize, s.MaxPageSize)
 	case s.MaxPageSize > 0 && s.DefaultPageSize > s.MaxPageSize:
 		bad("server.defaultPageSize", "%d is larger than server.maxPageSize (%d)", s.DefaultPageSize, s.MaxPageSize)
+	}
+	switch {
+	case s.MaxConcurrentRequests < -1:
+		bad("server.maxConcurrentRequests", "must be positive, 0 for the default or -1 for no bound")
+	case s.MaxConcurrentRequests == 0:
+		s.MaxConcurrentRequests = DefaultRequestsPerCPU * runtime.GOMAXPROCS(0)
 	}
 	switch {
 	case s.MaxBodyBytes < 0:
