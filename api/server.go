@@ -66,11 +66,11 @@ type Server struct {
 	auth    *authenticator
 	log     *slog.Logger
 	handler http.Handler
-	mux     *chi.Mux     // the router of handler, for routeOf (middleware.go)
-	ops     opsState     // ops.go
-	hm      *httpMetrics // metrics.go
-	layouts sync.Map     // type name -> *layout, render.go
-	console http.Handler // Options.Console
+	mux     *chi.Mux      // the router of handler, for routeOf (middleware.go)
+	ops     opsState      // ops.go
+	hm      *httpMetrics  // metrics.go
+	layouts sync.Map      // type name -> *layout, render.go
+	console http.Handler  // Options.Console
 	slots   chan struct{} // admit.go; nil: no bound
 }
 
