@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ontoindex/ontoindex/indexer/daemon"
@@ -26,6 +27,10 @@ type client struct {
 	base  string
 	token string
 	admin string // the admin token, for rebuilds
+	// resent counts the requests the HTTP client sent a second time, on a
+	// new connection, because the kept-alive one it picked was closed
+	// (see do).
+	resent atomic.Int64
 }
 
 // httpError is an answer with a status other than the one expected.
@@ -56,12 +61,23 @@ func (c *client) do(ctx context.Context, method, path, token string, body any, o
 	req.Header.Set("Authorization", "Bearer "+token)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+		// The POSTs with a body are the API's reads (search, loadObjects,
+		// aggregate): idempotent, as the header tells net/http, which then
+		// sends one again on a new connection when the kept-alive one it
+		// picked turns out closed, as it does for GETs and as browsers do
+		// for every method. HTTP/1.1 cannot rule that race out; resent
+		// counts it, so that a server that closes connections shows.
+		req.Header.Set("Idempotency-Key", "read")
 	}
 	// Whether the request went on a kept-alive connection tells a server
 	// that closed it apart from one that never read the request.
 	var reused, got bool
+	conns := 0
 	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(ci httptrace.GotConnInfo) {
 		reused, got = ci.Reused, true
+		if conns++; conns == 2 {
+			c.resent.Add(1)
+		}
 	}}))
 	start := time.Now()
 	resp, err := c.hc.Do(req)

@@ -21,6 +21,7 @@ func (r *run) loadPhase(ctx context.Context) error {
 	p := startProbe(ctx, r)
 	defer p.stop()
 	l := &loader{r: r, p: p}
+	resent := r.c.resent.Load()
 	start := time.Now()
 	lctx, cancel := context.WithDeadline(ctx, start.Add(r.o.Load))
 	defer cancel()
@@ -92,6 +93,7 @@ loop:
 	}
 	fig.Commits = len(lags) + len(missing)
 	fig.Rebuilds = rebuilds
+	fig.Resent = r.c.resent.Load() - resent
 	r.rep.Load = fig
 	if err := r.checkServed(ctx, "after the load"); err != nil {
 		return err

@@ -35,6 +35,9 @@ type LoadFigures struct {
 	// Rebuilds counts the full rebuilds into a new generation asked for
 	// during the load (one every 10 s).
 	Rebuilds int `json:"rebuilds"`
+	// Resent counts the requests the HTTP client sent again on a new
+	// connection because the kept-alive one it picked had been closed.
+	Resent int64 `json:"resent"`
 
 	lat []time.Duration
 }
@@ -167,6 +170,7 @@ func (f *LoadFigures) print(w io.Writer) {
 		fmt.Fprintf(w, "    %-24s %8d requests, %d errors, p50 %.1f ms, p99 %.1f ms\n", op, o.Requests, o.Errors, o.P50Ms, o.P99Ms)
 	}
 	fmt.Fprintf(w, "  rebuilds into a new generation during the load: %d\n", f.Rebuilds)
+	fmt.Fprintf(w, "  requests sent again on a new connection (the kept-alive one was closed): %d\n", f.Resent)
 	fmt.Fprintf(w, "  lag (commit to served): %d commits, p50 %.0f ms, p99 %.0f ms, max %.0f ms; %d never served\n",
 		f.Lag.Commits, f.Lag.P50Ms, f.Lag.P99Ms, f.Lag.MaxMs, len(f.Lag.NeverServed))
 	for _, k := range slices.Sorted(maps.Keys(f.Lag.ByKind)) {
