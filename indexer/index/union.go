@@ -6,7 +6,9 @@ package index
 // one), and R's documents are read along the range's order and tested
 // against it. Building the matches' bitset instead costs a copy of S, a
 // write per document of R into it (after a clear), and a popcount; at a
-// million documents that was most of the query.
+// million documents that was most of the query. When S is one value of a
+// dict and R a range of another property with a dict, |R ∩ S| comes from
+// their pair counts (pairs.go) without reading R at all.
 
 // unionSplit is such a union: the sets as one dense bitset, and the range.
 type unionSplit struct {
