@@ -152,10 +152,15 @@ func (r *run) killAt(ctx context.Context, mode string) (building bool, err error
 		if err := r.srv.terminate(); err != nil {
 			return false, err
 		}
-		time.Sleep(time.Duration(r.rng.Int64N(int64(300 * time.Millisecond))))
-		if !r.srv.alive() { // it stopped before the kill
+		if r.stopWindow == 0 {
+			r.stopWindow = 300 * time.Millisecond
+		}
+		wait := time.Duration(r.rng.Int64N(int64(r.stopWindow)))
+		time.Sleep(wait)
+		if !r.srv.alive() { // it stopped before the kill: within wait
 			r.srv.kill()
 			k.Stopped++
+			r.stopWindow = max(min(r.stopWindow/2, wait), 100*time.Microsecond)
 			return building, nil
 		}
 		k.DuringStop++

@@ -118,8 +118,8 @@ func (rep *Report) Print(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	k := rep.Kills
-	fmt.Fprintf(w, "  kills: %d kill -9 of indexer serve, %d survived; %d during a build (%d of them during a full rebuild: %d requested, %d forced by a config reload; %d resumed after the restart), %d while starting, %d during a graceful stop; restart to ready p50 %d ms, max %d ms\n",
-		k.Killed, k.Survived, k.DuringBuild, k.DuringRebuild, k.Rebuilds, k.Reloads, k.Resumed, k.DuringStart, k.DuringStop, k.RestartP50Ms, k.RestartMaxMs)
+	fmt.Fprintf(w, "  kills: %d kill -9 of indexer serve, %d survived; %d during a build (%d of them during a full rebuild: %d requested, %d forced by a config reload; %d resumed after the restart), %d while starting, %d during a graceful stop (%d stops ended before the kill); restart to ready p50 %d ms, max %d ms\n",
+		k.Killed, k.Survived, k.DuringBuild, k.DuringRebuild, k.Rebuilds, k.Reloads, k.Resumed, k.DuringStart, k.DuringStop, k.Stopped, k.RestartP50Ms, k.RestartMaxMs)
 	s := rep.Store
 	fmt.Fprintf(w, "  data dir after each kill: %d checks of %d objects: %d lost, %d ghost, %d different, %d other\n", s.Checks, s.Objects, s.Lost, s.Ghost, s.Differs, s.Wrong)
 	s = rep.Served

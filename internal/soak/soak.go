@@ -96,6 +96,11 @@ type run struct {
 	// reload that bumps it forces a full build).
 	readerSHA, adminSHA string
 	semver              int
+	// stopWindow bounds the random wait between SIGTERM and SIGKILL of a
+	// kill during a graceful stop; it shrinks to the wait each time the
+	// server stopped within it, so that the kills land while it drains
+	// (see killAt).
+	stopWindow time.Duration
 	closers             []func() error
 	evidence            int // data dirs kept after failed checks
 }
