@@ -101,8 +101,8 @@ type run struct {
 	// server stopped within it, so that the kills land while it drains
 	// (see killAt).
 	stopWindow time.Duration
-	closers             []func() error
-	evidence            int // data dirs kept after failed checks
+	closers    []func() error
+	evidence   int // data dirs kept after failed checks
 }
 
 // Run runs a campaign and returns its report. The error is about the
