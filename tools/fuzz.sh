@@ -39,7 +39,8 @@ for t in "${targets[@]}"; do
   echo "== $name (./$dir, -fuzztime $fuzztime)"
   start=$(date +%s)
   log=$(mktemp)
-  if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "./$dir" >"$log" 2>&1; then
+  # -timeout 0: go test's default of 10 minutes would end a long run.
+  if ! go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -timeout 0 "./$dir" >"$log" 2>&1; then
     cat "$log"
     rm -f "$log"
     echo "fuzz.sh: $name failed (the input is in ./$dir/testdata/fuzz/$name/)" >&2
