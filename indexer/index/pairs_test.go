@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -28,7 +29,7 @@ func bruteCells(typ *objects.Type, want state, a, b string) map[string]int {
 }
 
 // tableCells lists the non-zero cells of a table the way bruteCells does.
-func tableCells(s *Snapshot, t *pairTable, a, b *propIndex) map[string]int {
+func tableCells(t *pairTable, a, b *propIndex) map[string]int {
 	out := map[string]int{}
 	for ka := range a.dict.m {
 		for _, v := range t.vals {
@@ -38,18 +39,6 @@ func tableCells(s *Snapshot, t *pairTable, a, b *propIndex) map[string]int {
 		}
 	}
 	return out
-}
-
-func equalCells(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, n := range a {
-		if b[k] != n {
-			return false
-		}
-	}
-	return true
 }
 
 // TestPairTable_carry checks that Apply carries every pair table exactly:
@@ -104,7 +93,7 @@ func TestPairTable_carry(t *testing.T) {
 				}
 				pa, pb := s.prop(a), s.prop(b)
 				tb := s.pairCounts(pa, pb) // carried, or made now
-				if got, exp := tableCells(s, tb, pa, pb), bruteCells(typ, want, a, b); !equalCells(got, exp) {
+				if got, exp := tableCells(tb, pa, pb), bruteCells(typ, want, a, b); !maps.Equal(got, exp) {
 					t.Fatalf("round %d: %s x %s: %d cells, want %d", round, a, b, len(got), len(exp))
 				}
 			}
