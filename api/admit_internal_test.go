@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -108,7 +109,7 @@ func TestServer_admit(t *testing.T) {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/late", nil).WithContext(ctx))
 		var body conjureError
-		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusInternalServerError || body.ErrorName != string(nameRequestTimeout) {
+		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != http.StatusInternalServerError || body.ErrorName != string(wire.NameRequestTimeout) {
 			t.Fatalf("status %d, body %s (%v)", rec.Code, rec.Body, err)
 		}
 		close(hold)

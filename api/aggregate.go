@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
@@ -104,23 +105,23 @@ func aggProperty(t *objects.Type, what string, field *string, pi json.RawMessage
 	var name string
 	switch {
 	case field != nil && pi != nil:
-		return objects.Property{}, apiErr(nameMalformedRequestBody, map[string]any{"reason": what + ": give either field or propertyIdentifier, not both"})
+		return objects.Property{}, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": what + ": give either field or propertyIdentifier, not both"})
 	case field != nil:
 		name = *field
 	case pi != nil:
-		n, err := decodePropertyIdentifier(what, pi)
+		n, err := wire.DecodePropertyIdentifier(what, pi)
 		if err != nil {
 			return objects.Property{}, err
 		}
 		name = n
 	default:
-		return objects.Property{}, apiErr(nameMalformedRequestBody, map[string]any{"reason": what + " needs field or propertyIdentifier"})
+		return objects.Property{}, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": what + " needs field or propertyIdentifier"})
 	}
-	return lookupProperty(t, name)
+	return wire.LookupProperty(t, name)
 }
 
-func wrongType(p objects.Property, what string) *Error {
-	return apiErr(nameInvalidPropertyType, map[string]any{"property": p.APIName, "propertyBaseType": dataType(p.Type.Primitive())["type"],
+func wrongType(p objects.Property, what string) *wire.Error {
+	return wire.Err(wire.NameInvalidPropertyType, map[string]any{"property": p.APIName, "propertyBaseType": dataType(p.Type.Primitive())["type"],
 		"reason": fmt.Sprintf("%s does not apply to property %s of type %s", what, p.APIName, p.Type)})
 }
 
@@ -130,13 +131,13 @@ func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error
 	for _, raw := range raws {
 		var rm rawMetric
 		if err := strictDecode(raw, &rm); err != nil {
-			return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": "aggregation: " + jsonReason(err)})
+			return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "aggregation: " + jsonReason(err)})
 		}
 		m := metricSpec{Metric: query.Metric{Kind: metricKinds[rm.Type]}, name: rm.Name}
 		switch rm.Type {
 		case "count":
 			if rm.Field != nil || rm.PropertyIdentifier != nil {
-				return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": "count takes no field"})
+				return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "count takes no field"})
 			}
 			if m.name == "" {
 				m.name = "count"
@@ -162,9 +163,9 @@ func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error
 				m.name = p.APIName + "." + rm.Type
 			}
 		case "approximatePercentile":
-			return nil, apiErr(nameAggregationMetricNotSupported, map[string]any{"metricType": rm.Type})
+			return nil, wire.Err(wire.NameAggregationMetricNotSupported, map[string]any{"metricType": rm.Type})
 		default:
-			return nil, apiErr(nameAggregationMetricNotSupported, map[string]any{"metricType": rm.Type, "reason": "unknown metric type"})
+			return nil, wire.Err(wire.NameAggregationMetricNotSupported, map[string]any{"metricType": rm.Type, "reason": "unknown metric type"})
 		}
 		switch rm.Direction {
 		case "":
@@ -173,10 +174,10 @@ func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error
 		case "DESC", "desc":
 			m.Order = -1
 		default:
-			return nil, apiErr(nameInvalidSortOrder, map[string]any{"invalidSortOrder": rm.Direction})
+			return nil, wire.Err(wire.NameInvalidSortOrder, map[string]any{"invalidSortOrder": rm.Direction})
 		}
 		if names[m.name] {
-			return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": fmt.Sprintf("two metrics are named %q", m.name)})
+			return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": fmt.Sprintf("two metrics are named %q", m.name)})
 		}
 		names[m.name] = true
 		out = append(out, m)
@@ -190,20 +191,20 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 	for _, raw := range raws {
 		var rg rawGroup
 		if err := strictDecode(raw, &rg); err != nil {
-			return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": "groupBy: " + jsonReason(err)})
+			return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "groupBy: " + jsonReason(err)})
 		}
 		if rg.Type == "duration" {
-			return nil, apiErr(nameAggregationGroupByNotSupported, map[string]any{"groupByType": rg.Type, "reason": "use ranges over the date or timestamp property"})
+			return nil, wire.Err(wire.NameAggregationGroupByNotSupported, map[string]any{"groupByType": rg.Type, "reason": "use ranges over the date or timestamp property"})
 		}
 		if rg.Type != "exact" && rg.Type != "fixedWidth" && rg.Type != "ranges" {
-			return nil, apiErr(nameAggregationGroupByNotSupported, map[string]any{"groupByType": rg.Type, "reason": "groupBy types are exact, fixedWidth and ranges"})
+			return nil, wire.Err(wire.NameAggregationGroupByNotSupported, map[string]any{"groupByType": rg.Type, "reason": "groupBy types are exact, fixedWidth and ranges"})
 		}
 		p, err := aggProperty(t, rg.Type, rg.Field, rg.PropertyIdentifier)
 		if err != nil {
 			return nil, err
 		}
 		if seen[p.APIName] {
-			return nil, apiErr(nameMultipleGroupByOnFieldNotSupported, map[string]any{"duplicateFields": []string{p.APIName}})
+			return nil, wire.Err(wire.NameMultipleGroupByOnFieldNotSupported, map[string]any{"duplicateFields": []string{p.APIName}})
 		}
 		seen[p.APIName] = true
 		g := groupSpec{Group: query.Group{Kind: groupKinds[rg.Type], Property: p.APIName}, prop: p}
@@ -212,12 +213,12 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 		case "exact":
 			if rg.MaxGroupCount != nil {
 				if *rg.MaxGroupCount < 1 {
-					return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": "maxGroupCount must be positive"})
+					return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "maxGroupCount must be positive"})
 				}
 				g.MaxGroupCount = *rg.MaxGroupCount
 			}
 			if rg.DefaultValue != nil && rg.IncludeNullValues {
-				return nil, apiErr(nameDefaultAndNullGroupsNotSupported, nil)
+				return nil, wire.Err(wire.NameDefaultAndNullGroupsNotSupported, nil)
 			}
 			g.Default, g.IncludeNull = rg.DefaultValue, rg.IncludeNullValues
 		case "fixedWidth":
@@ -225,27 +226,27 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 				return nil, wrongType(p, "fixedWidth grouping")
 			}
 			if rg.FixedWidth == nil || !(*rg.FixedWidth > 0) || math.IsInf(*rg.FixedWidth, 0) {
-				return nil, apiErr(nameInvalidAggregationRange, map[string]any{"reason": "fixedWidth must be a positive number"})
+				return nil, wire.Err(wire.NameInvalidAggregationRange, map[string]any{"reason": "fixedWidth must be a positive number"})
 			}
 			g.Width = *rg.FixedWidth
 		case "ranges":
 			if !k.Numeric() && !k.DateLike() {
-				return nil, apiErr(nameInvalidAggregationRangePropertyType, map[string]any{"property": p.APIName, "objectType": t.APIName,
+				return nil, wire.Err(wire.NameInvalidAggregationRangePropertyType, map[string]any{"property": p.APIName, "objectType": t.APIName,
 					"propertyBaseType": dataType(p.Type.Primitive())["type"]})
 			}
 			if len(rg.Ranges) == 0 {
-				return nil, apiErr(nameInvalidAggregationRange, map[string]any{"reason": "ranges needs at least one range"})
+				return nil, wire.Err(wire.NameInvalidAggregationRange, map[string]any{"reason": "ranges needs at least one range"})
 			}
 			for _, rr := range rg.Ranges {
 				var ar aggRange
 				var qr query.Range
 				for i, raw := range []json.RawMessage{rr.StartValue, rr.EndValue} {
-					if isNull(raw) {
+					if wire.IsNull(raw) {
 						continue
 					}
-					v, err := parseValue(p, "ranges", raw)
+					v, err := wire.ParseValue(p, "ranges", raw)
 					if err != nil {
-						return nil, apiErr(nameInvalidAggregationRangeValue, map[string]any{"property": p.APIName, "objectType": t.APIName,
+						return nil, wire.Err(wire.NameInvalidAggregationRangeValue, map[string]any{"property": p.APIName, "objectType": t.APIName,
 							"propertyBaseType": dataType(p.Type.Primitive())["type"]})
 					}
 					if i == 0 {
@@ -255,7 +256,7 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 					}
 				}
 				if qr.Start == nil && qr.End == nil {
-					return nil, apiErr(nameInvalidAggregationRange, map[string]any{"reason": "a range needs startValue, endValue or both"})
+					return nil, wire.Err(wire.NameInvalidAggregationRange, map[string]any{"reason": "a range needs startValue, endValue or both"})
 				}
 				g.Ranges = append(g.Ranges, qr)
 				g.ranges = append(g.ranges, ar)
@@ -286,7 +287,7 @@ func (s *Server) aggregate(ctx context.Context, v *indexer.View, f *query.Filter
 	switch accuracy {
 	case "", "REQUIRE_ACCURATE", "ALLOW_APPROXIMATE":
 	default:
-		return nil, apiErr(nameMalformedRequestBody, map[string]any{"reason": "accuracy must be REQUIRE_ACCURATE or ALLOW_APPROXIMATE"})
+		return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "accuracy must be REQUIRE_ACCURATE or ALLOW_APPROXIMATE"})
 	}
 	t := v.Type()
 	metrics, err := decodeMetrics(t, metricsRaw)
@@ -378,7 +379,7 @@ func (s *Server) aggregateObjects(r *http.Request) (any, error) {
 	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
-	where, err := decodeWhere(v.Type(), req.Where, s.cfg.MaxWhereDepth, s.cfg.MaxWhereClauses)
+	where, err := wire.Where(v.Type(), req.Where, s.cfg.MaxWhereDepth, s.cfg.MaxWhereClauses)
 	if err != nil {
 		return nil, err
 	}
@@ -400,7 +401,7 @@ func (s *Server) aggregateObjectSet(r *http.Request) (any, error) {
 	}
 	defer d.release()
 	if d.view == nil {
-		return nil, apiErr(nameUnsupportedObjectSet, map[string]any{"reason": "the object set names no object type (an empty static set)"})
+		return nil, wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"reason": "the object set names no object type (an empty static set)"})
 	}
 	return s.aggregate(r.Context(), d.view, c, req.Aggregation, req.GroupBy, req.Accuracy)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ontoindex/ontoindex/api/serverconfig"
+	"github.com/ontoindex/ontoindex/api/wire"
 )
 
 // Principal is who a request runs as: a configured token, or the
@@ -70,13 +71,13 @@ func (a *authenticator) anonymous() bool { return len(a.tokens) == 0 }
 var anonymous = Principal{Name: "anonymous", Admin: true, all: true}
 
 // check returns the principal of an Authorization header value.
-func (a *authenticator) check(header string) (*Principal, *Error) {
+func (a *authenticator) check(header string) (*Principal, *wire.Error) {
 	if a.anonymous() {
 		return a.anon, nil
 	}
 	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
 	if header == "" || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return nil, apiErr(nameMissingCredentials, map[string]any{"reason": "send Authorization: Bearer <token>"})
+		return nil, wire.Err(wire.NameMissingCredentials, map[string]any{"reason": "send Authorization: Bearer <token>"})
 	}
 	d := sha256.Sum256([]byte(strings.TrimSpace(token)))
 	var found *Principal
@@ -86,7 +87,7 @@ func (a *authenticator) check(header string) (*Principal, *Error) {
 		}
 	}
 	if found == nil {
-		return nil, apiErr(nameInvalidCredentials, nil)
+		return nil, wire.Err(wire.NameInvalidCredentials, nil)
 	}
 	return found, nil
 }
@@ -96,7 +97,7 @@ func (a *authenticator) check(header string) (*Principal, *Error) {
 func (s *Server) requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := PrincipalFrom(r.Context()); p == nil || !p.Admin {
-			s.writeError(w, r, apiErr(namePermissionDenied, map[string]any{"reason": "this endpoint needs an admin token"}))
+			s.writeError(w, r, wire.Err(wire.NamePermissionDenied, map[string]any{"reason": "this endpoint needs an admin token"}))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -60,30 +60,3 @@ func TestServer_requireAdmin(t *testing.T) {
 		}
 	}
 }
-
-func TestErrorTable(t *testing.T) {
-	for name, k := range errorTable {
-		status, ok := conjureStatus[k.code]
-		if !ok || status == 0 {
-			t.Errorf("%s: code %s has no status", name, k.code)
-		}
-		if k.doc == "" {
-			t.Errorf("%s: no description", name)
-		}
-		if e := apiErr(name, nil); e.Status() != status || e.Code() != k.code {
-			t.Errorf("%s: %d %s", name, e.Status(), e.Code())
-		}
-	}
-	if e := apiErr(errorName("NoSuchError"), nil); e.Code() != codeInternal || e.Status() != 500 {
-		t.Errorf("unknown names are internal: %s %d", e.Code(), e.Status())
-	}
-	want := map[errorName]int{nameObjectTypeNotFound: 404, nameObjectNotFound: 404, nameOntologyNotFound: 404, namePropertiesNotFound: 404,
-		namePropertiesNotSearchable: 400, namePropertiesNotSortable: 400, nameMalformedPropertyFilters: 400, nameInvalidRangeQuery: 400,
-		nameDuplicateOrderBy: 400, nameInvalidPageSize: 400, nameInvalidPageToken: 400, nameObjectTypeNotSynced: 409,
-		nameMissingCredentials: 401, nameInvalidCredentials: 401, namePermissionDenied: 403, nameRequestEntityTooLarge: 413}
-	for name, status := range want {
-		if got := apiErr(name, nil).Status(); got != status {
-			t.Errorf("%s: status %d, want %d", name, got, status)
-		}
-	}
-}

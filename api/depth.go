@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/ontoindex/ontoindex/api/wire"
 )
 
 // Bodies are checked for depth before they are decoded. encoding/json
@@ -56,7 +58,7 @@ func checkDepth(raw []byte, maxWhereDepth int) error {
 		}
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return apiErr(nameMalformedRequestBody, map[string]any{"reason": jsonReason(err)})
+			return wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": jsonReason(err)})
 		}
 		if err != nil {
 			break // the prefix ends mid-value: no syntax error before the excess
@@ -66,7 +68,7 @@ func checkDepth(raw []byte, maxWhereDepth int) error {
 	if limit == jsonMaxDepth {
 		reason = fmt.Sprintf("the body nests its JSON more than %d levels deep, the most the server reads (where clauses and object sets may nest %d levels)", limit, maxWhereDepth)
 	}
-	return apiErr(nameWhereClauseTooComplex, map[string]any{"maxDepth": maxWhereDepth, "reason": reason})
+	return wire.Err(wire.NameWhereClauseTooComplex, map[string]any{"maxDepth": maxWhereDepth, "reason": reason})
 }
 
 // excessAt returns the offset of the first [ or { outside strings that

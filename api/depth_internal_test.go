@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ontoindex/ontoindex/api/wire"
 )
 
 func TestExcessAt(t *testing.T) {
@@ -31,8 +33,8 @@ func TestExcessAt(t *testing.T) {
 // naming both limits, never as invalid JSON.
 func TestCheckDepth_jsonLimit(t *testing.T) {
 	body := `{"where":` + strings.Repeat(`{"type":"and","value":[`, 5999) + `{}` + strings.Repeat(`]}`, 5999) + `}`
-	var ae *Error
-	if err := checkDepth([]byte(body), 6000); !errors.As(err, &ae) || ae.Name != nameWhereClauseTooComplex ||
+	var ae *wire.Error
+	if err := checkDepth([]byte(body), 6000); !errors.As(err, &ae) || ae.Name != wire.NameWhereClauseTooComplex ||
 		!strings.Contains(ae.Params["reason"].(string), "10000 levels") || ae.Params["maxDepth"] != 6000 {
 		t.Fatalf("got %v", err)
 	}

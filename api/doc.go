@@ -52,17 +52,17 @@
 //
 // where takes every SearchJsonQueryV2 type except the geo, vector,
 // interval and relativeDateRange ones, which are refused with 400
-// PropertyFiltersNotSupported and a reason (see where.go for how each maps
-// onto the engine's query.Filter). Results are ordered by orderBy (any searchable property
+// PropertyFiltersNotSupported and a reason (see wire/where.go for how each
+// maps onto the engine's query.Filter). Results are ordered by orderBy (any searchable property
 // that is not an array; nulls last) and then by primary key, so the order
-// is total. Page tokens (pagetoken.go) are opaque cursors holding the sort
+// is total. Page tokens (wire/pagetoken.go) are opaque cursors holding the sort
 // values of the last object and its primary key, never offsets: a page
 // costs the same at any depth, and while no build runs, paging neither
 // skips nor repeats objects. Listings without an order are in primary-key
 // order.
 //
-// Object sets (objectset.go) decode to the same engine filters, one object
-// type each. A searchAround follows a link of the config
+// Object sets (wire/objectset.go) decode to the same engine filters, one
+// object type each. A searchAround follows a link of the config
 // (objectset_links.go): it reads the keys its inner set holds from the
 // engine (View.Distinct) and becomes an in filter on the target type, via
 // the link table's rows for a many-to-many link, so links are resolved at
@@ -78,7 +78,7 @@
 //
 // Errors have the Conjure shape {errorCode, errorName, errorInstanceId,
 // parameters}, plus a message that @osdk/client shows, and the HTTP status
-// of their code; errorTable in errors.go is the one table of names and
+// of their code; the table in wire/errors.go is the one table of names and
 // codes. Internal errors return nothing but their instance id, which the
 // log has with the cause. A method a path does not take is 405
 // MethodNotAllowed with an Allow header; its code, METHOD_NOT_ALLOWED, is

@@ -1,19 +1,21 @@
 package api
 
+import "github.com/ontoindex/ontoindex/api/wire"
+
 // WithCursor returns page token tok with its values replaced by values,
 // for the fuzz tests: a token that passes the fingerprint check of its
 // request, so that what it carries reaches the engine's cursor decoder.
 func WithCursor(tok string, values ...string) (string, bool) {
-	t, err := decodePageToken(tok)
+	t, err := wire.ParseToken(tok)
 	if err != nil {
 		return "", false
 	}
-	t.values = values
-	return t.encode(), true
+	t.Values = values
+	return t.Encode(), true
 }
 
 // TokenValues returns what page token tok carries (its cursor).
 func TokenValues(tok string) ([]string, bool) {
-	t, err := decodePageToken(tok)
-	return t.values, err == nil
+	t, err := wire.ParseToken(tok)
+	return t.Values, err == nil
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -81,7 +82,7 @@ func (s *Server) getOutgoingLinkType(r *http.Request) (any, error) {
 	link := pathParam(r, "linkType")
 	l, ok := s.linkSide(r, t.APIName, link)
 	if !ok {
-		return nil, apiErr(nameLinkTypeNotFound, map[string]any{"objectType": t.APIName, "linkType": link})
+		return nil, wire.Err(wire.NameLinkTypeNotFound, map[string]any{"objectType": t.APIName, "linkType": link})
 	}
 	return linkTypeSide(l), nil
 }
@@ -93,7 +94,7 @@ func (s *Server) linkedSet(r *http.Request) (*setDecoder, *query.Filter, error) 
 	if err := s.checkOntology(r); err != nil {
 		return nil, nil, err
 	}
-	d := &setDecoder{s: s, r: r, wd: &whereDecoder{maxDepth: s.cfg.MaxWhereDepth, maxClauses: s.cfg.MaxWhereClauses}}
+	d := &setDecoder{s: s, r: r, wd: &wire.WhereDecoder{MaxDepth: s.cfg.MaxWhereDepth, MaxClauses: s.cfg.MaxWhereClauses}}
 	typ := pathParam(r, "objectType")
 	sv, err := d.open(typ, false)
 	if err != nil {
@@ -107,7 +108,7 @@ func (s *Server) linkedSet(r *http.Request) (*setDecoder, *query.Filter, error) 
 	}
 	p, err := sv.Lookup(key)
 	if err == nil && p.Len() == 0 {
-		err = apiErr(nameObjectNotFound, map[string]any{"objectType": typ, "primaryKey": map[string]any{"value": pk}})
+		err = wire.Err(wire.NameObjectNotFound, map[string]any{"objectType": typ, "primaryKey": map[string]any{"value": pk}})
 	}
 	if err != nil {
 		d.release()
@@ -136,7 +137,7 @@ func (s *Server) listLinkedObjects(r *http.Request) (any, error) {
 		return nil, err
 	}
 	spec.where = f
-	spec.fp = fingerprint("links", pathParam(r, "objectType"), pathParam(r, "primaryKey"), pathParam(r, "linkType"), sortKey(spec.sort))
+	spec.fp = wire.Fingerprint("links", pathParam(r, "objectType"), pathParam(r, "primaryKey"), pathParam(r, "linkType"), sortKey(spec.sort))
 	return s.runSearch(r.Context(), d.view, spec)
 }
 
@@ -153,13 +154,13 @@ func (s *Server) getLinkedObject(r *http.Request) (any, error) {
 		return nil, err
 	}
 	spec := searchSpec{where: query.And(f, &query.Filter{Op: query.OpKeys, Keys: [][]byte{key}}), pageSize: 1,
-		sel: sel, excludeRID: excl, fp: fingerprint("linked")}
+		sel: sel, excludeRID: excl, fp: wire.Fingerprint("linked")}
 	page, err := s.runSearch(r.Context(), d.view, spec)
 	if err != nil {
 		return nil, err
 	}
 	if page.pageLen() == 0 {
-		return nil, apiErr(nameLinkedObjectNotFound, map[string]any{"objectType": pathParam(r, "objectType"), "primaryKey": pathParam(r, "primaryKey"),
+		return nil, wire.Err(wire.NameLinkedObjectNotFound, map[string]any{"objectType": pathParam(r, "objectType"), "primaryKey": pathParam(r, "primaryKey"),
 			"linkType": pathParam(r, "linkType"), "linkedObjectType": t.APIName, "linkedObjectPrimaryKey": map[string]any{"value": pk}})
 	}
 	return oneObject{r: page.r, page: page.page}, nil

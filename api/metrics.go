@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -85,7 +86,7 @@ func (m *httpMetrics) observe(r *http.Request, info *requestInfo, route string, 
 		code = http.StatusOK
 	}
 	rm := info.route
-	if rm == nil || info.errorName == nameApiNotFound {
+	if rm == nil || info.errorName == wire.NameApiNotFound {
 		method := methodLabel(r.Method)
 		m.requests.WithLabelValues(method, route, strconv.Itoa(code)).Inc()
 		m.duration.WithLabelValues(method, route).Observe(elapsed.Seconds())

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/ontoindex/ontoindex/api/wire"
 )
 
 type ctxKey int
@@ -30,7 +31,7 @@ const keyRequestInfo ctxKey = iota
 type requestInfo struct {
 	status    int
 	bytes     int64
-	errorName errorName
+	errorName wire.Name
 	principal *Principal
 	route     *routeMetrics // set by the route's handler; nil for unmatched paths
 }
@@ -129,7 +130,7 @@ func (s *Server) done(r *http.Request, info *requestInfo, start time.Time) {
 // serves, or one a route answered with ApiNotFound.
 func (s *Server) routeOf(r *http.Request, info *requestInfo) string {
 	switch {
-	case info.errorName == nameApiNotFound:
+	case info.errorName == wire.NameApiNotFound:
 		return RouteUnmatched
 	case info.route != nil:
 		return info.route.pattern
@@ -168,7 +169,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		info.principal = p
 		if r.ContentLength > s.cfg.MaxBodyBytes {
-			s.writeError(w, r, apiErr(nameRequestEntityTooLarge, map[string]any{"maxBytes": s.cfg.MaxBodyBytes}))
+			s.writeError(w, r, wire.Err(wire.NameRequestEntityTooLarge, map[string]any{"maxBytes": s.cfg.MaxBodyBytes}))
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
@@ -187,10 +188,11 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		s.log.Error("encode response", "error", err)
+		ie := internalErr(err)
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
-		_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: codeInternal, ErrorName: string(nameInternal), ErrorInstanceID: newInstanceID(), Parameters: map[string]any{},
-			Message: string(nameInternal)})
+		_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: ie.Code(), ErrorName: string(ie.Name), ErrorInstanceID: newInstanceID(), Parameters: map[string]any{},
+			Message: ie.Message()})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -205,7 +207,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 // refused as too deep before it is decoded (see checkDepth).
 func (s *Server) readBody(r *http.Request, v any) error {
 	if r.Body == nil {
-		return apiErr(nameMissingPostBody, nil)
+		return wire.Err(wire.NameMissingPostBody, nil)
 	}
 	raw, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -213,10 +215,10 @@ func (s *Server) readBody(r *http.Request, v any) error {
 		if errors.As(err, &mbe) {
 			return err
 		}
-		return apiErr(nameMalformedRequestBody, map[string]any{"reason": "could not read the body"})
+		return wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "could not read the body"})
 	}
 	if len(bytes.TrimSpace(raw)) == 0 {
-		return apiErr(nameMissingPostBody, nil)
+		return wire.Err(wire.NameMissingPostBody, nil)
 	}
 	if err := checkDepth(raw, s.cfg.MaxWhereDepth); err != nil {
 		return err
@@ -225,10 +227,10 @@ func (s *Server) readBody(r *http.Request, v any) error {
 	dec.UseNumber()
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return apiErr(nameMalformedRequestBody, map[string]any{"reason": jsonReason(err)})
+		return wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": jsonReason(err)})
 	}
 	if len(bytes.TrimSpace(raw[dec.InputOffset():])) != 0 {
-		return apiErr(nameMalformedRequestBody, map[string]any{"reason": "trailing data after the JSON value"})
+		return wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "trailing data after the JSON value"})
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -22,10 +23,10 @@ func (s *Server) view(r *http.Request, name string) (*indexer.View, error) {
 	v, err := s.engine.View(name)
 	if err != nil {
 		if errors.Is(err, indexer.ErrNotBuilt) {
-			return nil, apiErr(nameObjectTypeNotSynced, map[string]any{"objectType": name})
+			return nil, wire.Err(wire.NameObjectTypeNotSynced, map[string]any{"objectType": name})
 		}
 		if errors.Is(err, indexer.ErrUnknownType) {
-			return nil, apiErr(nameObjectTypeNotFound, map[string]any{"objectType": name, "objectTypeRid": objectTypeRIDPrefix + name})
+			return nil, wire.Err(wire.NameObjectTypeNotFound, map[string]any{"objectType": name, "objectTypeRid": objectTypeRIDPrefix + name})
 		}
 		return nil, err
 	}
@@ -47,7 +48,7 @@ func parseBool(name, raw string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(raw)
 	if err != nil {
-		return false, apiErr(nameInvalidParameterValue, map[string]any{"parameterId": name, "parameterValue": raw, "reason": "must be true or false"})
+		return false, wire.Err(wire.NameInvalidParameterValue, map[string]any{"parameterId": name, "parameterValue": raw, "reason": "must be true or false"})
 	}
 	return b, nil
 }
@@ -64,7 +65,7 @@ func (s *Server) listObjects(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec.fp = fingerprint("list", t.APIName, "", sortKey(spec.sort))
+	spec.fp = wire.Fingerprint("list", t.APIName, "", sortKey(spec.sort))
 	return s.runSearch(r.Context(), v, spec)
 }
 
@@ -137,7 +138,7 @@ func (s *Server) getObject(r *http.Request) (any, error) {
 		if postEndpoints[pk] {
 			params["reason"] = fmt.Sprintf("no %s has primary key %q; to %s %s objects, POST %s", t.APIName, pk, pk, t.APIName, r.URL.Path)
 		}
-		return nil, apiErr(nameObjectNotFound, params)
+		return nil, wire.Err(wire.NameObjectNotFound, params)
 	}
 	return atSnapshot{oneObject{r: s.renderer(t, sel, excl), page: p}, v.Checkpoint().SnapshotID}, nil
 }
@@ -180,9 +181,9 @@ func getParams(r *http.Request, t *objects.Type, param string) (key []byte, pk s
 
 // invalidKey is the error of a primary key in a path that does not fit
 // the key's type.
-func invalidKey(t *objects.Type, pk string, err error) *Error {
+func invalidKey(t *objects.Type, pk string, err error) *wire.Error {
 	kp, _ := t.Property(t.PrimaryKey[0])
-	return apiErr(nameInvalidPropertyValue, map[string]any{"property": strings.Join(t.PrimaryKey, ","), "propertyValue": truncate(pk),
+	return wire.Err(wire.NameInvalidPropertyValue, map[string]any{"property": strings.Join(t.PrimaryKey, ","), "propertyValue": wire.Truncate(pk),
 		"propertyBaseType": dataType(kp.Type)["type"], "reason": err.Error()})
 }
 
@@ -214,7 +215,7 @@ func (s *Server) searchObjects(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	where, err := decodeWhere(t, req.Where, s.cfg.MaxWhereDepth, s.cfg.MaxWhereClauses)
+	where, err := wire.Where(t, req.Where, s.cfg.MaxWhereDepth, s.cfg.MaxWhereClauses)
 	if err != nil {
 		return nil, err
 	}
@@ -223,13 +224,13 @@ func (s *Server) searchObjects(r *http.Request) (any, error) {
 		return nil, err
 	}
 	spec := searchSpec{where: where, sort: order, pageSize: size, pageToken: req.PageToken, sel: sel, excludeRID: req.ExcludeRid,
-		fp: fingerprint("search", t.APIName, compact(req.Where), sortKey(order))}
+		fp: wire.Fingerprint("search", t.APIName, compact(req.Where), sortKey(order))}
 	return s.runSearch(r.Context(), v, spec)
 }
 
 // compact is the canonical form of a JSON value for fingerprints.
 func compact(raw json.RawMessage) string {
-	if isNull(raw) {
+	if wire.IsNull(raw) {
 		return ""
 	}
 	var b bytes.Buffer

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -14,7 +15,7 @@ import (
 func (d *setDecoder) searchAround(f *query.Filter, typ, link string) (*query.Filter, string, error) {
 	l, ok := d.s.linkSide(d.r, typ, link)
 	if !ok {
-		return nil, "", apiErr(nameLinkTypeNotFound, map[string]any{"objectType": typ, "linkType": link})
+		return nil, "", wire.Err(wire.NameLinkTypeNotFound, map[string]any{"objectType": typ, "linkType": link})
 	}
 	tv, err := d.open(l.Target, false)
 	if err != nil {
@@ -30,7 +31,7 @@ func (d *setDecoder) searchAround(f *query.Filter, typ, link string) (*query.Fil
 		tableType = jv.Type()
 	}
 	if err := objects.CheckLink(&l, sv.Type(), tv.Type(), tableType); err != nil {
-		return nil, "", apiErr(nameLinkTypeNotResolvable, map[string]any{"objectType": typ, "linkType": link, "reason": err.Error()})
+		return nil, "", wire.Err(wire.NameLinkTypeNotResolvable, map[string]any{"objectType": typ, "linkType": link, "reason": err.Error()})
 	}
 	ctx, limits := d.r.Context(), d.s.limits()
 	srcKey := sv.Type().PrimaryKey[0]

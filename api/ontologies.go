@@ -10,16 +10,14 @@ import (
 	"strconv"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// Resource identifiers. Object rids carry the object type and the search
-// document id of the primary key, so that static object sets can be
-// resolved without a lookup table.
+// Resource identifiers; object rids are wire.ObjectRIDPrefix's.
 const (
 	objectTypeRIDPrefix = "ri.ontoindex.main.object-type."
 	propertyRIDPrefix   = "ri.ontoindex.main.property."
-	objectRIDPrefix     = "ri.ontoindex.main.object."
 )
 
 type ontologyV2 struct {
@@ -66,7 +64,7 @@ func (s *Server) checkOntology(r *http.Request) error {
 	if name == o.APIName || name == o.RID {
 		return nil
 	}
-	return apiErr(nameOntologyNotFound, map[string]any{"apiName": name, "ontologyRid": name})
+	return wire.Err(wire.NameOntologyNotFound, map[string]any{"apiName": name, "ontologyRid": name})
 }
 
 // isObjectType reports whether the engine serves name as an object type:
@@ -95,7 +93,7 @@ func (s *Server) typeName(r *http.Request, name string) (string, error) {
 	if p != nil && p.CanSee(name) && s.isObjectType(name) {
 		return name, nil
 	}
-	return "", apiErr(nameObjectTypeNotFound, map[string]any{"objectType": name, "objectTypeRid": objectTypeRIDPrefix + name})
+	return "", wire.Err(wire.NameObjectTypeNotFound, map[string]any{"objectType": name, "objectTypeRid": objectTypeRIDPrefix + name})
 }
 
 func (s *Server) listObjectTypes(r *http.Request) (any, error) {
@@ -110,7 +108,7 @@ func (s *Server) listObjectTypes(r *http.Request) (any, error) {
 	names := s.visibleTypes(r)
 	start := 0
 	if tok := q.Get("pageToken"); tok != "" {
-		after, err := decodeNameToken(tok)
+		after, err := wire.DecodeNameToken(tok)
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +131,7 @@ func (s *Server) listObjectTypes(r *http.Request) (any, error) {
 	}
 	resp := map[string]any{"data": data}
 	if end < len(names) {
-		resp["nextPageToken"] = encodeNameToken(names[end-1])
+		resp["nextPageToken"] = wire.EncodeNameToken(names[end-1])
 	}
 	return resp, nil
 }
@@ -258,12 +256,12 @@ func (s *Server) pageSize(raw string) (int, error) {
 // int, so that any other value is InvalidPageSize naming the range, not a
 // malformed body ("must be a number, not number 1e30").
 func (s *Server) bodyPageSize(raw json.RawMessage) (int, error) {
-	if isNull(raw) {
+	if wire.IsNull(raw) {
 		return s.cfg.DefaultPageSize, nil
 	}
 	var num json.Number
-	if err := json.Unmarshal(raw, &num); err != nil || jsonKindOf(raw) != "number" {
-		return 0, s.invalidPageSize(truncate(string(raw)))
+	if err := json.Unmarshal(raw, &num); err != nil || wire.JSONKind(raw) != "number" {
+		return 0, s.invalidPageSize(wire.Truncate(string(raw)))
 	}
 	if n, err := strconv.Atoi(num.String()); err == nil {
 		return s.checkPageSize(n)
@@ -281,7 +279,7 @@ func (s *Server) checkPageSize(n int) (int, error) {
 	return n, nil
 }
 
-func (s *Server) invalidPageSize(v any) *Error {
-	return apiErr(nameInvalidPageSize, map[string]any{"pageSize": v,
+func (s *Server) invalidPageSize(v any) *wire.Error {
+	return wire.Err(wire.NameInvalidPageSize, map[string]any{"pageSize": v,
 		"reason": fmt.Sprintf("pageSize must be an integer from 1 to %d (server.maxPageSize), not %v", s.cfg.MaxPageSize, v)})
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
@@ -109,7 +110,7 @@ func (p slogPrinter) Println(v ...any) { p.s.log.Error("metrics", "error", fmt.S
 func (s *Server) requireAllTypes(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := PrincipalFrom(r.Context()); p == nil || !p.all {
-			s.writeError(w, r, apiErr(namePermissionDenied, map[string]any{"reason": "the metrics cover every object type: this endpoint needs a token with objectTypes [\"*\"]"}))
+			s.writeError(w, r, wire.Err(wire.NamePermissionDenied, map[string]any{"reason": "the metrics cover every object type: this endpoint needs a token with objectTypes [\"*\"]"}))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -148,8 +149,8 @@ func (s *Server) visible(r *http.Request, name string) bool {
 	return p != nil && p.CanSee(name) && slices.Contains(s.engine.Types(), name)
 }
 
-func objectTypeNotFound(name string) *Error {
-	return apiErr(nameObjectTypeNotFound, map[string]any{"objectType": name})
+func objectTypeNotFound(name string) *wire.Error {
+	return wire.Err(wire.NameObjectTypeNotFound, map[string]any{"objectType": name})
 }
 
 // opsStatus reports the object types the token may see; ready covers
@@ -235,7 +236,7 @@ func (s *Server) opsRebuild(w http.ResponseWriter, r *http.Request) {
 	}
 	d := s.ops.daemon
 	if d == nil {
-		s.writeError(w, r, apiErr(nameOperationNotAvailable, map[string]any{"reason": "the server runs without a daemon: nothing builds object types"}))
+		s.writeError(w, r, wire.Err(wire.NameOperationNotAvailable, map[string]any{"reason": "the server runs without a daemon: nothing builds object types"}))
 		return
 	}
 	err := d.Rebuild(name)
@@ -307,10 +308,10 @@ func (s *Server) opsReload(r *http.Request) (any, error) {
 	res, err := s.Reload(r.Context())
 	switch {
 	case errors.Is(err, errNoDaemon), errors.Is(err, errNoConfigPath):
-		return nil, apiErr(nameOperationNotAvailable, map[string]any{"reason": err.Error()})
+		return nil, wire.Err(wire.NameOperationNotAvailable, map[string]any{"reason": err.Error()})
 	case errors.Is(err, indexer.ErrInvalidConfig):
 		s.log.Warn("reload rejected, the old config keeps running", "error", err)
-		return nil, &Error{Name: nameInvalidConfig, Params: map[string]any{"reason": err.Error()}, cause: err}
+		return nil, wire.Wrap(wire.NameInvalidConfig, map[string]any{"reason": err.Error()}, err)
 	case err != nil:
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -75,7 +76,7 @@ type layout struct {
 
 func layoutOf(t *objects.Type) *layout {
 	return &layout{t: t, fields: fieldsOf(t), keys: t.KeyIndexes(), title: t.TitleIndex(),
-		ridPrefix: objectRIDPrefix + t.APIName}
+		ridPrefix: wire.ObjectRIDPrefix + t.APIName}
 }
 
 // renderer writes the objects of one type.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -155,5 +156,5 @@ func longsAsStrings(t *objects.Type, m map[string]any) {
 // objectRID is the rid of an object as the wire defines it: its type and
 // search document id (the renderer writes it without building a string).
 func objectRID(t *objects.Type, key []byte) string {
-	return objectRIDPrefix + t.APIName + "." + objects.DocID(key)
+	return wire.ObjectRIDPrefix + t.APIName + "." + objects.DocID(key)
 }

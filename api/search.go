@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
@@ -33,7 +34,7 @@ func sortFields(t *objects.Type, ob *orderByV2) ([]sortField, error) {
 		return nil, nil
 	}
 	if ob.OrderType != "" && ob.OrderType != "fields" {
-		return nil, apiErr(nameInvalidOrderType, map[string]any{"orderType": ob.OrderType, "reason": "only orderType fields is supported"})
+		return nil, wire.Err(wire.NameInvalidOrderType, map[string]any{"orderType": ob.OrderType, "reason": "only orderType fields is supported"})
 	}
 	var out []sortField
 	for _, f := range ob.Fields {
@@ -59,7 +60,7 @@ func parseOrderBy(t *objects.Type, raw string) ([]sortField, error) {
 		var ok bool
 		if name, ok = strings.CutPrefix(name, "properties."); !ok {
 			if name, ok = strings.CutPrefix(name, "p."); !ok {
-				return nil, apiErr(nameInvalidFields, map[string]any{"properties": []string{part},
+				return nil, wire.Err(wire.NameInvalidFields, map[string]any{"properties": []string{part},
 					"reason": "orderBy fields read properties.<apiName>[:asc|:desc] or p.<apiName>[:asc|:desc]"})
 			}
 		}
@@ -75,10 +76,10 @@ func parseOrderBy(t *objects.Type, raw string) ([]sortField, error) {
 func sortFieldOf(t *objects.Type, name, dir string) (sortField, error) {
 	p, ok := t.Property(name)
 	if !ok {
-		return sortField{}, apiErr(namePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": []string{name}})
+		return sortField{}, wire.Err(wire.NamePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": []string{name}})
 	}
 	if !p.Sortable() {
-		return sortField{}, apiErr(namePropertiesNotSortable, map[string]any{"properties": []string{name},
+		return sortField{}, wire.Err(wire.NamePropertiesNotSortable, map[string]any{"properties": []string{name},
 			"reason": fmt.Sprintf("property %s has search role %s and type %s; sorting needs a searchable property that is not an array", name, p.Search, p.Type)})
 	}
 	switch strings.ToLower(dir) {
@@ -87,14 +88,14 @@ func sortFieldOf(t *objects.Type, name, dir string) (sortField, error) {
 	case "desc":
 		return sortField{prop: p, desc: true}, nil
 	}
-	return sortField{}, apiErr(nameInvalidSortOrder, map[string]any{"invalidSortOrder": dir})
+	return sortField{}, wire.Err(wire.NameInvalidSortOrder, map[string]any{"invalidSortOrder": dir})
 }
 
 func checkSortFields(fs []sortField) error {
 	seen := map[string]bool{}
 	for _, f := range fs {
 		if seen[f.prop.APIName] {
-			return apiErr(nameDuplicateOrderBy, map[string]any{"properties": []string{f.prop.APIName}})
+			return wire.Err(wire.NameDuplicateOrderBy, map[string]any{"properties": []string{f.prop.APIName}})
 		}
 		seen[f.prop.APIName] = true
 	}
@@ -132,7 +133,7 @@ func parseSelect(t *objects.Type, names []string) (selection, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, apiErr(namePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": missing})
+		return nil, wire.Err(wire.NamePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": missing})
 	}
 	if sel != nil {
 		for _, k := range t.PrimaryKey {
@@ -164,7 +165,7 @@ func orderAndSelect(t *objects.Type, ob *orderByV2, sel []string, selV2 []json.R
 func parseSelectV2(raw []json.RawMessage) ([]string, error) {
 	var names []string
 	for _, r := range raw {
-		n, err := decodePropertyIdentifier("selectV2", r)
+		n, err := wire.DecodePropertyIdentifier("selectV2", r)
 		if err != nil {
 			return nil, err
 		}
@@ -194,25 +195,25 @@ func (s *Server) runSearch(ctx context.Context, v *indexer.View, spec searchSpec
 		q.Sort = append(q.Sort, query.Sort{Property: f.prop.APIName, Desc: f.desc})
 	}
 	if spec.pageToken != "" {
-		tok, err := decodeToken(spec.pageToken, tokSearch, spec.fp)
+		tok, err := wire.DecodeToken(spec.pageToken, wire.TokSearch, spec.fp)
 		if err != nil {
 			return nil, err
 		}
-		if len(tok.values) != 1 || tok.values[0] == "" {
-			return nil, invalidToken(spec.pageToken)
+		if len(tok.Values) != 1 || tok.Values[0] == "" {
+			return nil, wire.InvalidToken(spec.pageToken)
 		}
-		q.After = []byte(tok.values[0])
+		q.After = []byte(tok.Values[0])
 	}
 	res, err := v.Search(ctx, q)
 	if err != nil {
 		if errors.Is(err, query.ErrBadCursor) {
-			return nil, invalidToken(spec.pageToken)
+			return nil, wire.InvalidToken(spec.pageToken)
 		}
 		return nil, fmt.Errorf("search %s: %w", t.APIName, err)
 	}
 	page := &objectPage{r: s.renderer(t, spec.sel, spec.excludeRID), page: res, total: res.Total}
 	if res.Next != nil {
-		page.next = pageToken{kind: tokSearch, fp: spec.fp, values: []string{string(res.Next)}}.encode()
+		page.next = wire.Token{Kind: wire.TokSearch, FP: spec.fp, Values: []string{string(res.Next)}}.Encode()
 	}
 	return page, nil
 }

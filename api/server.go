@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/ontoindex/ontoindex/api/serverconfig"
+	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/objects"
@@ -110,7 +111,7 @@ func (s *Server) routes() http.Handler {
 	s.mux = r
 	r.Use(s.observe) // recovery, metrics (metrics.go) and the request log
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, r, apiErr(nameApiNotFound, map[string]any{"path": r.URL.Path}))
+		s.writeError(w, r, wire.Err(wire.NameApiNotFound, map[string]any{"path": r.URL.Path}))
 	})
 	root := r
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
@@ -118,7 +119,7 @@ func (s *Server) routes() http.Handler {
 		// takes: ask the router for each.
 		allowed := allowedMethods(root, r)
 		if len(allowed) == 0 { // a method chi does not know, on no path
-			s.writeError(w, r, apiErr(nameApiNotFound, map[string]any{"path": r.URL.Path}))
+			s.writeError(w, r, wire.Err(wire.NameApiNotFound, map[string]any{"path": r.URL.Path}))
 			return
 		}
 		s.writeError(w, r, methodNotAllowed(r.Method, allowed, fmt.Sprintf("%s %s is not an endpoint; the path takes %s", r.Method, r.URL.Path, strings.Join(allowed, ", "))))
@@ -176,8 +177,8 @@ func allowedMethods(root chi.Routes, r *http.Request) []string {
 
 // methodNotAllowed is the 405 of a method the path does not take;
 // writeError sets the Allow header from allowedMethods.
-func methodNotAllowed(method string, allowed []string, reason string) *Error {
-	return apiErr(nameMethodNotAllowed, map[string]any{"method": method, "allowedMethods": allowed, "reason": reason})
+func methodNotAllowed(method string, allowed []string, reason string) *wire.Error {
+	return wire.Err(wire.NameMethodNotAllowed, map[string]any{"method": method, "allowedMethods": allowed, "reason": reason})
 }
 
 // routes registers routes under one prefix of their patterns.

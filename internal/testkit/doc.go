@@ -26,6 +26,8 @@
 //   - deploytest: the deployments ontoindex is tested in (hadoop+local,
 //     sql/postgres+s3, sql/sqlite+local), their config entries with the
 //     credentials as ${ENV} references, and a writer in another process.
+//   - fuzztest: Lines, the seeds of a seed file several packages' fuzz
+//     targets share.
 //
 // This package itself has no code.
 package testkit

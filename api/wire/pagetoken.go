@@ -1,4 +1,4 @@
-package api
+package wire
 
 import (
 	"crypto/sha256"
@@ -21,21 +21,24 @@ const tokenVersion = 2
 
 // Token kinds.
 const (
-	tokSearch byte = 2 // values: [engine cursor]
-	tokName   byte = 3 // values: [object type apiName]
+	TokSearch byte = 2 // values: [engine cursor]
+	TokName   byte = 3 // values: [object type apiName]
 )
 
-type pageToken struct {
-	kind   byte
-	fp     [8]byte
-	values []string
+// Token is a page token: its kind, the fingerprint of its request and
+// what it carries (a kind's values, above).
+type Token struct {
+	Kind   byte
+	FP     [8]byte
+	Values []string
 }
 
-func (t pageToken) encode() string {
-	b := []byte{tokenVersion, t.kind}
-	b = append(b, t.fp[:]...)
-	b = binary.AppendUvarint(b, uint64(len(t.values)))
-	for _, v := range t.values {
+// Encode is the token as the client gets it.
+func (t Token) Encode() string {
+	b := []byte{tokenVersion, t.Kind}
+	b = append(b, t.FP[:]...)
+	b = binary.AppendUvarint(b, uint64(len(t.Values)))
+	for _, v := range t.Values {
 		b = binary.AppendUvarint(b, uint64(len(v)))
 		b = append(b, v...)
 	}
@@ -44,14 +47,14 @@ func (t pageToken) encode() string {
 
 var errBadToken = errors.New("bad page token")
 
-func decodePageToken(s string) (pageToken, error) {
-	var t pageToken
+func ParseToken(s string) (Token, error) {
+	var t Token
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(b) < 10 || b[0] != tokenVersion {
 		return t, errBadToken
 	}
-	t.kind = b[1]
-	copy(t.fp[:], b[2:10])
+	t.Kind = b[1]
+	copy(t.FP[:], b[2:10])
 	b = b[10:]
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
@@ -63,7 +66,7 @@ func decodePageToken(s string) (pageToken, error) {
 		if k <= 0 || l > uint64(len(b)-k) {
 			return t, errBadToken
 		}
-		t.values = append(t.values, string(b[k:k+int(l)]))
+		t.Values = append(t.Values, string(b[k:k+int(l)]))
 		b = b[k+int(l):]
 	}
 	if len(b) != 0 {
@@ -72,9 +75,9 @@ func decodePageToken(s string) (pageToken, error) {
 	return t, nil
 }
 
-// fingerprint identifies the request a token belongs to: the parts that
+// Fingerprint identifies the request a token belongs to: the parts that
 // decide the result order and set.
-func fingerprint(parts ...string) [8]byte {
+func Fingerprint(parts ...string) [8]byte {
 	h := sha256.New()
 	for _, p := range parts {
 		var l [8]byte
@@ -87,30 +90,30 @@ func fingerprint(parts ...string) [8]byte {
 	return fp
 }
 
-func invalidToken(tok string) *Error {
+func InvalidToken(tok string) *Error {
 	if len(tok) > 100 {
 		tok = tok[:100] + "..."
 	}
-	return apiErr(nameInvalidPageToken, map[string]any{"pageToken": tok, "reason": "the token was not returned for this request (same object type, where, object set and orderBy)"})
+	return Err(NameInvalidPageToken, map[string]any{"pageToken": tok, "reason": "the token was not returned for this request (same object type, where, object set and orderBy)"})
 }
 
-// decodeToken decodes a token of the given kind and fingerprint.
-func decodeToken(tok string, kind byte, fp [8]byte) (pageToken, error) {
-	t, err := decodePageToken(tok)
-	if err != nil || t.kind != kind || t.fp != fp {
-		return t, invalidToken(tok)
+// DecodeToken decodes a token of the given kind and fingerprint.
+func DecodeToken(tok string, kind byte, fp [8]byte) (Token, error) {
+	t, err := ParseToken(tok)
+	if err != nil || t.Kind != kind || t.FP != fp {
+		return t, InvalidToken(tok)
 	}
 	return t, nil
 }
 
-func encodeNameToken(name string) string {
-	return pageToken{kind: tokName, fp: fingerprint("objectTypes"), values: []string{name}}.encode()
+func EncodeNameToken(name string) string {
+	return Token{Kind: TokName, FP: Fingerprint("objectTypes"), Values: []string{name}}.Encode()
 }
 
-func decodeNameToken(tok string) (string, error) {
-	t, err := decodeToken(tok, tokName, fingerprint("objectTypes"))
-	if err != nil || len(t.values) != 1 {
-		return "", invalidToken(tok)
+func DecodeNameToken(tok string) (string, error) {
+	t, err := DecodeToken(tok, TokName, Fingerprint("objectTypes"))
+	if err != nil || len(t.Values) != 1 {
+		return "", InvalidToken(tok)
 	}
-	return t.values[0], nil
+	return t.Values[0], nil
 }

@@ -1,4 +1,4 @@
-package api
+package wire
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 )
 
 // A where clause (SearchJsonQueryV2) is decoded into the engine's filter
-// (package query): decodeWhere checks its shape, resolves properties,
+// (package query): Where checks its shape, resolves properties,
 // parses values into their typed form and enforces the depth and clause
 // limits. Every failure is an *Error with a 4xx status; the engine plans
 // and runs what it accepts.
@@ -74,75 +74,79 @@ type rawWhere struct {
 	Fuzzy              *bool           `json:"fuzzy"`
 }
 
-type whereDecoder struct {
-	t          *objects.Type
-	maxDepth   int
-	maxClauses int
+// WhereDecoder decodes the where clauses of one request against the
+// limits they share: an object set's where clauses and nodes count
+// against one budget.
+type WhereDecoder struct {
+	T          *objects.Type // the type the clauses filter
+	MaxDepth   int
+	MaxClauses int
 	clauses    int
 }
 
-// decodeWhere decodes a where clause of type t; an absent or null clause
+// Where decodes a where clause of type t; an absent or null clause
 // is nil (every object).
-func decodeWhere(t *objects.Type, raw json.RawMessage, maxDepth, maxClauses int) (*query.Filter, error) {
-	if isNull(raw) {
+func Where(t *objects.Type, raw json.RawMessage, maxDepth, maxClauses int) (*query.Filter, error) {
+	if IsNull(raw) {
 		return nil, nil
 	}
-	d := &whereDecoder{t: t, maxDepth: maxDepth, maxClauses: maxClauses}
-	return d.decode(raw, 1)
+	d := &WhereDecoder{T: t, MaxDepth: maxDepth, MaxClauses: maxClauses}
+	return d.Decode(raw, 1)
 }
 
-func isNull(raw json.RawMessage) bool {
+func IsNull(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
 }
 
-func malformed(what, reason string) *Error {
-	return apiErr(nameMalformedPropertyFilters, map[string]any{"malformedPropertyFilter": what, "reason": reason})
+func Malformed(what, reason string) *Error {
+	return Err(NameMalformedPropertyFilters, map[string]any{"malformedPropertyFilter": what, "reason": reason})
 }
 
-// count charges n clauses against the limit.
-func (d *whereDecoder) count(n int) error {
+// Count charges n clauses against the limit.
+func (d *WhereDecoder) Count(n int) error {
 	d.clauses += n
-	if d.clauses > d.maxClauses {
-		return apiErr(nameWhereClauseTooComplex, map[string]any{"maxClauses": d.maxClauses, "reason": fmt.Sprintf("more than %d clauses and values", d.maxClauses)})
+	if d.clauses > d.MaxClauses {
+		return Err(NameWhereClauseTooComplex, map[string]any{"maxClauses": d.MaxClauses, "reason": fmt.Sprintf("more than %d clauses and values", d.MaxClauses)})
 	}
 	return nil
 }
 
-func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, error) {
-	if depth > d.maxDepth {
-		return nil, apiErr(nameWhereClauseTooComplex, map[string]any{"maxDepth": d.maxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.maxDepth)})
+// Decode decodes a where clause nested at depth (the top is 1).
+func (d *WhereDecoder) Decode(raw json.RawMessage, depth int) (*query.Filter, error) {
+	if depth > d.MaxDepth {
+		return nil, Err(NameWhereClauseTooComplex, map[string]any{"maxDepth": d.MaxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.MaxDepth)})
 	}
-	if err := d.count(1); err != nil {
+	if err := d.Count(1); err != nil {
 		return nil, err
 	}
-	head, ok := jsonObject(raw)
+	head, ok := JSONObject(raw)
 	if !ok {
-		return nil, malformed("where", "a query must be a JSON object with a type")
+		return nil, Malformed("where", "a query must be a JSON object with a type")
 	}
-	typ, ok := jsonString(head.get("type"))
+	typ, ok := JSONString(head.Get("type"))
 	if !ok || typ == "" {
-		return nil, malformed("where", "a query needs a string type")
+		return nil, Malformed("where", "a query needs a string type")
 	}
 	if reason, ok := unsupportedQueries[typ]; ok {
-		return nil, apiErr(namePropertyFiltersNotSupported, map[string]any{"propertyFilters": typ, "property": fieldOf(head), "reason": reason})
+		return nil, Err(NamePropertyFiltersNotSupported, map[string]any{"propertyFilters": typ, "property": fieldOf(head), "reason": reason})
 	}
 	q, err := whereOf(head)
 	if err != nil {
-		return nil, malformed(typ, err.Error())
+		return nil, Malformed(typ, err.Error())
 	}
 	switch typ {
 	case opAnd, opOr:
 		if q.Field != nil || q.PropertyIdentifier != nil || q.Fuzzy != nil {
-			return nil, malformed(typ, typ+" takes only value, a list of queries")
+			return nil, Malformed(typ, typ+" takes only value, a list of queries")
 		}
-		kids, ok := jsonArray(q.Value)
+		kids, ok := JSONArray(q.Value)
 		if !ok {
-			return nil, malformed(typ, typ+" needs value: a list of queries")
+			return nil, Malformed(typ, typ+" needs value: a list of queries")
 		}
 		f := &query.Filter{Op: wireOps[typ]}
 		for _, k := range kids {
-			kf, err := d.decode(k, depth+1)
+			kf, err := d.Decode(k, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -151,12 +155,12 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 		return f, nil
 	case opNot:
 		if q.Field != nil || q.PropertyIdentifier != nil || q.Fuzzy != nil {
-			return nil, malformed(typ, "not takes only value, a query")
+			return nil, Malformed(typ, "not takes only value, a query")
 		}
-		if isNull(q.Value) {
-			return nil, malformed(typ, "not needs value: a query")
+		if IsNull(q.Value) {
+			return nil, Malformed(typ, "not needs value: a query")
 		}
-		kf, err := d.decode(q.Value, depth+1)
+		kf, err := d.Decode(q.Value, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -164,26 +168,26 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 	case opEq, opGt, opGte, opLt, opLte, opIsNull, opIn, opContains, opStartsWith, opAllTerms, opAnyTerm,
 		opInOrder, opInOrderPrefix, opWildcard, opRegex:
 	default:
-		return nil, malformed(typ, fmt.Sprintf("unknown query type %q", typ))
+		return nil, Malformed(typ, fmt.Sprintf("unknown query type %q", typ))
 	}
 	if q.Fuzzy != nil && typ != opAllTerms && typ != opAnyTerm {
-		return nil, malformed(typ, "fuzzy applies to containsAllTerms and containsAnyTerm only")
+		return nil, Malformed(typ, "fuzzy applies to containsAllTerms and containsAnyTerm only")
 	}
 	p, err := d.property(typ, q)
 	if err != nil {
 		return nil, err
 	}
-	if isNull(q.Value) {
+	if IsNull(q.Value) {
 		if typ == opIsNull {
 			// isNull's value is not optional in Foundry either: say
 			// what it means rather than guess.
-			return nil, malformed(typ, fmt.Sprintf("isNull needs value: true (objects whose %s is null) or false (objects whose %s is not null)", p.APIName, p.APIName))
+			return nil, Malformed(typ, fmt.Sprintf("isNull needs value: true (objects whose %s is null) or false (objects whose %s is not null)", p.APIName, p.APIName))
 		}
-		return nil, malformed(typ, typ+" needs a value (use isNull for nulls)")
+		return nil, Malformed(typ, typ+" needs a value (use isNull for nulls)")
 	}
 	f := &query.Filter{Op: wireOps[typ], Property: p.APIName}
 	if typ != opIsNull && !p.Searchable() {
-		return nil, apiErr(namePropertiesNotSearchable, map[string]any{"propertyApiNames": []string{p.APIName},
+		return nil, Err(NamePropertiesNotSearchable, map[string]any{"propertyApiNames": []string{p.APIName},
 			"reason": fmt.Sprintf("property %s has search role none", p.APIName)})
 	}
 	switch typ {
@@ -194,41 +198,41 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 		}
 		f.Value = b
 	case opEq:
-		if f.Value, err = parseValue(p, typ, q.Value); err != nil {
+		if f.Value, err = ParseValue(p, typ, q.Value); err != nil {
 			return nil, err
 		}
 	case opContains:
 		if p.Type.Kind != objects.KindList {
 			return nil, notSupported(typ, p, "contains applies to array properties; use eq")
 		}
-		if f.Value, err = parseValue(p, typ, q.Value); err != nil {
+		if f.Value, err = ParseValue(p, typ, q.Value); err != nil {
 			return nil, err
 		}
 	case opGt, opGte, opLt, opLte:
 		if p.Search == objects.SearchBoolean {
-			return nil, apiErr(nameInvalidRangeQuery, map[string]any{typ: string(q.Value), "field": p.APIName,
+			return nil, Err(NameInvalidRangeQuery, map[string]any{typ: string(q.Value), "field": p.APIName,
 				"reason": fmt.Sprintf("property %s is boolean and has no order", p.APIName)})
 		}
-		if f.Value, err = parseValue(p, typ, q.Value); err != nil {
+		if f.Value, err = ParseValue(p, typ, q.Value); err != nil {
 			return nil, err
 		}
 	case opIn:
-		vals, ok := jsonArray(q.Value)
+		vals, ok := JSONArray(q.Value)
 		if !ok {
 			return nil, filterValueErr(p, typ, q.Value, "array of "+p.Type.Primitive().String())
 		}
-		if err := d.count(len(vals)); err != nil {
+		if err := d.Count(len(vals)); err != nil {
 			return nil, err
 		}
 		for _, rv := range vals {
-			v, err := parseValue(p, typ, rv)
+			v, err := ParseValue(p, typ, rv)
 			if err != nil {
 				return nil, err
 			}
 			f.Values = append(f.Values, v)
 		}
 	default: // text queries
-		if f.Text, ok = jsonString(q.Value); !ok {
+		if f.Text, ok = JSONString(q.Value); !ok {
 			return nil, filterValueErr(p, typ, q.Value, "string")
 		}
 		if q.Fuzzy != nil {
@@ -243,18 +247,18 @@ func (d *whereDecoder) decode(raw json.RawMessage, depth int) (*query.Filter, er
 
 // whereOf reads the keys of a query from its fields, refusing keys no
 // query type has.
-func whereOf(head jsonFields) (rawWhere, error) {
+func whereOf(head Fields) (rawWhere, error) {
 	var q rawWhere
 	for _, kv := range head {
-		k, v := kv.key, kv.val
-		null := isNull(v)
+		k, v := kv.Key, kv.Val
+		null := IsNull(v)
 		switch k {
 		case "type":
 		case "field":
 			if !null {
-				f, ok := jsonString(v)
+				f, ok := JSONString(v)
 				if !ok {
-					return q, fmt.Errorf("field field must be a string, not %s", jsonKindOf(v))
+					return q, fmt.Errorf("field field must be a string, not %s", JSONKind(v))
 				}
 				q.Field = &f
 			}
@@ -268,7 +272,7 @@ func whereOf(head jsonFields) (rawWhere, error) {
 			if !null {
 				var b bool
 				if err := json.Unmarshal(v, &b); err != nil {
-					return q, fmt.Errorf("field fuzzy must be a boolean, not %s", jsonKindOf(v))
+					return q, fmt.Errorf("field fuzzy must be a boolean, not %s", JSONKind(v))
 				}
 				q.Fuzzy = &b
 			}
@@ -279,8 +283,8 @@ func whereOf(head jsonFields) (rawWhere, error) {
 	return q, nil
 }
 
-// jsonKindOf names the JSON kind of a value for messages.
-func jsonKindOf(raw json.RawMessage) string {
+// JSONKind names the JSON kind of a value for messages.
+func JSONKind(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return "nothing"
@@ -301,43 +305,43 @@ func jsonKindOf(raw json.RawMessage) string {
 }
 
 // fieldOf names the property of an undecoded query, for error messages.
-func fieldOf(head jsonFields) string {
-	if f, ok := jsonString(head.get("field")); ok {
+func fieldOf(head Fields) string {
+	if f, ok := JSONString(head.Get("field")); ok {
 		return f
 	}
 	var pi struct {
 		APIName string `json:"apiName"`
 	}
-	if err := json.Unmarshal(head.get("propertyIdentifier"), &pi); err == nil {
+	if err := json.Unmarshal(head.Get("propertyIdentifier"), &pi); err == nil {
 		return pi.APIName
 	}
 	return ""
 }
 
 // property resolves field or propertyIdentifier (exactly one).
-func (d *whereDecoder) property(typ string, q rawWhere) (objects.Property, error) {
+func (d *WhereDecoder) property(typ string, q rawWhere) (objects.Property, error) {
 	var name string
 	switch {
 	case q.Field != nil && q.PropertyIdentifier != nil:
-		return objects.Property{}, malformed(typ, "give either field or propertyIdentifier, not both")
+		return objects.Property{}, Malformed(typ, "give either field or propertyIdentifier, not both")
 	case q.Field != nil:
 		name = *q.Field
 	case q.PropertyIdentifier != nil:
-		n, err := decodePropertyIdentifier(typ, q.PropertyIdentifier)
+		n, err := DecodePropertyIdentifier(typ, q.PropertyIdentifier)
 		if err != nil {
 			return objects.Property{}, err
 		}
 		name = n
 	default:
-		return objects.Property{}, malformed(typ, typ+" needs field or propertyIdentifier")
+		return objects.Property{}, Malformed(typ, typ+" needs field or propertyIdentifier")
 	}
-	return lookupProperty(d.t, name)
+	return LookupProperty(d.T, name)
 }
 
-// decodePropertyIdentifier reads a PropertyIdentifier: only the property
+// DecodePropertyIdentifier reads a PropertyIdentifier: only the property
 // kind applies (ontoindex has no struct properties); a load level wrapper
 // is unwrapped.
-func decodePropertyIdentifier(typ string, raw json.RawMessage) (string, error) {
+func DecodePropertyIdentifier(typ string, raw json.RawMessage) (string, error) {
 	for range 4 {
 		var pi struct {
 			Type               string          `json:"type"`
@@ -348,30 +352,30 @@ func decodePropertyIdentifier(typ string, raw json.RawMessage) (string, error) {
 			LoadLevel          json.RawMessage `json:"loadLevel"`
 		}
 		if err := json.Unmarshal(raw, &pi); err != nil {
-			return "", malformed(typ, "propertyIdentifier must be an object with type and apiName")
+			return "", Malformed(typ, "propertyIdentifier must be an object with type and apiName")
 		}
 		switch pi.Type {
 		case "property":
 			if pi.APIName == "" {
-				return "", malformed(typ, "propertyIdentifier of type property needs apiName")
+				return "", Malformed(typ, "propertyIdentifier of type property needs apiName")
 			}
 			return pi.APIName, nil
 		case "propertyWithLoadLevel":
 			raw = pi.PropertyIdentifier
 			continue
 		case "structField":
-			return "", apiErr(namePropertyFiltersNotSupported, map[string]any{"propertyFilters": typ, "property": pi.PropertyAPIName,
+			return "", Err(NamePropertyFiltersNotSupported, map[string]any{"propertyFilters": typ, "property": pi.PropertyAPIName,
 				"reason": "struct fields are not supported: ontoindex has no struct properties"})
 		}
-		return "", malformed(typ, fmt.Sprintf("unknown propertyIdentifier type %q", pi.Type))
+		return "", Malformed(typ, fmt.Sprintf("unknown propertyIdentifier type %q", pi.Type))
 	}
-	return "", malformed(typ, "propertyIdentifier nested too deeply")
+	return "", Malformed(typ, "propertyIdentifier nested too deeply")
 }
 
-func lookupProperty(t *objects.Type, name string) (objects.Property, error) {
+func LookupProperty(t *objects.Type, name string) (objects.Property, error) {
 	p, ok := t.Property(name)
 	if !ok {
-		return objects.Property{}, apiErr(namePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": []string{name}})
+		return objects.Property{}, Err(NamePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": []string{name}})
 	}
 	return p, nil
 }
@@ -381,30 +385,30 @@ func filterValueErr(p objects.Property, typ string, raw json.RawMessage, expecte
 	if len(v) > 100 {
 		v = v[:100] + "..."
 	}
-	return apiErr(nameInvalidPropertyFilterValue, map[string]any{"property": p.APIName, "propertyFilter": typ,
+	return Err(NameInvalidPropertyFilterValue, map[string]any{"property": p.APIName, "propertyFilter": typ,
 		"propertyFilterValue": v, "expectedType": expected})
 }
 
 func notSupported(typ string, p objects.Property, reason string) *Error {
-	return apiErr(namePropertyFiltersNotSupported, map[string]any{"propertyFilters": typ, "property": p.APIName, "reason": reason})
+	return Err(NamePropertyFiltersNotSupported, map[string]any{"propertyFilters": typ, "property": p.APIName, "reason": reason})
 }
 
-// parseValue parses a JSON value of a filter into the typed value of p's
+// ParseValue parses a JSON value of a filter into the typed value of p's
 // element type. Numbers may come as JSON numbers or strings (longs beyond
 // 2^53 as strings keep their digits), booleans as JSON booleans or
 // strings, dates as YYYY-MM-DD, timestamps as RFC 3339.
-func parseValue(p objects.Property, typ string, raw json.RawMessage) (any, error) {
+func ParseValue(p objects.Property, typ string, raw json.RawMessage) (any, error) {
 	et := p.Type.Primitive()
 	raw = bytes.TrimSpace(raw)
 	var text string
 	switch {
 	case len(raw) > 0 && raw[0] == '"':
-		s, ok := jsonString(raw)
+		s, ok := JSONString(raw)
 		if !ok {
 			return nil, filterValueErr(p, typ, raw, et.String())
 		}
 		text = s
-	case isJSONNumber(raw):
+	case IsJSONNumber(raw):
 		text = string(raw)
 	case string(raw) == "true" || string(raw) == "false":
 		if et.Kind != objects.KindBoolean {
@@ -452,8 +456,8 @@ func checkTextQuery(typ string, p objects.Property, f *query.Filter) error {
 			if typ == opWildcard {
 				expected = "wildcard pattern"
 			}
-			return apiErr(nameInvalidPropertyFilterValue, map[string]any{"property": p.APIName, "propertyFilter": typ,
-				"propertyFilterValue": truncate(f.Text), "expectedType": expected, "reason": err.Error()})
+			return Err(NameInvalidPropertyFilterValue, map[string]any{"property": p.APIName, "propertyFilter": typ,
+				"propertyFilterValue": Truncate(f.Text), "expectedType": expected, "reason": err.Error()})
 		}
 	case opStartsWith, opInOrderPrefix:
 		if p.Search == objects.SearchText && len(query.Analyze(f.Text)) == 0 {
@@ -468,11 +472,11 @@ func checkTextQuery(typ string, p objects.Property, f *query.Filter) error {
 }
 
 func noTerms(typ string, p objects.Property, text string) *Error {
-	return apiErr(nameInvalidPropertyFilterValue, map[string]any{"property": p.APIName, "propertyFilter": typ,
-		"propertyFilterValue": truncate(text), "expectedType": "text with at least one word"})
+	return Err(NameInvalidPropertyFilterValue, map[string]any{"property": p.APIName, "propertyFilter": typ,
+		"propertyFilterValue": Truncate(text), "expectedType": "text with at least one word"})
 }
 
-func truncate(s string) string {
+func Truncate(s string) string {
 	if len(s) > 100 {
 		return s[:100] + "..."
 	}

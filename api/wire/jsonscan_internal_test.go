@@ -1,4 +1,4 @@
-package api
+package wire
 
 import (
 	"bytes"
@@ -25,56 +25,56 @@ func FuzzJSONScan(f *testing.F) {
 		valid := json.Valid(raw)
 		var m map[string]json.RawMessage
 		objErr := json.Unmarshal(raw, &m)
-		fs, ok := jsonObject(raw)
+		fs, ok := JSONObject(raw)
 		if valid && ok != (objErr == nil && m != nil) {
-			t.Fatalf("jsonObject(%q) ok %v, encoding/json %v", raw, ok, objErr)
+			t.Fatalf("JSONObject(%q) ok %v, encoding/json %v", raw, ok, objErr)
 		}
 		if ok && valid {
 			if len(m) > len(fs) {
-				t.Fatalf("jsonObject(%q): %d fields, encoding/json %d keys", raw, len(fs), len(m))
+				t.Fatalf("JSONObject(%q): %d fields, encoding/json %d keys", raw, len(fs), len(m))
 			}
 			for k, v := range m {
-				if got := fs.get(k); !bytes.Equal(got, v) {
-					t.Fatalf("jsonObject(%q)[%q] = %q, encoding/json %q", raw, k, got, v)
+				if got := fs.Get(k); !bytes.Equal(got, v) {
+					t.Fatalf("JSONObject(%q)[%q] = %q, encoding/json %q", raw, k, got, v)
 				}
 			}
 		}
 		var a []json.RawMessage
 		arrErr := json.Unmarshal(raw, &a)
-		elems, ok := jsonArray(raw)
+		elems, ok := JSONArray(raw)
 		if valid && ok != (arrErr == nil && a != nil) {
-			t.Fatalf("jsonArray(%q) ok %v, encoding/json %v", raw, ok, arrErr)
+			t.Fatalf("JSONArray(%q) ok %v, encoding/json %v", raw, ok, arrErr)
 		}
 		if ok && valid {
 			if len(elems) != len(a) {
-				t.Fatalf("jsonArray(%q): %d elements, encoding/json %d", raw, len(elems), len(a))
+				t.Fatalf("JSONArray(%q): %d elements, encoding/json %d", raw, len(elems), len(a))
 			}
 			for i := range a {
 				if !bytes.Equal(elems[i], a[i]) {
-					t.Fatalf("jsonArray(%q)[%d] = %q, encoding/json %q", raw, i, elems[i], a[i])
+					t.Fatalf("JSONArray(%q)[%d] = %q, encoding/json %q", raw, i, elems[i], a[i])
 				}
 			}
 		}
 		var s string
 		strErr := json.Unmarshal(raw, &s)
 		isStr := strErr == nil && len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '"'
-		got, ok := jsonString(raw)
+		got, ok := JSONString(raw)
 		if valid && ok != isStr {
-			t.Fatalf("jsonString(%q) ok %v, encoding/json %v", raw, ok, strErr)
+			t.Fatalf("JSONString(%q) ok %v, encoding/json %v", raw, ok, strErr)
 		}
 		if ok && valid && got != s {
-			t.Fatalf("jsonString(%q) = %q, encoding/json %q", raw, got, s)
+			t.Fatalf("JSONString(%q) = %q, encoding/json %q", raw, got, s)
 		}
 		if !valid && ok && strErr != nil {
-			t.Fatalf("jsonString(%q) accepted what encoding/json refuses: %v", raw, strErr)
+			t.Fatalf("JSONString(%q) accepted what encoding/json refuses: %v", raw, strErr)
 		}
 		tr := bytes.TrimSpace(raw)
 		wantNum := valid && len(tr) > 0 && (tr[0] == '-' || (tr[0] >= '0' && tr[0] <= '9'))
-		if isJSONNumber(tr) != wantNum && valid {
-			t.Fatalf("isJSONNumber(%q) = %v, want %v", tr, !wantNum, wantNum)
+		if IsJSONNumber(tr) != wantNum && valid {
+			t.Fatalf("IsJSONNumber(%q) = %v, want %v", tr, !wantNum, wantNum)
 		}
-		if isJSONNumber(raw) && !json.Valid(raw) {
-			t.Fatalf("isJSONNumber(%q) accepted an invalid number", raw)
+		if IsJSONNumber(raw) && !json.Valid(raw) {
+			t.Fatalf("IsJSONNumber(%q) accepted an invalid number", raw)
 		}
 	})
 }
@@ -89,11 +89,11 @@ func TestJSONFields_get(t *testing.T) {
 		{`{ "a" : [1, 2] }`, "a", `[1, 2]`},
 	} {
 		t.Run(tt.raw, func(t *testing.T) {
-			fs, ok := jsonObject([]byte(tt.raw))
+			fs, ok := JSONObject([]byte(tt.raw))
 			if !ok {
-				t.Fatalf("jsonObject(%q) refused", tt.raw)
+				t.Fatalf("JSONObject(%q) refused", tt.raw)
 			}
-			if got := string(fs.get(tt.key)); got != tt.want {
+			if got := string(fs.Get(tt.key)); got != tt.want {
 				t.Errorf("get(%q) = %q, want %q", tt.key, got, tt.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package api
+package wire
 
 import (
 	"encoding/json"
@@ -12,33 +12,33 @@ import (
 // each level costs (at four clauses, most of a sorted search's decoding).
 // They still refuse what is not well formed rather than guess: ok false.
 
-// jsonField is a key and the raw JSON of its value.
-type jsonField struct {
-	key string
-	val json.RawMessage
+// Field is a key and the raw JSON of its value.
+type Field struct {
+	Key string
+	Val json.RawMessage
 }
 
-// jsonFields are the fields of an object in the order they came.
-type jsonFields []jsonField
+// Fields are the fields of an object in the order they came.
+type Fields []Field
 
-// get is the value of key, the last one when the key repeats (as
+// Get is the value of key, the last one when the key repeats (as
 // encoding/json's maps keep it), nil when absent.
-func (fs jsonFields) get(key string) json.RawMessage {
+func (fs Fields) Get(key string) json.RawMessage {
 	for i := len(fs) - 1; i >= 0; i-- {
-		if fs[i].key == key {
-			return fs[i].val
+		if fs[i].Key == key {
+			return fs[i].Val
 		}
 	}
 	return nil
 }
 
-// jsonObject splits a JSON object into its fields.
-func jsonObject(raw []byte) (jsonFields, bool) {
+// JSONObject splits a JSON object into its fields.
+func JSONObject(raw []byte) (Fields, bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, false
 	}
-	var fs jsonFields
+	var fs Fields
 	i = skipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
 		return fs, skipSpace(raw, i+1) == len(raw)
@@ -48,7 +48,7 @@ func jsonObject(raw []byte) (jsonFields, bool) {
 		if !ok {
 			return nil, false
 		}
-		key, ok := jsonString(raw[i:end])
+		key, ok := JSONString(raw[i:end])
 		if !ok {
 			return nil, false
 		}
@@ -60,7 +60,7 @@ func jsonObject(raw []byte) (jsonFields, bool) {
 		if end, ok = skipValue(raw, start); !ok {
 			return nil, false
 		}
-		fs = append(fs, jsonField{key: key, val: raw[start:end]})
+		fs = append(fs, Field{Key: key, Val: raw[start:end]})
 		i = skipSpace(raw, end)
 		if i >= len(raw) {
 			return nil, false
@@ -76,8 +76,8 @@ func jsonObject(raw []byte) (jsonFields, bool) {
 	}
 }
 
-// jsonArray splits a JSON array into its elements; null is not an array.
-func jsonArray(raw []byte) ([]json.RawMessage, bool) {
+// JSONArray splits a JSON array into its elements; null is not an array.
+func JSONArray(raw []byte) ([]json.RawMessage, bool) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '[' {
 		return nil, false
@@ -108,9 +108,9 @@ func jsonArray(raw []byte) ([]json.RawMessage, bool) {
 	}
 }
 
-// jsonString is the value of a JSON string; one without escapes is a
+// JSONString is the value of a JSON string; one without escapes is a
 // slice of raw, others are unescaped by encoding/json.
-func jsonString(raw []byte) (string, bool) {
+func JSONString(raw []byte) (string, bool) {
 	i := skipSpace(raw, 0)
 	j := len(raw)
 	for j > i && isSpace(raw[j-1]) {
@@ -194,8 +194,8 @@ func skipSpace(b []byte, i int) int {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// isJSONNumber reports whether raw is spelled as a JSON number.
-func isJSONNumber(raw []byte) bool {
+// IsJSONNumber reports whether raw is spelled as a JSON number.
+func IsJSONNumber(raw []byte) bool {
 	i := 0
 	if i < len(raw) && raw[i] == '-' {
 		i++

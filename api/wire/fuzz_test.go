@@ -1,0 +1,171 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/internal/testkit/fuzztest"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// fuzzType is an object type with a property of every kind and search
+// role the decoder tells apart.
+func fuzzType() *objects.Type {
+	str := objects.DataType{Kind: objects.KindString}
+	long := objects.DataType{Kind: objects.KindLong}
+	return objects.NewType(objects.Type{APIName: "Employee", PrimaryKey: []string{"id"}, TitleProperty: "name", Properties: []objects.Property{
+		{APIName: "id", Type: long, Search: objects.SearchNumeric},
+		{APIName: "age", Type: objects.DataType{Kind: objects.KindInteger}, Search: objects.SearchNumeric},
+		{APIName: "big", Type: long, Search: objects.SearchNumeric},
+		{APIName: "name", Type: str, Search: objects.SearchText},
+		{APIName: "bio", Type: str, Search: objects.SearchText},
+		{APIName: "title", Type: str, Search: objects.SearchText},
+		{APIName: "dept", Type: str, Search: objects.SearchKeyword},
+		{APIName: "salary", Type: objects.DataType{Kind: objects.KindDecimal, Precision: 10, Scale: 2}, Search: objects.SearchNumeric},
+		{APIName: "rating", Type: objects.DataType{Kind: objects.KindDouble}, Search: objects.SearchNumeric},
+		{APIName: "hired", Type: objects.DataType{Kind: objects.KindDate}, Search: objects.SearchDate},
+		{APIName: "updated", Type: objects.DataType{Kind: objects.KindTimestampTZ}, Search: objects.SearchDate},
+		{APIName: "active", Type: objects.DataType{Kind: objects.KindBoolean}, Search: objects.SearchBoolean},
+		{APIName: "tags", Type: objects.DataType{Kind: objects.KindList, Elem: &str}, Search: objects.SearchKeyword},
+		{APIName: "secret", Type: str, Search: objects.SearchNone},
+	}})
+}
+
+// checkRefused fails unless err is an *Error whose name has a row in the
+// table with a client status: what the API answers 400 or 404 to.
+func checkRefused(t *testing.T, input []byte, err error) {
+	t.Helper()
+	var we *Error
+	if !errors.As(err, &we) {
+		t.Fatalf("input %q: error %v (%T) is not an *Error", input, err, err)
+	}
+	if _, ok := table[we.Name]; !ok {
+		t.Fatalf("input %q: error name %q has no row in the table", input, we.Name)
+	}
+	if s := we.Status(); s != 400 && s != 404 {
+		t.Fatalf("input %q: %s is status %d, want 400 or 404", input, we.Name, s)
+	}
+	if _, err := json.Marshal(we.Params); err != nil {
+		t.Fatalf("input %q: parameters of %s do not encode: %v", input, we.Name, err)
+	}
+}
+
+// FuzzDecodeWhere decodes arbitrary where clauses: each is a filter or a
+// client error of the table, never a panic; the depth and clause limits
+// hold (a filter no deeper than MaxDepth).
+func FuzzDecodeWhere(f *testing.F) {
+	for _, s := range fuzztest.Lines(f, "testdata/where-seeds.txt") {
+		f.Add([]byte(s))
+	}
+	typ := fuzzType()
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		filter, err := Where(typ, raw, 8, 64)
+		if err != nil {
+			checkRefused(t, raw, err)
+			return
+		}
+		if filter == nil {
+			if !IsNull(raw) {
+				t.Fatalf("input %q: no filter and no error", raw)
+			}
+			return
+		}
+		if d := depth(filter); d > 8 {
+			t.Fatalf("input %q: a filter %d deep, limit 8", raw, d)
+		}
+	})
+}
+
+// FuzzDecodeToken decodes arbitrary page tokens: each is refused as
+// InvalidPageToken or, when it decodes, encodes back to itself.
+func FuzzDecodeToken(f *testing.F) {
+	fp := Fingerprint("search", "Employee", `{"type":"eq"}`, "id:asc")
+	f.Add(Token{Kind: TokSearch, FP: fp, Values: []string{"cursor"}}.Encode())
+	f.Add(Token{Kind: TokSearch, FP: fp}.Encode())
+	f.Add(EncodeNameToken("Employee"))
+	f.Add("")
+	f.Add("AgMH_MllUiTn0gEKQXNzaWdubWVudA")
+	f.Add("not base64!")
+	f.Fuzz(func(t *testing.T, tok string) {
+		got, err := DecodeToken(tok, TokSearch, fp)
+		if err != nil {
+			checkRefused(t, []byte(tok), err)
+			var we *Error
+			if errors.As(err, &we) && we.Name != NameInvalidPageToken {
+				t.Fatalf("token %q: %s, want InvalidPageToken", tok, we.Name)
+			}
+			return
+		}
+		if got.Kind != TokSearch || got.FP != fp {
+			t.Fatalf("token %q: kind %d fingerprint %x accepted", tok, got.Kind, got.FP)
+		}
+		if again := got.Encode(); !bytes.Equal([]byte(again), []byte(tok)) {
+			// Base64 without padding has one spelling per byte string
+			// only when the unused bits are zero; a token the decoder
+			// takes must be that spelling or decode to the same token.
+			back, err := DecodeToken(again, TokSearch, fp)
+			if err != nil || len(back.Values) != len(got.Values) {
+				t.Fatalf("token %q decodes to %v, which encodes to %q: %v", tok, got, again, err)
+			}
+		}
+		if name, err := DecodeNameToken(tok); err == nil && name == "" && len(got.Values) == 0 {
+			t.Fatalf("token %q: a name token with no name", tok)
+		}
+	})
+}
+
+// depth is the nesting depth of a filter (a leaf is 1).
+func depth(f *query.Filter) int {
+	d := 0
+	for _, k := range f.Kids {
+		d = max(d, depth(k))
+	}
+	return d + 1
+}
+
+// fuzzResolver serves Employee and Assignment, and one link between them
+// whose searchAround matches nothing: the decoder is fuzzed here, the
+// engine's searchAround through the handler (package api).
+type fuzzResolver map[string]*objects.Type
+
+func (r fuzzResolver) Type(name string) (*objects.Type, error) {
+	t, ok := r[name]
+	if !ok {
+		return nil, Err(NameObjectTypeNotFound, map[string]any{"objectType": name})
+	}
+	return t, nil
+}
+
+func (r fuzzResolver) SearchAround(f *query.Filter, typ, link string) (*query.Filter, string, error) {
+	if typ != "Employee" || link != "assignments" {
+		return nil, "", Err(NameLinkTypeNotFound, map[string]any{"objectType": typ, "linkType": link})
+	}
+	return &query.Filter{Op: query.OpNone}, "Assignment", nil
+}
+
+// FuzzDecodeObjectSet decodes arbitrary object sets: each is a filter on
+// one of the resolver's types (or, for an empty set, on none) or a client
+// error of the table, never a panic.
+func FuzzDecodeObjectSet(f *testing.F) {
+	for _, s := range fuzztest.Lines(f, "testdata/object-set-seeds.txt") {
+		f.Add([]byte(s))
+	}
+	long := objects.DataType{Kind: objects.KindLong}
+	res := fuzzResolver{"Employee": fuzzType(), "Assignment": objects.NewType(objects.Type{APIName: "Assignment", PrimaryKey: []string{"id"},
+		Properties: []objects.Property{{APIName: "id", Type: long, Search: objects.SearchNumeric}, {APIName: "hours", Type: long, Search: objects.SearchNumeric}}})}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		d := &SetDecoder{Resolver: res, Where: &WhereDecoder{MaxDepth: 8, MaxClauses: 64}}
+		filter, typ, err := d.Decode(raw, 1)
+		switch {
+		case err != nil:
+			checkRefused(t, raw, err)
+		case filter == nil:
+			t.Fatalf("input %q: no filter and no error", raw)
+		case typ != "" && res[typ] == nil:
+			t.Fatalf("input %q: a set of type %q the resolver does not have", raw, typ)
+		}
+	})
+}
