@@ -259,3 +259,25 @@ func thousands(n int) string {
 	}
 	return s
 }
+
+// selectQueries returns the ids of qs to measure: those of want, or all
+// of them when want is empty. An unknown id is an error naming the known.
+func selectQueries(qs []query, want []string) (map[string]bool, error) {
+	known := make(map[string]bool, len(qs))
+	ids := make([]string, 0, len(qs))
+	for _, q := range qs {
+		known[q.id] = true
+		ids = append(ids, q.id)
+	}
+	if len(want) == 0 {
+		return known, nil
+	}
+	sel := make(map[string]bool, len(want))
+	for _, id := range want {
+		if !known[id] {
+			return nil, fmt.Errorf("searchbench: unknown query %q (queries: %s)", id, strings.Join(ids, ", "))
+		}
+		sel[id] = true
+	}
+	return sel, nil
+}

@@ -41,6 +41,9 @@ type Options struct {
 	ServeEnv []string
 	// PostgresBinDir holds initdb and postgres (empty: pgserver.FindBinDir).
 	PostgresBinDir string
+	// Queries are the ids of the queries to measure (empty: all). Every
+	// query is still verified on both systems.
+	Queries []string
 	// Progress receives what the run is doing (nil: nothing).
 	Progress io.Writer
 	Logger   *slog.Logger
@@ -154,7 +157,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 
+	measure, err := selectQueries(qs, o.Queries)
+	if err != nil {
+		return nil, err
+	}
 	for i, q := range qs {
+		if !measure[q.id] {
+			continue
+		}
 		qr := QueryReport{ID: q.id, Name: q.name, Target: q.target}
 		if q.onto != nil {
 			say("measuring on ontoindex: %s", q.name)
