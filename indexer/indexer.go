@@ -14,6 +14,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/config/catalogs"
 	"github.com/ontoindex/ontoindex/indexer/store"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -216,7 +217,7 @@ func (ix *Indexer) loadTable(ctx context.Context, ref string) (*table.Table, err
 	if err != nil {
 		return nil, err
 	}
-	return config.LoadTable(ctx, cat, r)
+	return catalogs.LoadTable(ctx, cat, r)
 }
 
 func (ix *Indexer) catalog(ctx context.Context, name string) (catalog.Catalog, error) {
@@ -225,7 +226,7 @@ func (ix *Indexer) catalog(ctx context.Context, name string) (catalog.Catalog, e
 	if c, ok := ix.catalogs[name]; ok {
 		return c, nil
 	}
-	c, err := ix.Config().OpenCatalog(ctx, name)
+	c, err := catalogs.OpenConfigured(ctx, ix.Config(), name)
 	if err != nil {
 		return nil, err
 	}

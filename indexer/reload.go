@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/config/catalogs"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -306,13 +307,13 @@ func (ix *Indexer) reloadLoader(cfg *config.Config, changed map[string]bool) (Ta
 		} else if c, ok := opened[catName]; ok {
 			cat = c
 		} else {
-			c, err := cfg.OpenCatalog(ctx, catName)
+			c, err := catalogs.OpenConfigured(ctx, cfg, catName)
 			if err != nil {
 				return nil, err
 			}
 			opened[catName], cat = c, c
 		}
-		return config.LoadTable(ctx, cat, r)
+		return catalogs.LoadTable(ctx, cat, r)
 	}
 	return load, func() {
 		for _, c := range opened {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/config/catalogs"
 	"github.com/ontoindex/ontoindex/internal/benchdata"
 )
 
@@ -42,7 +43,7 @@ func benchOnWarehouse(ctx context.Context, work, url string, local *benchReport,
 	w := &benchWarehouse{URL: fmt.Sprintf("%s/bench-%d", strings.TrimRight(url, "/"), time.Now().UnixNano())}
 	cc := config.Catalog{Type: "sql", Properties: map[string]string{
 		"uri": "file:" + filepath.Join(dir, "catalog.db"), "sql.driver": "sqliteshim", "sql.dialect": "sqlite", "warehouse": w.URL}}
-	cat, err := cc.Open(ctx, "warehouse", dir)
+	cat, err := catalogs.Open(ctx, "warehouse", cc, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/config/catalogs"
 )
 
 const changelogSynopsis = "(--config F --type T | --catalog-type hadoop --warehouse DIR --table ns.t) [--from ID] [--to ID] " +
@@ -106,11 +107,11 @@ func catalogTable(ctx context.Context, typ, warehouse, ref string) (*table.Table
 	if err != nil {
 		return nil, err
 	}
-	cat, err := cc.Open(ctx, "cli", wd)
+	cat, err := catalogs.Open(ctx, "cli", cc, wd)
 	if err != nil {
 		return nil, err
 	}
-	return config.LoadTable(ctx, cat, config.TableRef{Catalog: "cli", Ident: strings.Split(ref, ".")})
+	return catalogs.LoadTable(ctx, cat, config.TableRef{Catalog: "cli", Ident: strings.Split(ref, ".")})
 }
 
 // printSummary tells a human what was replayed.

@@ -14,6 +14,7 @@ import (
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/config/catalogs"
 	"github.com/ontoindex/ontoindex/indexer/store"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -89,7 +90,7 @@ func (a *tableArgs) load(ctx context.Context, env *Env, cmd string) (*namedTable
 		return nil, exitUsage, false
 	}
 	spec, _ := cfg.TypeSpec(*a.typ)
-	tbl, err := cfg.LoadTable(ctx, spec.Table)
+	tbl, err := catalogs.LoadConfigured(ctx, cfg, spec.Table)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "indexer %s: object type %s: %v\n", cmd, *a.typ, cfg.Explain(spec.Table, err))
 		return nil, exitFailed, false

@@ -5,9 +5,10 @@
 // daemon) and decodes the server and auth sections into the types of
 // package api/serverconfig, which owns them.
 //
-// Catalogs are opened in one way, Catalog.Open, whether they come from the
-// file or from command-line flags; table references are split by
-// ParseTableRef. Errors of catalogs and storage leave ontoindex in one way
-// too, Config.Explain (explain.go): a failed S3 request said as a
+// Table references are split by ParseTableRef; catalogs and tables are
+// opened by the sub-package catalogs, which holds everything that needs
+// iceberg-go, so that parsing a config (and its fuzz target) links none of
+// it. Errors of catalogs and storage leave ontoindex in one way,
+// Config.Explain (explain.go): a failed S3 request said as a
 // *StorageError, and the config's secrets (redact.go) redacted.
 package config

@@ -38,6 +38,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/config/catalogs"
 )
 
 // Object type and table names.
@@ -161,7 +162,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Demo, []TableInfo, er
 	if err != nil {
 		return nil, nil, err
 	}
-	if d.Catalog, err = cfg.OpenCatalog(ctx, CatalogName); err != nil {
+	if d.Catalog, err = catalogs.OpenConfigured(ctx, cfg, CatalogName); err != nil {
 		return nil, nil, cfg.Explain(CatalogName, err)
 	}
 	var infos []TableInfo
