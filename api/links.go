@@ -114,7 +114,7 @@ func (s *Server) linkedSet(r *http.Request) (*setDecoder, *query.Filter, error) 
 		d.release()
 		return nil, nil, err
 	}
-	f, target, err := d.searchAround(&query.Filter{Op: query.OpKeys, Keys: [][]byte{key}}, typ, pathParam(r, "linkType"))
+	f, target, err := d.SearchAround(&query.Filter{Op: query.OpKeys, Keys: [][]byte{key}}, typ, pathParam(r, "linkType"))
 	if err != nil {
 		d.release()
 		return nil, nil, err

@@ -69,10 +69,7 @@ func (d *setDecoder) Type(name string) (*objects.Type, error) {
 	return v.Type(), nil
 }
 
-// SearchAround is searchAround (objectset_links.go).
-func (d *setDecoder) SearchAround(f *query.Filter, typ, link string) (*query.Filter, string, error) {
-	return d.searchAround(f, typ, link)
-}
+var _ wire.Resolver = (*setDecoder)(nil)
 
 // decodeObjectSet decodes an object set of a request. When it returns a
 // decoder with a view, the caller releases it; a nil view means the set

@@ -6,13 +6,13 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// searchAround follows a link from the objects f matches in type typ: it
+// SearchAround follows a link from the objects f matches in type typ: it
 // reads the keys the set holds (its foreign keys, or its primary keys) and
 // returns the filter on the link's target type that matches the objects
 // holding them, through the join rows of a many-to-many link. Each type is
 // read at the version its view serves: links are resolved at query time,
 // so an edit of either table moves links after that table's build.
-func (d *setDecoder) searchAround(f *query.Filter, typ, link string) (*query.Filter, string, error) {
+func (d *setDecoder) SearchAround(f *query.Filter, typ, link string) (*query.Filter, string, error) {
 	l, ok := d.s.linkSide(d.r, typ, link)
 	if !ok {
 		return nil, "", wire.Err(wire.NameLinkTypeNotFound, map[string]any{"objectType": typ, "linkType": link})
