@@ -11,7 +11,7 @@ import (
 
 // TestErrorTable_Names checks that the Name constants and table
 // agree: each constant has a row, each row a constant, and each constant
-// is its wire name with the name prefix, so that reading one tells the
+// is its wire name with the Name prefix, so that reading one tells the
 // other.
 func TestErrorTable_Names(t *testing.T) {
 	f, err := parser.ParseFile(token.NewFileSet(), "errors.go", nil, 0)
@@ -32,7 +32,7 @@ func TestErrorTable_Names(t *testing.T) {
 			for i, n := range vs.Names {
 				lit, ok := vs.Values[i].(*ast.BasicLit)
 				if !ok || lit.Value != `"`+strings.TrimPrefix(n.Name, "Name")+`"` || !strings.HasPrefix(n.Name, "Name") {
-					t.Errorf("constant %s is not name + its wire name", n.Name)
+					t.Errorf("constant %s is not Name + its wire name", n.Name)
 					continue
 				}
 				name := Name(strings.Trim(lit.Value, `"`))
