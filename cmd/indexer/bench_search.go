@@ -36,7 +36,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 	// PostgreSQL installation.
 	fs.StringVar(&o.ServeBin, "serve-bin", "", "expert: `path` of the indexer binary that serves (default: this one), e.g. a previous release")
 	fs.StringVar(&o.PostgresBinDir, "pg-bin", "", "expert: `dir`ectory of PostgreSQL's initdb and postgres (default: newest /usr/lib/postgresql/*/bin, else $PATH)")
-	queries := fs.String("queries", "", "expert: comma-separated `ids` of the queries to measure (default: all; get, sorted, text, count, group, prefix, deep1, deepN, deepOffset, union, around); all are still verified")
+	queries := fs.String("queries", "", "expert: comma-separated `ids` of the queries to measure (default: all; an unknown id is refused with the list); all are still verified")
 	cpuProfile := fs.String("cpuprofile", "", "expert: write a CPU profile of the bench process (the clients) to this file")
 	if code, ok := parse(fs, args); !ok {
 		return code

@@ -63,6 +63,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, fmt.Errorf("searchbench: bad options: rows %d (>= 1000), files %d (1..rows), clients %d (>= 1), duration %s (> 0), warmup %s, serve binary %q",
 			o.Rows, o.Files, o.Clients, o.Duration, o.Warmup, o.ServeBin)
 	}
+	// The queries to measure, known before a minute goes into loading rows.
+	measure, err := selectQueries(queries(o.Rows, &deepPage{}), o.Queries)
+	if err != nil {
+		return nil, err
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -157,10 +162,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 
-	measure, err := selectQueries(qs, o.Queries)
-	if err != nil {
-		return nil, err
-	}
 	for i, q := range qs {
 		if !measure[q.id] {
 			continue
