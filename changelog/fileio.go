@@ -3,7 +3,6 @@ package changelog
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/io/gocloud/blobfs"
 	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
 )
 
 // countingIO is a table's FileIO that counts every byte read through the
@@ -83,7 +81,7 @@ func objectKey(location string) (string, bool) {
 func openRanged(ctx context.Context, b *blobfs.FileIO, name, key string, n *atomic.Int64) (iceio.File, error) {
 	info, err := b.Stat(name)
 	if err != nil {
-		return nil, err
+		return nil, recheckNotFound(ctx, b, err)
 	}
 	if info.IsDir() {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: errors.New("is a directory")}
@@ -192,8 +190,5 @@ func (f *rangedFile) Close() error {
 // pathError names the file, and says fs.ErrNotExist for an object that is
 // gone, as the FileIO's own errors do.
 func (f *rangedFile) pathError(op string, err error) error {
-	if gcerrors.Code(err) == gcerrors.NotFound {
-		err = fmt.Errorf("%w: %w", fs.ErrNotExist, err)
-	}
-	return &fs.PathError{Op: op, Path: f.name, Err: err}
+	return &fs.PathError{Op: op, Path: f.name, Err: storeError(err)}
 }

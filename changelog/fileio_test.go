@@ -9,12 +9,15 @@ import (
 	"io/fs"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/iceberg-go"
+	iceio "github.com/apache/iceberg-go/io"
 	"github.com/ontoindex/ontoindex/internal/testkit/deploytest"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/s3test"
 )
 
 // mustS3Table writes ns.wide (id, a long text) with rows rows in one data
@@ -156,6 +159,18 @@ func TestRangedFile(t *testing.T) {
 	missing := strings.Replace(f.Path, ".parquet", "-gone.parquet", 1)
 	if _, err := cio.Open(missing); !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), missing) {
 		t.Fatalf("open a missing object: %v", err)
+	}
+	// A store that is down is not a missing object, even where gocloud's
+	// S3 driver guesses "not found" (the port has 301 in it).
+	props := d.Props()
+	props["s3.endpoint"] = s3test.RefusedEndpoint(t)
+	down, err := iceio.LoadFS(ctx, props, f.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = (&countingIO{IO: down, ctx: ctx, n: &n}).Open(f.Path)
+	if !errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), f.Path) {
+		t.Fatalf("open an object of a store that is down: %v; want connection refused, not fs.ErrNotExist", err)
 	}
 }
 

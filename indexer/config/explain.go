@@ -153,14 +153,18 @@ func classify(err error, catalog string, props map[string]string) (*StorageError
 		if se.Code == "" {
 			se.Code = "HTTP 403"
 		}
-	case code == "NoSuchKey" || code == "NotFound" || httpStatus == 404 || errors.Is(err, fs.ErrNotExist):
+	case code == "NoSuchKey" || code == "NotFound" || httpStatus == 404:
 		se.Problem, se.Code = NoSuchObject, code
+	// A failed connection comes before fs.ErrNotExist: no answer came, so
+	// whatever says "not found" guessed (gocloud's S3 driver does).
 	case errors.Is(err, syscall.ECONNREFUSED):
 		se.Problem, se.Code = Unreachable, "connection refused"
 	case errors.As(err, &dns):
 		se.Problem, se.Code = Unreachable, dns.Error()
 	case errors.As(err, &op):
 		se.Problem, se.Code = Unreachable, op.Err.Error()
+	case errors.Is(err, fs.ErrNotExist):
+		se.Problem = NoSuchObject
 	default:
 		return nil, ""
 	}

@@ -8,18 +8,46 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/indexer/config"
 )
 
 // Open opens catalog name, configured by cc, through iceberg-go's catalog
 // registry with the properties cc.Props(dir) gives (dir is the directory a
 // relative hadoop warehouse is resolved against).
+//
+// The catalog's LoadTable asks storage again when the metadata file is
+// reported missing, so that a store that is down is not said to have lost
+// the file (see changelog.RecheckNotFound).
 func Open(ctx context.Context, name string, cc config.Catalog, dir string) (catalog.Catalog, error) {
-	cat, err := catalog.Load(ctx, name, iceberg.Properties(cc.Props(dir)))
+	props := cc.Props(dir)
+	cat, err := catalog.Load(ctx, name, iceberg.Properties(props))
 	if err != nil {
 		return nil, fmt.Errorf("open catalog %s (type %s): %w", name, cc.Type, err)
 	}
-	return cat, nil
+	return &rechecking{Catalog: cat, props: props}, nil
+}
+
+// rechecking is a catalog whose table loads recheck "not found".
+type rechecking struct {
+	catalog.Catalog
+	props map[string]string
+}
+
+func (c *rechecking) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
+	tbl, err := c.Catalog.LoadTable(ctx, ident)
+	if err != nil {
+		return nil, changelog.RecheckNotFound(ctx, c.props, err)
+	}
+	return tbl, nil
+}
+
+// Close closes the catalog's connections (a sql catalog's database).
+func (c *rechecking) Close() error {
+	if cl, ok := c.Catalog.(catalog.Closer); ok {
+		return cl.Close()
+	}
+	return nil
 }
 
 // OpenConfigured opens a catalog of the config.

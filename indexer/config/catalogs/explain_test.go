@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config/catalogs"
 	"github.com/ontoindex/ontoindex/internal/testkit/deploytest"
 	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
+	"github.com/ontoindex/ontoindex/internal/testkit/s3test"
 )
 
 // internals are what a plain storage error must not show: the S3 client's
@@ -77,6 +79,20 @@ func TestConfig_Explain(t *testing.T) {
 		}()
 		_, err := load(t)
 		check(t, err, config.Unreachable, "unreachable", "connection refused")
+	})
+	t.Run("S3 refused at a port with 301", func(t *testing.T) {
+		// gocloud says "not found" for this refusal; the table load asks
+		// the store again and says what happened.
+		refused := s3test.RefusedEndpoint(t)
+		t.Setenv(deploytest.EnvS3Endpoint, refused)
+		_, err := load(t)
+		var se *config.StorageError
+		if !errors.As(err, &se) || se.Problem != config.Unreachable || !strings.Contains(err.Error(), "S3 at "+refused+" is unreachable (connection refused") {
+			t.Fatalf("error %v: want S3 at %s unreachable", err, refused)
+		}
+		if strings.Contains(err.Error(), "no such object") || errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("error %v says the file does not exist", err)
+		}
 	})
 	t.Run("data file deleted", func(t *testing.T) {
 		cfg, err := load(t)
