@@ -22,12 +22,38 @@ import (
 
 var handlerRows = flag.Int("api.handler-rows", 100_000, "customers of the handler benchmark")
 
-var handlerEnv = sync.OnceValues(func() (http.Handler, error) {
-	ctx := context.Background()
-	dir, err := osTempDir()
-	if err != nil {
-		return nil, err
+// handlerEnv is the benchmark's index and server, built once per test
+// binary (every -count and sub-benchmark shares it); TestMain removes it.
+var handlerEnv struct {
+	once    sync.Once
+	h       http.Handler
+	err     error
+	cleanup func()
+}
+
+func handler() (http.Handler, error) {
+	handlerEnv.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ontoindex-handler-")
+		if err != nil {
+			handlerEnv.err = err
+			return
+		}
+		handlerEnv.cleanup = func() { _ = os.RemoveAll(dir) }
+		handlerEnv.h, handlerEnv.err = newHandlerEnv(dir)
+	})
+	return handlerEnv.h, handlerEnv.err
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if handlerEnv.cleanup != nil {
+		handlerEnv.cleanup()
 	}
+	os.Exit(code)
+}
+
+func newHandlerEnv(dir string) (http.Handler, error) {
+	ctx := context.Background()
 	if _, err := benchdata.WriteCustomers(ctx, dir, 1, *handlerRows, 8); err != nil {
 		return nil, err
 	}
@@ -61,12 +87,12 @@ var handlerEnv = sync.OnceValues(func() (http.Handler, error) {
 		return nil, err
 	}
 	return s.Handler(), nil
-})
+}
 
 // BenchmarkHandler measures the server's own cost of requests (no
 // network, no client): what a request costs beyond the engine.
 func BenchmarkHandler(b *testing.B) {
-	h, err := handlerEnv()
+	h, err := handler()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -103,5 +129,3 @@ func BenchmarkHandler(b *testing.B) {
 		})
 	}
 }
-
-func osTempDir() (string, error) { return os.MkdirTemp("", "ontoindex-handler-") }

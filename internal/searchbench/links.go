@@ -34,13 +34,9 @@ func genAround(r *rand.Rand) params {
 // aroundRequest is the loadObjects request of the links row: the orders
 // of the customers the filter matches, by order id.
 func aroundRequest(p params) loadRequest {
-	customers := map[string]any{
-		"type":      "filter",
-		"objectSet": map[string]any{"type": "base", "objectType": objectType},
-		"where":     and(eq("city", p.city), gte("balance", p.lo), lt("balance", p.hi)),
-	}
+	customers := filterSet(and(eq("city", p.city), gte("balance", p.lo), lt("balance", p.hi)))
 	return loadRequest{
-		ObjectSet: map[string]any{"type": "searchAround", "objectSet": customers, "link": aroundLink},
+		ObjectSet: objectSet{Type: "searchAround", ObjectSet: &customers, Link: aroundLink},
 		OrderBy:   order("id", "asc"), PageSize: pageSize,
 	}
 }

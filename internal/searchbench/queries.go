@@ -202,11 +202,7 @@ func queries(rows int, deep *deepPage) []query {
 		{
 			id: "union", name: "loadObjects: union city = X, visits > Y; sort id", target: 1, gen: genUnion,
 			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
-				base := map[string]any{"type": "base", "objectType": objectType}
-				set := map[string]any{"type": "union", "objectSets": []any{
-					map[string]any{"type": "filter", "objectSet": base, "where": eq("city", p.city)},
-					map[string]any{"type": "filter", "objectSet": base, "where": gt("visits", p.visits)},
-				}}
+				set := objectSet{Type: "union", ObjectSets: []objectSet{filterSet(eq("city", p.city)), filterSet(gt("visits", p.visits))}}
 				return pageResult(c.loadObjects(ctx, loadRequest{ObjectSet: set, OrderBy: order("id", "asc"), PageSize: pageSize}))
 			},
 			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
