@@ -83,8 +83,8 @@ func tokenBy(ctx context.Context, c *ontoClient, skip, size int) (string, error)
 		if err != nil {
 			return "", fmt.Errorf("page after %d objects (pages of %d): %w", done, size, err)
 		}
-		if p.NextPageToken == "" || len(p.Data) != size {
-			return "", fmt.Errorf("page after %d objects (pages of %d): %d objects, next page token %q", done, size, len(p.Data), p.NextPageToken)
+		if p.NextPageToken == "" || len(p.Keys) != size {
+			return "", fmt.Errorf("page after %d objects (pages of %d): %d objects, next page token %q", done, size, len(p.Keys), p.NextPageToken)
 		}
 		tok = p.NextPageToken
 	}

@@ -111,13 +111,23 @@ func TestRawHTTP(t *testing.T) {
 	defer c.close()
 	for i := range 5 {
 		for _, path := range []string{"/plain", "/chunked"} {
-			status, body, err := c.do(context.Background(), http.MethodPost, path, []byte(fmt.Sprint(i)))
-			if err != nil || status != 200 || string(body) != fmt.Sprintf("POST %s %d", path, i) {
+			status, body, err := doString(c, http.MethodPost, path, []byte(fmt.Sprint(i)))
+			if err != nil || status != 200 || body != fmt.Sprintf("POST %s %d", path, i) {
 				t.Fatalf("%s: %d %q %v", path, status, body, err)
 			}
 		}
 	}
-	if status, body, err := c.do(context.Background(), http.MethodGet, "/get", nil); err != nil || string(body) != "GET /get " || status != 200 {
+	if status, body, err := doString(c, http.MethodGet, "/get", nil); err != nil || body != "GET /get " || status != 200 {
 		t.Fatalf("get: %d %q %v", status, body, err)
 	}
+}
+
+// doString is one request of c, its body copied out of the connection's
+// buffer.
+func doString(c *rawHTTP, method, path string, body []byte) (status int, resp string, err error) {
+	err = c.do(context.Background(), method, path, body, func(st int, b []byte) error {
+		status, resp = st, string(b)
+		return nil
+	})
+	return status, resp, err
 }

@@ -70,13 +70,15 @@ type (
 		GroupBy     []map[string]string `json:"groupBy"`
 		Where       *where              `json:"where,omitempty"`
 	}
+	// objectResponse and pageResponse are scanned (decodeResponse): the
+	// primary keys, the token and the total.
 	objectResponse struct {
-		PrimaryKey json.Number `json:"__primaryKey"`
+		PrimaryKey int64
 	}
 	pageResponse struct {
-		Data          []objectResponse `json:"data"`
-		NextPageToken string           `json:"nextPageToken"`
-		TotalCount    string           `json:"totalCount"`
+		Keys          []int64 // of the page's objects, in order
+		NextPageToken string
+		TotalCount    string
 	}
 	aggregateResponse struct {
 		Data []struct {
@@ -158,17 +160,22 @@ func (c *ontoClient) do(ctx context.Context, method, path string, body, out any)
 			return err
 		}
 	}
-	status, raw, err := c.http.do(ctx, method, c.base+path, b)
+	var answered error // of an answer, not of the exchange
+	err := c.http.do(ctx, method, c.base+path, b, func(status int, raw []byte) error {
+		switch {
+		case status != http.StatusOK:
+			answered = &httpError{status: status, body: string(raw[:min(len(raw), 500)])}
+		default:
+			if err := decodeResponse(raw, out); err != nil {
+				answered = fmt.Errorf("%s %s: decode response: %w", method, path, err)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	if status != http.StatusOK {
-		return &httpError{status: status, body: string(raw[:min(len(raw), 500)])}
-	}
-	if err := decodeResponse(raw, out); err != nil {
-		return fmt.Errorf("%s %s: decode response: %w", method, path, err)
-	}
-	return nil
+	return answered
 }
 
 // decodeResponse decodes a response. Pages and objects, which are most of
@@ -181,7 +188,11 @@ func decodeResponse(raw []byte, out any) error {
 	case *pageResponse:
 		return scanPage(raw, o)
 	case *objectResponse:
-		keys := scanKeys(raw)
+		var one [1]int64
+		keys, err := scanKeys(raw, one[:0])
+		if err != nil {
+			return err
+		}
 		if len(keys) != 1 {
 			return fmt.Errorf("%d primary keys in an object", len(keys))
 		}
@@ -200,25 +211,29 @@ var (
 	totalField = []byte(`"totalCount":"`)
 )
 
-// scanKeys returns the __primaryKey numbers of a body, in order: bare, or
-// JSON strings for longs. A key field cannot occur inside a string value:
-// the server escapes quotes.
-func scanKeys(raw []byte) []json.Number {
-	var out []json.Number
+// scanKeys appends the __primaryKey numbers of a body to keys, in order:
+// bare, or JSON strings for longs. A key field cannot occur inside a
+// string value: the server escapes quotes.
+func scanKeys(raw []byte, keys []int64) ([]int64, error) {
 	for i := bytes.Index(raw, keyField); i >= 0; {
 		rest := raw[i+len(keyField):]
 		end := bytes.IndexAny(rest, ",}")
 		if end < 0 {
 			break
 		}
-		out = append(out, json.Number(bytes.Trim(bytes.TrimSpace(rest[:end]), `"`)))
+		v := bytes.Trim(bytes.TrimSpace(rest[:end]), `"`)
+		k, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("primary key %q: %w", v, err)
+		}
+		keys = append(keys, k)
 		j := bytes.Index(rest, keyField)
 		if j < 0 {
 			break
 		}
 		i += len(keyField) + j
 	}
-	return out
+	return keys, nil
 }
 
 // scanPage reads the keys, token and total of a page.
@@ -226,14 +241,15 @@ func scanPage(raw []byte, p *pageResponse) error {
 	if !bytes.HasPrefix(raw, []byte(`{"data":[`)) || !bytes.HasSuffix(bytes.TrimSpace(raw), []byte("}")) {
 		return fmt.Errorf("not a page: %.100s", raw)
 	}
-	keys := scanKeys(raw)
-	if n := bytes.Count(raw, nameField); n != len(keys) {
+	n := bytes.Count(raw, nameField)
+	keys, err := scanKeys(raw, make([]int64, 0, n))
+	if err != nil {
+		return err
+	}
+	if len(keys) != n {
 		return fmt.Errorf("%d objects but %d primary keys", n, len(keys))
 	}
-	p.Data = make([]objectResponse, len(keys))
-	for i, k := range keys {
-		p.Data[i].PrimaryKey = k
-	}
+	p.Keys = keys
 	p.NextPageToken, p.TotalCount = "", ""
 	if i := bytes.LastIndex(raw, tokenField); i >= 0 {
 		rest := raw[i+len(tokenField):]
@@ -252,16 +268,3 @@ type httpError struct {
 }
 
 func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.body) }
-
-// ids returns the primary keys of a page.
-func ids(p pageResponse) ([]int64, error) {
-	out := make([]int64, len(p.Data))
-	for i, o := range p.Data {
-		n, err := o.PrimaryKey.Int64()
-		if err != nil {
-			return nil, fmt.Errorf("primary key %q: %w", o.PrimaryKey, err)
-		}
-		out[i] = n
-	}
-	return out, nil
-}

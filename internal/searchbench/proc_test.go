@@ -3,6 +3,7 @@ package searchbench
 import (
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,9 +49,12 @@ func TestScanPage(t *testing.T) {
 	if err := scanPage(raw, &p); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ids(p)
-	if err != nil || len(got) != 2 || got[0] != 12 || got[1] != 13 || p.NextPageToken != "tok" || p.TotalCount != "42" {
-		t.Fatalf("%v %v %+v", got, err, p)
+	if got := p.Keys; len(got) != 2 || got[0] != 12 || got[1] != 13 || p.NextPageToken != "tok" || p.TotalCount != "42" {
+		t.Fatalf("%+v", p)
+	}
+	bad := []byte(`{"data":[{"__apiName":"Customer","__primaryKey":"1x"}],"totalCount":"1"}`)
+	if err := scanPage(bad, &p); err == nil || !strings.Contains(err.Error(), `"1x"`) {
+		t.Fatalf("a page with key 1x: %v", err)
 	}
 	if err := scanPage([]byte(`{"errorCode":"X"}`), &p); err == nil {
 		t.Fatal("an error body read as a page")

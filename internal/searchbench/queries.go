@@ -103,8 +103,7 @@ func queries(rows int, deep *deepPage) []query {
 				if err != nil {
 					return result{}, err
 				}
-				id, err := o.PrimaryKey.Int64()
-				return result{ids: []int64{id}}, err
+				return result{ids: []int64{o.PrimaryKey}}, nil
 			},
 			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
 				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers WHERE id = $1`, p.id))
@@ -229,8 +228,7 @@ func pageResult(p pageResponse, err error) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	ids, err := ids(p)
-	return result{ids: ids}, err
+	return result{ids: p.Keys}, nil
 }
 
 // pageTotalResult is pageResult with the page's totalCount, which must be

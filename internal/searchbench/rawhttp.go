@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -29,7 +30,8 @@ type rawHTTP struct {
 type rawConn struct {
 	c  net.Conn
 	r  *bufio.Reader
-	wb []byte
+	wb []byte // the request, reused
+	rb []byte // the response body, reused
 }
 
 func newRawHTTP(addr string, clients int) *rawHTTP {
@@ -71,12 +73,15 @@ func (h *rawHTTP) close() {
 	h.conns = nil
 }
 
-// do sends one request and returns the status and body. A connection
-// that fails is dropped; the request is not retried.
-func (h *rawHTTP) do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
+// do sends one request and calls read with the status and body, which
+// are valid during the call only: the connection reads its next response
+// into the same buffer, so that a load generator allocates nothing per
+// response. A connection that fails is dropped; the request is not
+// retried. read's error is do's.
+func (h *rawHTTP) do(ctx context.Context, method, path string, body []byte, read func(status int, body []byte) error) error {
 	c, err := h.conn(ctx)
 	if err != nil {
-		return 0, nil, err
+		return err
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.c.SetDeadline(dl)
@@ -86,10 +91,11 @@ func (h *rawHTTP) do(ctx context.Context, method, path string, body []byte) (int
 	status, resp, err := c.roundTrip(method, h.addr, path, body)
 	if err != nil {
 		_ = c.c.Close()
-		return 0, nil, err
+		return err
 	}
+	err = read(status, resp)
 	h.put(c)
-	return status, resp, nil
+	return err
 }
 
 func (c *rawConn) roundTrip(method, host, path string, body []byte) (int, []byte, error) {
@@ -143,9 +149,9 @@ func (c *rawConn) roundTrip(method, host, path string, body []byte) (int, []byte
 	}
 	switch {
 	case length >= 0:
-		resp := make([]byte, length)
-		_, err := io.ReadFull(c.r, resp)
-		return status, resp, err
+		c.rb = slices.Grow(c.rb[:0], length)[:length]
+		_, err := io.ReadFull(c.r, c.rb)
+		return status, c.rb, err
 	case chunked:
 		resp, err := c.readChunked()
 		return status, resp, err
@@ -154,7 +160,8 @@ func (c *rawConn) roundTrip(method, host, path string, body []byte) (int, []byte
 }
 
 func (c *rawConn) readChunked() ([]byte, error) {
-	var out []byte
+	out := c.rb[:0]
+	defer func() { c.rb = out[:0] }()
 	for {
 		line, err := c.r.ReadSlice('\n')
 		if err != nil {
@@ -176,7 +183,7 @@ func (c *rawConn) readChunked() ([]byte, error) {
 			}
 		}
 		n := len(out)
-		out = append(out, make([]byte, size)...)
+		out = slices.Grow(out, int(size))[:n+int(size)]
 		if _, err := io.ReadFull(c.r, out[n:]); err != nil {
 			return nil, err
 		}
