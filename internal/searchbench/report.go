@@ -248,7 +248,7 @@ func notes(r *Report) []string {
 	n := []string{
 		"ontoindex responses carry totalCount (the API always computes it); the PostgreSQL queries do not count",
 		"both return whole rows (6 columns of a customer, 5 of an order); ontoindex as JSON over HTTP/1.1 with keep-alive (objects without rids: excludeRid), PostgreSQL over pgx (extended protocol, cached statements)",
-		"the ontoindex client is a plain HTTP/1.1 load generator that reads each body and scans it for the primary keys; the PostgreSQL client scans each row into Go values",
+		"the clients do the same work on both: the ontoindex one is a plain HTTP/1.1 load generator that reads each body and scans it for the primary keys; the PostgreSQL one (pgx) receives each row and decodes its id",
 		"q/s: requests completed by the closed-loop clients over the wall time of the measured part; p50/p99 include queueing at the server",
 		"ratio: ontoindex q/s / PostgreSQL q/s; the deep paging rows compare a page token with a keyset condition on (balance, id); the searchAround row a loadObjects of the link Customer.orders with a join of orders and customers",
 		"CPU per request: the server processes' user+system time over the measured window (/proc), divided by the requests; clients: the bench process's (the load generators, on the same cores); idle: the machine's CPU time nobody used in that window (other work on the machine shows as less idle and less CPU for both)",
