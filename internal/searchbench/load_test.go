@@ -125,9 +125,8 @@ func TestRawHTTP(t *testing.T) {
 // doString is one request of c, its body copied out of the connection's
 // buffer.
 func doString(c *rawHTTP, method, path string, body []byte) (status int, resp string, err error) {
-	err = c.do(context.Background(), method, path, body, func(st int, b []byte) error {
+	err = c.do(context.Background(), method, path, body, func(st int, b []byte) {
 		status, resp = st, string(b)
-		return nil
 	})
 	return status, resp, err
 }

@@ -161,16 +161,12 @@ func (c *ontoClient) do(ctx context.Context, method, path string, body, out any)
 		}
 	}
 	var answered error // of an answer, not of the exchange
-	err := c.http.do(ctx, method, c.base+path, b, func(status int, raw []byte) error {
-		switch {
-		case status != http.StatusOK:
+	err := c.http.do(ctx, method, c.base+path, b, func(status int, raw []byte) {
+		if status != http.StatusOK {
 			answered = &httpError{status: status, body: string(raw[:min(len(raw), 500)])}
-		default:
-			if err := decodeResponse(raw, out); err != nil {
-				answered = fmt.Errorf("%s %s: decode response: %w", method, path, err)
-			}
+		} else if err := decodeResponse(raw, out); err != nil {
+			answered = fmt.Errorf("%s %s: decode response: %w", method, path, err)
 		}
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", method, path, err)
