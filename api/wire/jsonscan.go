@@ -34,15 +34,11 @@ func (fs Fields) Get(key string) json.RawMessage {
 
 // JSONObject splits a JSON object into its fields.
 func JSONObject(raw []byte) (Fields, bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return nil, false
+	i, empty, ok := openBracket(raw, '{', '}')
+	if !ok || empty {
+		return nil, ok
 	}
 	var fs Fields
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		return fs, skipSpace(raw, i+1) == len(raw)
-	}
 	for {
 		end, ok := skipString(raw, i)
 		if !ok {
@@ -61,31 +57,26 @@ func JSONObject(raw []byte) (Fields, bool) {
 			return nil, false
 		}
 		fs = append(fs, Field{Key: key, Val: raw[start:end]})
-		i = skipSpace(raw, end)
-		if i >= len(raw) {
+		var done bool
+		i, done, ok = nextMember(raw, end, '}')
+		if !ok {
 			return nil, false
 		}
-		switch raw[i] {
-		case ',':
-			i = skipSpace(raw, i+1)
-		case '}':
-			return fs, skipSpace(raw, i+1) == len(raw)
-		default:
-			return nil, false
+		if done {
+			return fs, true
 		}
 	}
 }
 
 // JSONArray splits a JSON array into its elements; null is not an array.
 func JSONArray(raw []byte) ([]json.RawMessage, bool) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '[' {
+	i, empty, ok := openBracket(raw, '[', ']')
+	if !ok {
 		return nil, false
 	}
 	elems := []json.RawMessage{}
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == ']' {
-		return elems, skipSpace(raw, i+1) == len(raw)
+	if empty {
+		return elems, true
 	}
 	for {
 		end, ok := skipValue(raw, i)
@@ -93,19 +84,47 @@ func JSONArray(raw []byte) ([]json.RawMessage, bool) {
 			return nil, false
 		}
 		elems = append(elems, raw[i:end])
-		i = skipSpace(raw, end)
-		if i >= len(raw) {
+		var done bool
+		i, done, ok = nextMember(raw, end, ']')
+		if !ok {
 			return nil, false
 		}
-		switch raw[i] {
-		case ',':
-			i = skipSpace(raw, i+1)
-		case ']':
-			return elems, skipSpace(raw, i+1) == len(raw)
-		default:
-			return nil, false
+		if done {
+			return elems, true
 		}
 	}
+}
+
+// openBracket reads the opening bracket of an object or array: i is where
+// its first member starts; empty says it closes at once, and then ok says
+// whether nothing follows.
+func openBracket(raw []byte, open, close byte) (i int, empty, ok bool) {
+	i = skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != open {
+		return 0, false, false
+	}
+	i = skipSpace(raw, i+1)
+	if i < len(raw) && raw[i] == close {
+		return 0, true, skipSpace(raw, i+1) == len(raw)
+	}
+	return i, false, true
+}
+
+// nextMember reads what follows a member that ends at end: a comma, and i
+// is where the next member starts; or the closing bracket (done), and ok
+// says whether nothing follows it.
+func nextMember(raw []byte, end int, close byte) (i int, done, ok bool) {
+	i = skipSpace(raw, end)
+	if i >= len(raw) {
+		return 0, false, false
+	}
+	switch raw[i] {
+	case ',':
+		return skipSpace(raw, i+1), false, true
+	case close:
+		return 0, true, skipSpace(raw, i+1) == len(raw)
+	}
+	return 0, false, false
 }
 
 // JSONString is the value of a JSON string; one without escapes is a
