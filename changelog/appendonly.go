@@ -91,6 +91,7 @@ func snapshotID(s *table.Snapshot) int64 {
 // would then be in a file that is not read) or a file left the baseline
 // without a replace.
 func (p *Plan) AppendOnly(ctx context.Context, fs iceio.IO, snaps []table.Snapshot) error {
+	fs = rechecking(ctx, fs)
 	removed := make(map[string]bool, len(p.Removed))
 	for _, path := range p.Removed {
 		removed[path] = true

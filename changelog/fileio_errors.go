@@ -43,6 +43,30 @@ func RecheckNotFound(ctx context.Context, props map[string]string, err error) er
 	return err
 }
 
+// rechecking wraps the FileIO that manifests are read through so that a
+// failed open in blob storage is asked again (RecheckNotFound) before
+// iceberg-go wraps its error; reads need Open only.
+func rechecking(ctx context.Context, fsys iceio.IO) iceio.IO {
+	if b, ok := fsys.(*blobfs.FileIO); ok {
+		return &recheckingIO{IO: b, ctx: ctx, b: b}
+	}
+	return fsys
+}
+
+type recheckingIO struct {
+	iceio.IO
+	ctx context.Context
+	b   *blobfs.FileIO
+}
+
+func (r *recheckingIO) Open(name string) (iceio.File, error) {
+	f, err := r.b.Open(name)
+	if err != nil {
+		return nil, recheckNotFound(r.ctx, r.b, err)
+	}
+	return f, nil
+}
+
 // recheckNotFound is RecheckNotFound with the FileIO at hand.
 func recheckNotFound(ctx context.Context, b *blobfs.FileIO, err error) error {
 	var pe *fs.PathError

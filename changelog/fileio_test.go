@@ -172,6 +172,11 @@ func TestRangedFile(t *testing.T) {
 	if !errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), f.Path) {
 		t.Fatalf("open an object of a store that is down: %v; want connection refused, not fs.ErrNotExist", err)
 	}
+	// So is the manifest list LiveFiles reads through it.
+	_, err = LiveFiles(ctx, down, tbl.T.CurrentSnapshot(), nil)
+	if !errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "read manifest list "+tbl.T.CurrentSnapshot().ManifestList) {
+		t.Fatalf("live files of a store that is down: %v; want connection refused, not fs.ErrNotExist", err)
+	}
 }
 
 func TestObjectKey(t *testing.T) {

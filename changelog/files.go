@@ -34,6 +34,7 @@ func LiveFiles(ctx context.Context, fs iceio.IO, snap *table.Snapshot, known fun
 	if snap == nil {
 		return nil, nil
 	}
+	fs = rechecking(ctx, fs)
 	list, err := snap.Manifests(fs)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s of snapshot %d: %w", snap.ManifestList, snap.SnapshotID, err)

@@ -87,7 +87,7 @@ func TestConfig_Explain(t *testing.T) {
 		t.Setenv(deploytest.EnvS3Endpoint, refused)
 		_, err := load(t)
 		var se *config.StorageError
-		if !errors.As(err, &se) || se.Problem != config.Unreachable || !strings.Contains(err.Error(), "S3 at "+refused+" is unreachable (connection refused") {
+		if !errors.As(err, &se) || se.Problem != config.Unreachable || !strings.Contains(err.Error(), "load table "+peopletest.PeopleTable+": S3 at "+refused+" is unreachable (connection refused") {
 			t.Fatalf("error %v: want S3 at %s unreachable", err, refused)
 		}
 		if strings.Contains(err.Error(), "no such object") || errors.Is(err, fs.ErrNotExist) {
