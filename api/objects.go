@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -165,7 +166,10 @@ func (a atSnapshot) setHeaders(h http.Header) {
 // object): the primary key in path parameter param (encoded, and as
 // sent), select and excludeRid.
 func getParams(r *http.Request, t *objects.Type, param string) (key []byte, pk string, sel selection, excl bool, err error) {
-	q := r.URL.Query()
+	var q url.Values // nil, as most gets have no query: parsing one allocates
+	if r.URL.RawQuery != "" {
+		q = r.URL.Query()
+	}
 	if sel, err = parseSelect(t, append(q["select"], q["properties"]...)); err != nil {
 		return nil, "", nil, false, err
 	}

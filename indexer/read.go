@@ -130,10 +130,18 @@ func (v *View) Get(key []byte) (*objects.Object, error) {
 // Lookup returns the object with the encoded key as a page of one object
 // (none when absent), the form searches return.
 func (v *View) Lookup(key []byte) (*Page, error) {
-	p := &Page{}
+	// The page and its one key and document in one allocation: a get by
+	// key is the request where each counts.
+	one := &struct {
+		Page
+		key [1][]byte
+		doc [1]uint32
+	}{}
+	p := &one.Page
 	if v.snap.Readable() {
 		if d, ok := v.snap.Lookup(key); ok {
-			p.Keys, p.snap, p.docs, p.Total = [][]byte{key}, v.snap, []uint32{d}, 1
+			one.key[0], one.doc[0] = key, d
+			p.Keys, p.snap, p.docs, p.Total = one.key[:], v.snap, one.doc[:], 1
 			v.snap.Prefetch(p.docs) // the object's cells, each a likely cache miss, at once
 		}
 		return p, nil

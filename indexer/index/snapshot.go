@@ -144,11 +144,28 @@ func (s *Snapshot) Objects() int64 { return int64(s.alive.GetCardinality()) }
 // Key returns the encoded primary key of a document.
 func (s *Snapshot) Key(d uint32) []byte { return []byte(s.keys.get(d)) }
 
-// Lookup returns the document of an encoded primary key.
+// Lookup returns the document of an encoded primary key. The primary
+// key's order is sorted by (pre, key): the first entry with the key's pre
+// is the key's when the pre is unique, as the pre of a number key always
+// is; keys that share their first bytes are bisected among by key.
 func (s *Snapshot) Lookup(key []byte) (uint32, bool) {
-	k := string(key)
-	// By (pre, key), the order of pk: the binary search compares the pres
-	// held in the order's blocks and reads keys only on equal pres.
+	pre := keyPre(string(key))
+	bi, j := s.pk.seekPre(pre)
+	if bi == len(s.pk.blocks) || s.pk.blocks[bi].pre[j] != pre {
+		return 0, false // no key has the pre
+	}
+	d := s.pk.blocks[bi].doc[j]
+	switch c := strings.Compare(s.keys.get(d), string(key)); {
+	case c == 0:
+		return d, true
+	case c > 0:
+		return 0, false // the first key with the pre is after the key
+	}
+	return s.lookupTied(string(key))
+}
+
+// lookupTied is Lookup among keys that share their pre.
+func (s *Snapshot) lookupTied(k string) (uint32, bool) {
 	p := s.pk.lowerBound(keyTies{s.keys}, vkey{pre: keyPre(k), exact: k}, false)
 	if p < s.pk.len() {
 		if d := s.pk.doc(p); s.keys.get(d) == k {
