@@ -20,14 +20,15 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 		"Writes a customers table and an orders table linked to it with iceberg-go and the same rows\n"+
 		"into a throwaway PostgreSQL (when installed), serves the tables with a real `indexer serve`,\n"+
 		"checks that both systems answer alike, and measures each query from C concurrent clients on\n"+
-		"one system right after the other: q/s, p50, p99, their ratio, time to searchable and memory,\n"+
+		"the two systems in alternating rounds: q/s, p50, p99, their ratio, time to searchable and memory,\n"+
 		"with the targets of the search engine and links issues. Progress goes to stderr, the report\n"+
 		"to stdout. Exit 1 when the systems disagree.")
 	o := searchbench.Options{}
 	fs.IntVar(&o.Rows, "rows", 1_000_000, "customer rows")
 	fs.IntVar(&o.Clients, "clients", 50, "concurrent clients, on each system")
 	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "measured time per query and system")
-	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each measured part (default: a fifth of --duration, at most 2s)")
+	fs.DurationVar(&o.Warmup, "warmup", 0, "warm-up before each system's first part of a query (default: a fifth of --duration, at most 2s)")
+	fs.IntVar(&o.Rounds, "rounds", 5, "parts, 1..16, that each query's --duration is cut into on each system, alternating between the systems")
 	fs.IntVar(&o.Files, "files", 40, "data files of the Iceberg table")
 	fs.StringVar(&o.Dir, "dir", "", "work directory for the warehouse and the index (default: a temporary directory, removed afterwards)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the rows and of the query parameters")
@@ -54,8 +55,8 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 	if !warmupSet {
 		o.Warmup = min(o.Duration/5, 2*time.Second)
 	}
-	if o.Rows < 1000 || o.Clients < 1 || o.Duration <= 0 || o.Files < 1 || o.Files > o.Rows {
-		fmt.Fprintln(env.Stderr, "indexer bench search: need --rows >= 1000, --clients >= 1, --duration > 0 and 1 <= --files <= --rows")
+	if o.Rows < 1000 || o.Clients < 1 || o.Duration <= 0 || o.Files < 1 || o.Files > o.Rows || o.Rounds < 1 || o.Rounds > 16 {
+		fmt.Fprintln(env.Stderr, "indexer bench search: need --rows >= 1000, --clients >= 1, --duration > 0, 1 <= --files <= --rows and 1 <= --rounds <= 16")
 		return exitUsage
 	}
 	if o.ServeBin == "" {

@@ -46,7 +46,7 @@ func TestBenchSearch_postgres(t *testing.T) {
 		t.Fatalf("no PostgreSQL figures: %q", rep.PostgresAbsent)
 	}
 	if rep.Rows != 5000 || rep.Ontoindex.Objects != 5000 || rep.Ontoindex.Orders != 5000 || rep.Ontoindex.SearchableSeconds <= 0 || rep.Postgres.SearchableSeconds <= 0 ||
-		rep.Ontoindex.PeakRSSMiB <= 0 || rep.Postgres.ServingPSSMiB <= 0 || rep.DeepPage < 2 {
+		rep.Ontoindex.PeakRSSMiB <= 0 || rep.Postgres.ServingPSSMiB <= 0 || rep.DeepPage < 2 || rep.Rounds != 5 {
 		t.Fatalf("figures: %+v %+v %+v", rep, rep.Ontoindex, *rep.Postgres)
 	}
 	wantIDs := []string{"get", "sorted", "text", "count", "group", "prefix", "deep1", "deepN", "deepOffset", "union", "around"}

@@ -31,45 +31,97 @@ type Stats struct {
 // call sends one request with parameters drawn from r.
 type call func(ctx context.Context, r *rand.Rand) error
 
+// part is what one measured part of one system yields, kept raw so that
+// the parts of a query's rounds (rounds.go) add up to one Stats.
+type part struct {
+	lat     []time.Duration // of the requests completed without error
+	errors  int
+	first   string        // the first error
+	elapsed time.Duration // wall time of the part
+	// CPU seconds over the part: the server's (negative: unknown) and the
+	// bench process's; the machine's idle and total CPU ticks.
+	serverCPU, clientCPU float64
+	idleTicks, allTicks  float64
+}
+
+// add merges q into p.
+func (p *part) add(q part) {
+	p.lat = append(p.lat, q.lat...)
+	p.errors += q.errors
+	if p.first == "" {
+		p.first = q.first
+	}
+	p.elapsed += q.elapsed
+	if p.serverCPU >= 0 && q.serverCPU >= 0 {
+		p.serverCPU += q.serverCPU
+	} else {
+		p.serverCPU = -1
+	}
+	p.clientCPU += q.clientCPU
+	p.idleTicks += q.idleTicks
+	p.allTicks += q.allTicks
+}
+
+// stats are the figures of the merged parts: q/s is the requests
+// completed over the parts' wall time. It sorts p.lat.
+func (p *part) stats() Stats {
+	st := Stats{Requests: len(p.lat), Errors: p.errors, FirstError: p.first}
+	if p.elapsed > 0 {
+		st.QPS = float64(len(p.lat)) / p.elapsed.Seconds()
+	}
+	st.P50Ms, st.P99Ms = percentileMs(p.lat, 50), percentileMs(p.lat, 99)
+	if st.Requests > 0 {
+		per := func(used float64) float64 { return max(used, 0) / float64(st.Requests) * 1e6 }
+		if p.serverCPU >= 0 {
+			st.ServerCPUus = per(p.serverCPU)
+		}
+		st.ClientCPUus = per(p.clientCPU)
+		if p.allTicks > 0 {
+			st.IdlePct = 100 * p.idleTicks / p.allTicks
+		}
+	}
+	return st
+}
+
 // load runs clients closed loops of call: a warm-up that is not recorded,
 // then the measured part of length dur. A request started before the end
 // of a part is waited for and counted, so that a query slower than dur
-// still yields figures; q/s is completed requests over the wall time until
-// the last one finished. Client i draws its parameters from a stream that
+// still yields figures. Client i draws its parameters from a stream that
 // depends only on (seed, stream, i), so that two systems see the same
 // parameters in the same order.
 // cpu, when set, reads the server's CPU seconds so far.
-func load(ctx context.Context, clients int, warmup, dur time.Duration, seed, stream uint64, cpu func() float64, c call) (Stats, error) {
+func load(ctx context.Context, clients int, warmup, dur time.Duration, seed, stream uint64, cpu func() float64, c call) (part, error) {
 	if warmup > 0 {
 		if _, err := loop(ctx, clients, warmup, seed, stream<<1, c); err != nil {
-			return Stats{}, err
+			return part{}, err
 		}
 	}
-	var before float64
+	before := -1.0
 	if cpu != nil {
 		before = cpu()
 	}
 	self := os.Getpid()
 	client0 := procCPUSeconds(self)
 	idle0, total0 := machineCPUTicks()
-	st, err := loop(ctx, clients, dur, seed, stream<<1|1, c)
-	if st.Requests > 0 {
-		per := func(used float64) float64 { return max(used, 0) / float64(st.Requests) * 1e6 }
-		if cpu != nil {
-			st.ServerCPUus = per(cpu() - before)
-		}
-		st.ClientCPUus = per(procCPUSeconds(self) - client0)
-		if idle1, total1 := machineCPUTicks(); total1 > total0 {
-			st.IdlePct = 100 * (idle1 - idle0) / (total1 - total0)
-		}
+	p, err := loop(ctx, clients, dur, seed, stream<<1|1, c)
+	if err != nil {
+		return part{}, err
 	}
-	return st, err
+	p.serverCPU = -1
+	if cpu != nil {
+		p.serverCPU = cpu() - before
+	}
+	p.clientCPU = procCPUSeconds(self) - client0
+	if idle1, total1 := machineCPUTicks(); total1 > total0 {
+		p.idleTicks, p.allTicks = idle1-idle0, total1-total0
+	}
+	return p, nil
 }
 
 // errorBackoff keeps a client that fails at once from spinning.
 const errorBackoff = 10 * time.Millisecond
 
-func loop(ctx context.Context, clients int, dur time.Duration, seed, stream uint64, c call) (Stats, error) {
+func loop(ctx context.Context, clients int, dur time.Duration, seed, stream uint64, c call) (part, error) {
 	type clientResult struct {
 		lat    []time.Duration
 		errors int
@@ -101,23 +153,18 @@ func loop(ctx context.Context, clients int, dur time.Duration, seed, stream uint
 		})
 	}
 	wg.Wait()
-	elapsed := time.Since(start)
+	p := part{elapsed: time.Since(start)}
 	if err := ctx.Err(); err != nil {
-		return Stats{}, err
+		return part{}, err
 	}
-	var all []time.Duration
-	var st Stats
 	for _, res := range results {
-		all = append(all, res.lat...)
-		st.Errors += res.errors
-		if res.first != nil && st.FirstError == "" {
-			st.FirstError = res.first.Error()
+		p.lat = append(p.lat, res.lat...)
+		p.errors += res.errors
+		if res.first != nil && p.first == "" {
+			p.first = res.first.Error()
 		}
 	}
-	st.Requests = len(all)
-	st.QPS = float64(len(all)) / elapsed.Seconds()
-	st.P50Ms, st.P99Ms = percentileMs(all, 50), percentileMs(all, 99)
-	return st, nil
+	return p, nil
 }
 
 // percentileMs is the nearest-rank percentile p of lat, in milliseconds

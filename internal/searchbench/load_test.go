@@ -78,10 +78,11 @@ func TestLoad_errors(t *testing.T) {
 		}
 		return nil
 	}
-	st, err := load(context.Background(), 2, 10*time.Millisecond, 50*time.Millisecond, 1, 1, func() float64 { return procCPUSeconds(os.Getpid()) }, c)
+	p, err := load(context.Background(), 2, 10*time.Millisecond, 50*time.Millisecond, 1, 1, func() float64 { return procCPUSeconds(os.Getpid()) }, c)
 	if err != nil {
 		t.Fatal(err)
 	}
+	st := p.stats()
 	if st.Errors == 0 || st.FirstError != "boom" || st.Requests == 0 || st.QPS <= 0 {
 		t.Fatalf("%+v", st)
 	}

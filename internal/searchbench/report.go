@@ -8,7 +8,8 @@ import (
 )
 
 // Report is what a run measured. Ratios compare ontoindex with PostgreSQL
-// measured in the same run on the same machine, one right after the other.
+// measured in the same run on the same machine, in parts that alternate
+// between the two (rounds).
 type Report struct {
 	Rows            int     `json:"rows"`
 	Files           int     `json:"files"`
@@ -17,6 +18,7 @@ type Report struct {
 	Seed            uint64  `json:"seed"`
 	DurationSeconds float64 `json:"durationSeconds"` // measured, per query and system
 	WarmupSeconds   float64 `json:"warmupSeconds"`
+	Rounds          int     `json:"rounds"` // parts per query and system, alternating
 
 	Ontoindex OntoindexFigures `json:"ontoindex"`
 	Postgres  *PostgresFigures `json:"postgres,omitempty"` // nil when PostgreSQL is not available
@@ -116,8 +118,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.Postgres != nil {
 		pgName = "PostgreSQL " + r.Postgres.Version
 	}
-	fmt.Fprintf(w, "ontoindex vs %s: %d customers and as many orders, %d clients, %gs per query and system after %gs warm-up, %d CPUs, seed %d\n",
-		pgName, r.Rows, r.Clients, r.DurationSeconds, r.WarmupSeconds, r.CPUs, r.Seed)
+	fmt.Fprintf(w, "ontoindex vs %s: %d customers and as many orders, %d clients, %gs per query and system (%d alternating rounds) after %gs warm-up, %d CPUs, seed %d\n",
+		pgName, r.Rows, r.Clients, r.DurationSeconds, r.Rounds, r.WarmupSeconds, r.CPUs, r.Seed)
 	fmt.Fprintf(w, "ontoindex:  %s (%s)\n", r.Ontoindex.Version, r.Ontoindex.Binary)
 	if r.Postgres != nil {
 		fmt.Fprintf(w, "PostgreSQL: %s; default settings\n", r.Postgres.Indexes)
@@ -249,7 +251,8 @@ func notes(r *Report) []string {
 		"ontoindex responses carry totalCount (the API always computes it); the PostgreSQL queries do not count",
 		"both return whole rows (6 columns of a customer, 5 of an order); ontoindex as JSON over HTTP/1.1 with keep-alive (objects without rids: excludeRid), PostgreSQL over pgx (extended protocol, cached statements)",
 		"the clients do the same work on both: the ontoindex one is a plain HTTP/1.1 load generator that reads each body and scans it for the primary keys; the PostgreSQL one (pgx) receives each row and decodes its id",
-		"q/s: requests completed by the closed-loop clients over the wall time of the measured part; p50/p99 include queueing at the server",
+		"q/s: requests completed by the closed-loop clients over the wall time of the measured parts; p50/p99 include queueing at the server",
+		fmt.Sprintf("rounds: each query's measured time is cut into %d parts per system that alternate (ontoindex, PostgreSQL, then PostgreSQL, ontoindex, ...), each after a short warm-up, so that a shared machine's drift in speed falls on both systems alike", r.Rounds),
 		"ratio: ontoindex q/s / PostgreSQL q/s; the deep paging rows compare a page token with a keyset condition on (balance, id); the searchAround row a loadObjects of the link Customer.orders with a join of orders and customers",
 		"CPU per request: the server processes' user+system time over the measured window (/proc), divided by the requests; clients: the bench process's (the load generators, on the same cores); idle: the machine's CPU time nobody used in that window (other work on the machine shows as less idle and less CPU for both)",
 	}

@@ -29,8 +29,11 @@ type Options struct {
 	Files    int // data files of the Iceberg table
 	Clients  int
 	Duration time.Duration // measured, per query and system
-	Warmup   time.Duration // before each measured part
-	Seed     uint64
+	Warmup   time.Duration // before each system's first part of a query
+	// Rounds cut Duration into parts that alternate between the systems
+	// (1..16; see rounds).
+	Rounds int
+	Seed   uint64
 	// Dir is the work directory (warehouse, index, config); empty: a
 	// temporary directory, removed afterwards. PostgreSQL's cluster lives
 	// in the system temporary directory either way (pgserver).
@@ -59,9 +62,9 @@ func (e *MismatchError) Error() string {
 // Run runs the benchmark. It returns a *MismatchError, before measuring
 // anything, when the systems disagree.
 func Run(ctx context.Context, o Options) (*Report, error) {
-	if o.Rows < 1000 || o.Files < 1 || o.Files > o.Rows || o.Clients < 1 || o.Duration <= 0 || o.Warmup < 0 || o.ServeBin == "" {
-		return nil, fmt.Errorf("searchbench: bad options: rows %d (>= 1000), files %d (1..rows), clients %d (>= 1), duration %s (> 0), warmup %s, serve binary %q",
-			o.Rows, o.Files, o.Clients, o.Duration, o.Warmup, o.ServeBin)
+	if o.Rows < 1000 || o.Files < 1 || o.Files > o.Rows || o.Clients < 1 || o.Duration <= 0 || o.Warmup < 0 || o.Rounds < 1 || o.Rounds > 16 || o.ServeBin == "" {
+		return nil, fmt.Errorf("searchbench: bad options: rows %d (>= 1000), files %d (1..rows), clients %d (>= 1), duration %s (> 0), warmup %s, rounds %d (1..16), serve binary %q",
+			o.Rows, o.Files, o.Clients, o.Duration, o.Warmup, o.Rounds, o.ServeBin)
 	}
 	// The queries to measure, known before a minute goes into loading rows.
 	measure, err := selectQueries(queries(o.Rows, &deepPage{}), o.Queries)
@@ -87,7 +90,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Rows: o.Rows, Files: o.Files, Clients: o.Clients, CPUs: runtime.NumCPU(), Seed: o.Seed,
-		DurationSeconds: o.Duration.Seconds(), WarmupSeconds: o.Warmup.Seconds()}
+		DurationSeconds: o.Duration.Seconds(), WarmupSeconds: o.Warmup.Seconds(), Rounds: o.Rounds}
 	rep.Ontoindex.Binary = o.ServeBin
 	rep.Ontoindex.Version = serverVersion(ctx, o.ServeBin, o.ServeEnv)
 
@@ -167,29 +170,29 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			continue
 		}
 		qr := QueryReport{ID: q.id, Name: q.name, Target: q.target}
+		sides := make([]side, 2) // ontoindex, PostgreSQL
 		if q.onto != nil {
-			say("measuring on ontoindex: %s", q.name)
-			cpu := func() float64 { return procCPUSeconds(srv.pid()) }
-			st, err := load(ctx, o.Clients, o.Warmup, o.Duration, o.Seed, uint64(i), cpu, func(ctx context.Context, r *rand.Rand) error {
+			sides[0] = side{cpu: func() float64 { return procCPUSeconds(srv.pid()) }, call: func(ctx context.Context, r *rand.Rand) error {
 				_, err := q.onto(ctx, onto, q.gen(r))
 				return err
-			})
-			if err != nil {
-				return nil, err
-			}
-			qr.Ontoindex = &st
+			}}
 		}
 		if q.pg != nil && pg != nil {
-			say("measuring on PostgreSQL: %s", q.name)
-			cpu := func() float64 { return treeCPUSeconds(pg.srv.PID()) }
-			st, err := load(ctx, o.Clients, o.Warmup, o.Duration, o.Seed, uint64(i), cpu, func(ctx context.Context, r *rand.Rand) error {
+			sides[1] = side{cpu: func() float64 { return treeCPUSeconds(pg.srv.PID()) }, call: func(ctx context.Context, r *rand.Rand) error {
 				_, err := q.pg(ctx, pg, q.gen(r))
 				return err
-			})
-			if err != nil {
-				return nil, err
-			}
-			qr.Postgres = &st
+			}}
+		}
+		say("measuring %s (%d rounds)", q.name, o.Rounds)
+		st, err := rounds(ctx, o, o.Rounds, uint64(i), sides)
+		if err != nil {
+			return nil, err
+		}
+		if sides[0].call != nil {
+			qr.Ontoindex = &st[0]
+		}
+		if sides[1].call != nil {
+			qr.Postgres = &st[1]
 		}
 		if qr.Ontoindex != nil || qr.Postgres != nil {
 			rep.Queries = append(rep.Queries, qr)
