@@ -33,6 +33,12 @@
 // send the same bytes to this server and to net/http's and compare the
 // answers.
 //
+// One difference is of its parsing: an empty Host header is refused (400)
+// like a missing one, where net/http's server takes it; http.ReadRequest
+// moves the header into Request.Host and the two cannot be told apart
+// after it. FuzzServer sends arbitrary bytes to both servers and compares
+// the first status too.
+//
 // What it leaves out, on purpose: TLS and HTTP/2 (the API serves
 // cleartext HTTP/1.1; TLS ends in front of it), Hijack, response
 // trailers, http.ServerContextKey (its value is an *http.Server), and

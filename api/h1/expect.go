@@ -3,19 +3,18 @@ package h1
 import (
 	"io"
 	"net/http"
-
-	"golang.org/x/net/http/httpguts"
+	"strings"
 )
 
 // expect handles an Expect header as net/http does: 100-continue is sent
 // when the handler first reads the body; any other expectation is
 // answered 417 and the connection closes.
 func (w *response) expect() bool {
-	ex := w.req.Header["Expect"]
+	ex := w.req.Header.Get("Expect")
 	switch {
-	case len(ex) == 0 || (len(ex) == 1 && ex[0] == ""):
+	case ex == "":
 		return true
-	case httpguts.HeaderValuesContainsToken(ex, "100-continue"):
+	case hasToken(ex, "100-continue"):
 		if w.req.ProtoAtLeast(1, 1) && w.req.ContentLength != 0 {
 			w.cont = &continueReader{w: w, body: w.req.Body}
 			w.req.Body = w.cont
@@ -28,6 +27,26 @@ func (w *response) expect() bool {
 	_ = bw.Flush()
 	return false
 }
+
+// hasToken reports whether v holds token, in any case, between the
+// value's ends, spaces, tabs or commas: net/http's reading of Expect,
+// looser than a comma-separated list of tokens.
+func hasToken(v, token string) bool {
+	lv, lt := strings.ToLower(v), strings.ToLower(token)
+	for i := 0; ; {
+		j := strings.Index(lv[i:], lt)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(lt)
+		if (start == 0 || isTokenBoundary(lv[start-1])) && (end == len(lv) || isTokenBoundary(lv[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func isTokenBoundary(b byte) bool { return b == ' ' || b == ',' || b == '\t' }
 
 // continueReader is the body of a request that expects 100 Continue: the
 // first read sends it, unless the response has started.
