@@ -28,8 +28,8 @@ import (
 // wrapping the store's own "no such key". It costs one HEAD request, and only
 // when err says not found.
 func RecheckNotFound(ctx context.Context, props map[string]string, err error) error {
-	var pe *fs.PathError
-	if !errors.As(err, &pe) || pe.Err != fs.ErrNotExist {
+	pe := bareNotFound(err)
+	if pe == nil {
 		return err
 	}
 	fsys, lerr := iceio.LoadFS(ctx, props, pe.Path)
@@ -69,8 +69,8 @@ func (r *recheckingIO) Open(name string) (iceio.File, error) {
 
 // recheckNotFound is RecheckNotFound with the FileIO at hand.
 func recheckNotFound(ctx context.Context, b *blobfs.FileIO, err error) error {
-	var pe *fs.PathError
-	if !errors.As(err, &pe) || pe.Err != fs.ErrNotExist {
+	pe := bareNotFound(err)
+	if pe == nil {
 		return err
 	}
 	key, ok := objectKey(pe.Path)
@@ -85,6 +85,16 @@ func recheckNotFound(ctx context.Context, b *blobfs.FileIO, err error) error {
 	// take the cause in place.
 	pe.Err = storeError(aerr)
 	return err
+}
+
+// bareNotFound is the outermost *fs.PathError of err when it holds a bare
+// fs.ErrNotExist (the blob FileIO's replacement), else nil.
+func bareNotFound(err error) *fs.PathError {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Err == fs.ErrNotExist {
+		return pe
+	}
+	return nil
 }
 
 // storeError is err of a request to blob storage, wrapping fs.ErrNotExist

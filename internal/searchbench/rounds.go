@@ -13,17 +13,18 @@ type side struct {
 }
 
 // rounds measures one query on each of sides (a nil call: not measured
-// there) in alternating parts: the measured time dur is cut into n
-// rounds, and in each round every side runs a part of dur/n, in the order
+// there) in alternating parts: o.Duration is cut into o.Rounds rounds,
+// and in each round every side runs a part of Duration/Rounds, in the order
 // A B, then B A in the next round, and so on. A shared machine's speed
 // drifts over seconds (other tenants, frequency), and a ratio of two
 // figures measured ten seconds apart measures that drift too; parts that
 // alternate expose both systems to it alike. The first part of each side
 // is preceded by warmup, later ones by a fifth of a part (what the other
 // system's part evicted from the caches). Every side draws the same
-// parameters in each round (stream and the round number).
-func rounds(ctx context.Context, o Options, n int, stream uint64, sides []side) ([]Stats, error) {
-	n = max(n, 1)
+// parameters in each round (stream and the round number, which Run
+// bounds to 16 so that the two fit their bits).
+func rounds(ctx context.Context, o Options, stream uint64, sides []side) ([]Stats, error) {
+	n := max(o.Rounds, 1)
 	slice := o.Duration / time.Duration(n)
 	if slice <= 0 {
 		slice, n = o.Duration, 1
@@ -43,15 +44,11 @@ func rounds(ctx context.Context, o Options, n int, stream uint64, sides []side) 
 			if sd.call == nil {
 				continue
 			}
-			p, err := load(ctx, o.Clients, warm, slice, o.Seed, stream<<4|uint64(r%16), sd.cpu, sd.call)
+			p, err := load(ctx, o.Clients, warm, slice, o.Seed, stream<<4|uint64(r), sd.cpu, sd.call)
 			if err != nil {
 				return nil, err
 			}
-			if r == 0 {
-				parts[i] = p
-			} else {
-				parts[i].add(p)
-			}
+			parts[i].add(p) // to a zero part, the first round's is itself
 		}
 	}
 	out := make([]Stats, len(sides))

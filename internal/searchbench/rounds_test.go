@@ -48,8 +48,8 @@ func TestRounds(t *testing.T) {
 		partOf["b"]++
 		return 0
 	}
-	o := Options{Clients: 1, Duration: 40 * time.Millisecond, Warmup: 0, Seed: 7}
-	st, err := rounds(context.Background(), o, 4, 3, []side{{call: a, cpu: cpuA}, {}, {call: b, cpu: cpuB}})
+	o := Options{Clients: 1, Duration: 40 * time.Millisecond, Warmup: 0, Seed: 7, Rounds: 4}
+	st, err := rounds(context.Background(), o, 3, []side{{call: a, cpu: cpuA}, {}, {call: b, cpu: cpuB}})
 	if err != nil {
 		t.Fatal(err)
 	}

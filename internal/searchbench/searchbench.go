@@ -184,7 +184,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			}}
 		}
 		say("measuring %s (%d rounds)", q.name, o.Rounds)
-		st, err := rounds(ctx, o, o.Rounds, uint64(i), sides)
+		st, err := rounds(ctx, o, uint64(i), sides)
 		if err != nil {
 			return nil, err
 		}
