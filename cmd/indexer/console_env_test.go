@@ -28,6 +28,10 @@ import (
 //	go test ./cmd/indexer -run TestConsole -console.shots ../../docs
 var consoleShots = flag.String("console.shots", "", "also write the README screenshots of the console tests to this directory")
 
+// consoleKeep, when set, is where the console tests also write every
+// screenshot, to look at them.
+var consoleKeep = flag.String("console.keep", "", "also write every screenshot of the console tests to this directory")
+
 // consoleLimitedToken sees Assignment only.
 const consoleLimitedToken = "console-limited-token-0123456789"
 
@@ -141,11 +145,14 @@ func (e *consoleEnv) open(t *testing.T, tab *browsertest.Tab, frag string) {
 }
 
 // shot saves a screenshot of the tab under the test's temp dir, checked
-// to be a PNG with something on it; with -console.shots, readme names
-// the copy written there too.
+// to be a PNG with something on it; -console.keep keeps a copy, and with
+// -console.shots, readme names the copy written there too.
 func (e *consoleEnv) shot(t *testing.T, tab *browsertest.Tab, name, readme string) {
 	t.Helper()
 	tab.Screenshot(t, filepath.Join(t.TempDir(), name+".png"))
+	if *consoleKeep != "" {
+		tab.Screenshot(t, filepath.Join(*consoleKeep, name+".png"))
+	}
 	if *consoleShots != "" && readme != "" {
 		tab.Screenshot(t, filepath.Join(*consoleShots, readme))
 	}

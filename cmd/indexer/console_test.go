@@ -19,8 +19,11 @@ import (
 // columns, shared URLs and paging, objects and their links, a token that
 // sees one type, the status page through a copy-on-write commit and a
 // merge-on-read refusal, a value with HTML in it, the operator actions,
-// and the Content-Security-Policy. Every subtest saves a screenshot and
-// checks that it is a PNG with something on it.
+// the Content-Security-Policy, and the explorer's live updates while
+// another writer commits (in place, filtered, paged, after a rebuild, a
+// dropped connection, and from a server without the endpoint). Every
+// subtest saves a screenshot and checks that it is a PNG with something
+// on it.
 func TestConsole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives a browser; run without -short")
@@ -34,6 +37,13 @@ func TestConsole(t *testing.T) {
 	t.Run("status", func(t *testing.T) { testConsoleStatus(t, e) })
 	t.Run("operator actions", func(t *testing.T) { testConsoleActions(t, e) })
 	t.Run("content security policy", func(t *testing.T) { testConsoleCSP(t, e) })
+	// Live updates: last, since they commit to Employee and rebuild it.
+	t.Run("live updates", func(t *testing.T) { testConsoleLive(t, e) })
+	t.Run("live filtered set", func(t *testing.T) { testConsoleLiveFilter(t, e) })
+	t.Run("live paging", func(t *testing.T) { testConsoleLivePaging(t, e) })
+	t.Run("live refresh", func(t *testing.T) { testConsoleLiveRefresh(t, e) })
+	t.Run("live reconnect", func(t *testing.T) { testConsoleLiveReconnect(t, e) })
+	t.Run("live without the endpoint", func(t *testing.T) { testConsoleLiveMissing(t, e) })
 }
 
 // employees are the rows of demo.employees as written.
@@ -230,7 +240,7 @@ func testConsoleExplorer(t *testing.T, e *consoleEnv) {
 	e.open(t, tab, hash)
 	waitJS(t, tab, totalOf+` + " " + (document.querySelector("#q") || {}).value`, count(pilot)+" pilot")
 	waitJS(t, tab, columns, after)
-	e.shot(t, tab, "explorer", "console-explorer.png")
+	e.shot(t, tab, "explorer", "")
 	noProblems(t, tab)
 }
 

@@ -30,6 +30,7 @@ export class Api {
     this.token = token;
     this.cache = new Map(); // metadata, which changes only with a reload
     this.onUnauthorized = null;
+    this.live = null; // the session's live feed (live.js), made on first use
   }
 
   async request(method, path, body) {

@@ -7,6 +7,7 @@ import { add, h, notice, num, replace } from "../dom.js";
 import { defaultColumns, PAGE_SIZES, props, readState, stateParams, textWhere, typeLabel, where } from "../query.js";
 import { exploreHref, objectHref } from "../router.js";
 import { value } from "../values.js";
+import { followLive } from "./explorer-live.js";
 import { renderFilters } from "./filters.js";
 
 export async function renderExplorer(ctx) {
@@ -41,25 +42,39 @@ export async function renderExplorer(ctx) {
 
   const filtersEl = h("aside", { class: "filters", id: "filters" });
   const results = h("section", { class: "results", id: "results" });
-  add(el, 
+  // The set shown, followed live: the type, or the objects its where
+  // clause keeps, with the columns and the title.
+  const shownWhere = where(list, st);
+  const base = { type: "base", objectType: type };
+  const live = followLive(ctx, {
+    objectSet: shownWhere ? { type: "filter", objectSet: base, where: shownWhere } : base,
+    propertySet: [...new Set([...cols, ot.titleProperty].filter((p) => p && byName.has(p)))],
+    reload: () => load(true),
+  });
+  add(el,
     h("nav", { class: "crumbs" }, h("a", { href: "#/types", text: "Object types" }), " / ", h("span", { text: ot.displayName || type })),
-    h("h1", {}, ot.pluralDisplayName || ot.displayName || type, " ", h("small", { class: "muted", text: type })),
+    h("h1", {}, ot.pluralDisplayName || ot.displayName || type, " ", h("small", { class: "muted", text: type }), " ", live.indicator),
     ot.description ? h("p", { class: "muted", text: ot.description }) : null,
     form, h("div", { class: "explorer" }, filtersEl, results));
   renderFilters(filtersEl, { api, type, list, st, go, alive: ctx.alive });
 
   const tokens = [""]; // tokens[i] is the token of page i (page 0: none)
   let index = 0;
-  const load = async () => {
-    const body = { where: where(list, st), pageSize: st.size, select: cols };
+  // load shows page index; quiet (a reload for live updates) keeps the
+  // page as it is while it loads and when it fails.
+  const load = async (quiet) => {
+    const body = { where: shownWhere, pageSize: st.size, select: cols };
     if (st.sort && byName.get(st.sort.field)?.sortable) body.orderBy = { fields: [{ field: st.sort.field, direction: st.sort.dir }] };
     if (tokens[index]) body.pageToken = tokens[index];
-    results.setAttribute("aria-busy", "true");
+    live.loading();
+    if (!quiet) results.setAttribute("aria-busy", "true");
     let res;
     try {
       res = await api.search(type, body);
     } catch (e) {
       if (!ctx.alive()) return;
+      live.shown(null);
+      if (quiet) return;
       results.removeAttribute("aria-busy");
       replace(results, notice("error", e.message));
       return;
@@ -67,27 +82,59 @@ export async function renderExplorer(ctx) {
     if (!ctx.alive()) return;
     tokens.length = index + 1;
     if (res.nextPageToken) tokens.push(res.nextPageToken);
-    replace(results, ...resultsView(res));
+    const view = resultsView(res);
+    replace(results, ...view.elements);
     results.removeAttribute("aria-busy");
+    live.shown(view.page);
+  };
+
+  const row = (o) => h("tr", { dataset: { pk: String(o.__primaryKey) } },
+    h("td", { class: "title" }, titleLink(o)), cols.map((c) => h("td", { dataset: { prop: c } }, value(o[c]))));
+  const titleLink = (o) => h("a", { href: objectHref(type, o.__primaryKey), text: o.__title ?? String(o.__primaryKey) });
+  // update draws o into its row; the cells whose text changed are marked.
+  const update = (tr, o) => {
+    replace(tr.querySelector("td.title"), titleLink(o));
+    for (const td of tr.querySelectorAll("td[data-prop]")) {
+      const before = td.textContent;
+      replace(td, value(o[td.dataset.prop]));
+      td.classList.remove("live-changed");
+      if (td.textContent !== before) { void td.offsetWidth; td.classList.add("live-changed"); }
+    }
   };
 
   const resultsView = (res) => {
-    const total = Number(res.totalCount);
     const from = index * st.size + 1;
     const to = index * st.size + res.data.length;
-    const toolbar = h("div", { class: "toolbar" },
-      h("span", { id: "total", class: "total", dataset: { count: String(total) }, text: num(total) + (total === 1 ? " object" : " objects") }),
-      h("span", { class: "spacer" }), columnChooser(), pageSizeSelect());
+    const totalEl = h("span", { id: "total", class: "total" });
+    const info = h("span", { id: "page-info", dataset: { page: String(index + 1) } });
+    const showTotal = (total) => {
+      totalEl.dataset.count = String(total);
+      totalEl.textContent = num(total) + (total === 1 ? " object" : " objects");
+      info.textContent = res.data.length ? "Page " + (index + 1) + " · " + num(from) + "–" + num(to) + " of " + num(total) : "Page " + (index + 1) + " · no objects";
+    };
+    showTotal(Number(res.totalCount));
+    const elsewhere = h("span", { class: "live-notice", id: "live-notice" });
+    const toolbar = h("div", { class: "toolbar" }, totalEl, elsewhere, h("span", { class: "spacer" }), columnChooser(), pageSizeSelect());
     const head = h("tr", {}, h("th", { text: "Object" }), cols.map((c) => headerCell(byName.get(c))));
-    const rows = res.data.map((o) => h("tr", { dataset: { pk: String(o.__primaryKey) } },
-      h("td", { class: "title" }, h("a", { href: objectHref(type, o.__primaryKey), text: o.__title ?? String(o.__primaryKey) })),
-      cols.map((c) => h("td", { dataset: { prop: c } }, value(o[c])))));
-    const table = h("div", { class: "table-wrap" }, h("table", { class: "objects", id: "objects" }, h("thead", {}, head), h("tbody", {}, rows)));
+    const tbody = h("tbody", {}, res.data.map(row));
+    const table = h("div", { class: "table-wrap" }, h("table", { class: "objects", id: "objects" }, h("thead", {}, head), tbody));
     const pager = h("div", { class: "pager" },
       h("button", { type: "button", id: "prev", class: "secondary", text: "← Previous", disabled: index === 0, onclick: () => { index--; load(); } }),
-      h("span", { id: "page-info", dataset: { page: String(index + 1) }, text: res.data.length ? "Page " + (index + 1) + " · " + num(from) + "–" + num(to) + " of " + num(total) : "Page " + (index + 1) + " · no objects" }),
+      info,
       h("button", { type: "button", id: "next", class: "secondary", text: "Next →", disabled: !res.nextPageToken, onclick: () => { index++; load(); } }));
-    return [toolbar, res.data.length ? table : h("p", { class: "muted empty", text: "No objects match." }), pager];
+    // An empty set shows its table too: objects that enter it appear there.
+    const complete = index === 0 && !res.nextPageToken;
+    const empty = h("p", { class: "muted empty", text: "No objects match." });
+    if (!res.data.length) table.hidden = true;
+    const page = {
+      tbody, complete, total: Number(res.totalCount), notice: elsewhere, row, update,
+      rows: new Map([...tbody.children].map((tr) => [tr.dataset.pk, tr])),
+      showTotal(total) {
+        showTotal(total);
+        if (tbody.children.length) { table.hidden = false; empty.hidden = true; }
+      },
+    };
+    return { elements: [toolbar, table, res.data.length ? null : empty, pager], page };
   };
 
   const headerCell = (p) => {
