@@ -5,7 +5,8 @@
 //
 // Handler serves GET / (the page) and GET /console/... (its scripts and
 // styles) with a Content-Security-Policy that allows scripts, styles and
-// requests from the server's own origin only and no inline script or
+// requests from the server's own origin only (its websocket included:
+// 'self' matches ws: and wss: on the same host) and no inline script or
 // style. The scripts render every value as text (textContent, never
 // innerHTML) and keep the token in sessionStorage: never in a URL, a
 // cookie or a log.
@@ -18,6 +19,13 @@
 //   - #/explore/{type}: text search, filters per property type (keyword
 //     values with counts, numeric and date ranges, booleans, null),
 //     sortable columns, cursor paging forward and back, column choice.
+//     The page follows the object set it shows (the type, or its where
+//     clause) over the server's live feed, the websocket @osdk/client's
+//     subscribe() uses (js/live.js, js/pages/explorer-live.js): changed
+//     rows update in place and flash, new and removed objects are
+//     marked, a refreshObjectSet reloads the page, and an indicator says
+//     whether the page is live. A server without the feed leaves the
+//     page as it was, marked "Not live".
 //   - #/object/{type}/{primaryKey}: every property typed, the primary key,
 //     the title, the Iceberg snapshot the object was read at, and the
 //     linked objects of each link type.

@@ -63,7 +63,7 @@ export class LiveFeed {
     this.requests = 0;
     this.everOpened = false;
     this.failures = 0;         // attempts in a row that never opened
-    this.attempt = 0;          // reconnects since the last open, for the backoff
+    this.attempt = 0;          // reconnects since the last subscription taken, for the backoff
     this.gaveUp = "";          // why the feed stopped trying, once it has
     this.heartbeat = 0;
     this.retry = 0;
@@ -138,7 +138,6 @@ export class LiveFeed {
       opened = true;
       this.everOpened = true;
       this.failures = 0;
-      this.attempt = 0;
       this.send();
       clearInterval(this.heartbeat);
       this.heartbeat = setInterval(() => this.send(), HEARTBEAT_MS);
@@ -230,6 +229,9 @@ export class LiveFeed {
       const sub = subs[i];
       if (!sub || !this.subs.has(sub)) return;
       if (r.type === "success") {
+        // The backoff starts again only now: a server that takes the
+        // connection and then closes it is not tried again at once.
+        this.attempt = 0;
         const fresh = !sub.live || sub.id !== r.id;
         if (sub.id && sub.id !== r.id) this.byId.delete(sub.id);
         sub.id = r.id;
