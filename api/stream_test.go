@@ -19,19 +19,22 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // streamEnv is mustEnv with a second server on a real listener, served by
 // Server.Serve, which runs the subscriptions' hub.
 type streamEnv struct {
 	*testEnv
-	url string // ws://127.0.0.1:port
+	url string               // ws://127.0.0.1:port
+	reg *prometheus.Registry // the served server's metrics
 }
 
 func mustStreamEnv(tb testing.TB, edit ...func(*config.Config)) *streamEnv {
 	tb.Helper()
 	e := mustEnv(tb, edit...)
-	s, err := api.New(e.ix, api.Options{Logger: slog.New(slog.DiscardHandler)})
+	reg := prometheus.NewRegistry()
+	s, err := api.New(e.ix, api.Options{Logger: slog.New(slog.DiscardHandler), Registry: reg})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -48,7 +51,7 @@ func mustStreamEnv(tb testing.TB, edit ...func(*config.Config)) *streamEnv {
 			tb.Errorf("serve: %v", err)
 		}
 	})
-	return &streamEnv{testEnv: e, url: "ws://" + ln.Addr().String()}
+	return &streamEnv{testEnv: e, url: "ws://" + ln.Addr().String(), reg: reg}
 }
 
 // streamClient is a websocket client of the subscriptions, as
@@ -264,4 +267,99 @@ func TestStream_refreshAndUnsubscribe(t *testing.T) {
 	}
 	// Then nothing more: the next message is the response to a new list.
 	c.subscribe(request(baseEmployees))
+}
+
+// metric is the value of a metric of the served server, summed over its
+// series.
+func (e *streamEnv) metric(tb testing.TB, name string) float64 {
+	tb.Helper()
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var sum float64
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			switch {
+			case m.Gauge != nil:
+				sum += m.Gauge.GetValue()
+			case m.Counter != nil:
+				sum += m.Counter.GetValue()
+			case m.Histogram != nil:
+				sum += float64(m.Histogram.GetSampleCount())
+			}
+		}
+	}
+	return sum
+}
+
+// waitMetric waits until a metric has a value; the wait is generous, a
+// failure's only.
+func (e *streamEnv) waitMetric(tb testing.TB, name string, want float64) {
+	tb.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for e.metric(tb, name) != want {
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s is %v, want %v", name, e.metric(tb, name), want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestStream_heartbeatAndMetrics(t *testing.T) {
+	e := mustStreamEnv(t, func(cfg *config.Config) { cfg.Server.Subscriptions.Heartbeat = 50 * time.Millisecond })
+	c := e.dial(t, appToken)
+	m := c.subscribe(request(baseEmployees), request(`{"type":"base","objectType":"Assignment"}`))
+	if len(m.Responses) != 2 {
+		t.Fatalf("%+v", m)
+	}
+	if got := e.metric(t, api.MetricSubscriptionMessages); got != 1 {
+		t.Errorf("%s = %v, want 1 (the subscribe response)", api.MetricSubscriptionMessages, got)
+	}
+	// A client that does not read answers no ping: the server closes its
+	// connection, and its subscriptions end with it.
+	e.waitMetric(t, api.MetricSubscriptionConnections, 0)
+	e.waitMetric(t, api.MetricSubscriptions, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, _, err := c.ws.Read(ctx); websocket.CloseStatus(err) != websocket.StatusPolicyViolation {
+		t.Errorf("read after the missed pong: %v, want the close of a policy violation", err)
+	}
+}
+
+func TestStream_limits(t *testing.T) {
+	e := mustStreamEnv(t, func(cfg *config.Config) {
+		cfg.Server.Subscriptions.MaxPerConnection = 2
+		cfg.Server.Subscriptions.MaxTotal = 3
+		cfg.Server.Subscriptions.MaxConnections = 2
+	})
+	set := func(i int) string {
+		return `{"type":"filter","objectSet":` + baseEmployees + `,"where":{"type":"gt","field":"age","value":` + fmt.Sprint(i) + `}}`
+	}
+	a := e.dial(t, appToken)
+	m := a.subscribe(request(set(1)), request(set(2)), request(set(3)))
+	if m.Responses[0].Type != "success" || m.Responses[1].Type != "success" || m.Responses[2].Type != "error" ||
+		m.Responses[2].Errors[0]["error"] != "SubscriptionLimitExceeded" {
+		t.Errorf("per connection: %+v", m.Responses)
+	}
+	b := e.dial(t, appToken)
+	m = b.subscribe(request(set(4)), request(set(5)))
+	if m.Responses[0].Type != "success" || m.Responses[1].Type != "error" {
+		t.Errorf("per server: %+v", m.Responses)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, resp, err := websocket.Dial(ctx, e.url+streamPath, &websocket.DialOptions{Subprotocols: []string{"Bearer-" + appToken}})
+	if resp == nil || resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("a third connection: %v %v", resp, err)
+	}
+	// Giving subscriptions back makes room.
+	a.subscribe()
+	m = b.subscribe(request(set(4)), request(set(5)))
+	if m.Responses[0].Type != "success" || m.Responses[1].Type != "success" {
+		t.Errorf("after the first connection unsubscribed: %+v", m.Responses)
+	}
 }
