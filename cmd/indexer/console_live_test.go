@@ -112,7 +112,7 @@ func testConsoleLive(t *testing.T, e *consoleEnv) {
 		t.Errorf("HTML of a pushed value became elements: %q", got)
 	}
 	tab.Do(t, chromedp.Evaluate[chromedp.Void](pausedFlash))
-	e.shot(t, tab, "live", "console-explorer.png")
+	e.shot(t, tab, "live", "")
 
 	// A second change to the same row updates it again, in place.
 	e.commitEmployees(t, []int64{50}, employee(t, 50, func(r icebergtest.Row) { r["name"], r["age"], r["bio"] = "Live Update", 65, xssBio }))
@@ -125,7 +125,8 @@ func testConsoleLive(t *testing.T, e *consoleEnv) {
 
 // testConsoleLiveFilter: the explorer follows its where clause: an object
 // that leaves the filtered set is struck through, one that enters is
-// added, and a change to an object outside the set sends nothing.
+// added, one that changes inside it is updated, and a change to an
+// object outside the set sends nothing.
 func testConsoleLiveFilter(t *testing.T, e *consoleEnv) {
 	tab := e.tab(t, serveAppToken)
 	f := url.QueryEscape(`{"dept":{"in":["Research"]}}`)
@@ -155,7 +156,17 @@ func testConsoleLiveFilter(t *testing.T, e *consoleEnv) {
 	if got := js(t, tab, cellOf(100, "dept")); got != "Research" {
 		t.Errorf("row 100 dept %q", got)
 	}
-	e.shot(t, tab, "live-filter", "")
+
+	// 30 changes inside it.
+	e.commitEmployees(t, []int64{30}, employee(t, 30, func(r icebergtest.Row) {
+		r["name"], r["age"], r["active"] = "Edsger Hamilton-Reyes", 61, true
+	}))
+	waitJS(t, tab, liveRows, "100:added 30:updated 70:removed")
+	if got := js(t, tab, `[...document.querySelectorAll('#objects tr[data-pk="30"] td.live-changed')].map((td) => td.dataset.prop).join(" ")`); got != "name active age" {
+		t.Errorf("changed cells of row 30: %q", got)
+	}
+	tab.Do(t, chromedp.Evaluate[chromedp.Void](pausedFlash))
+	e.shot(t, tab, "live-filter", "console-explorer.png")
 	noProblems(t, tab)
 }
 
@@ -174,12 +185,13 @@ func testConsoleLivePaging(t *testing.T, e *consoleEnv) {
 	if got := js(t, tab, drawn(10)+` + " " + `+liveRows+` + " " + `+pageInfo); got != "yes yes 10:updated Page 1 · 1–10 of 48" {
 		t.Errorf("after the commit: %q", got)
 	}
+	tab.Do(t, chromedp.Evaluate[chromedp.Void](pausedFlash))
+	e.shot(t, tab, "live-paging", "")
 	tab.Do(t, chromedp.Click(chromedp.CSS("#live-elsewhere")))
 	waitJS(t, tab, textOf("#live-elsewhere")+` + "|" + `+liveRows, "|")
 	if got := js(t, tab, cellOf(10, "name")+` + " " + window.__sameDocument`); got != "First Row yes" {
 		t.Errorf("after the reload: %q", got)
 	}
-	e.shot(t, tab, "live-paging", "")
 	noProblems(t, tab)
 }
 
