@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/ontoindex/ontoindex/internal/testkit/browsertest"
 	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
 )
 
 // Expressions over the explorer's live updates.
@@ -276,4 +278,48 @@ func (e *consoleEnv) tabAt(t *testing.T, base, token string) *browsertest.Tab {
 		chromedp.SendKeys(chromedp.CSS("#token"), token), chromedp.Click(chromedp.CSS("#signin")))
 	waitJS(t, tab, `document.querySelector("#types") ? "signed in" : ""`, "signed in")
 	return tab
+}
+
+// TestConsoleAnonymousLive: a server without tokens (loopback only)
+// needs none: the console offers no sub-protocol, and the explorer is
+// live all the same.
+func TestConsoleAnonymousLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a browser; run without -short")
+	}
+	dir := t.TempDir()
+	w, err := icebergtest.NewWarehouse(filepath.Join(dir, "warehouse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	planes := peopletest.MustTable(t, w, "ns.planes", planeSchema, nil, planeRows()[:5])
+	cfg := filepath.Join(dir, "ontology.yaml")
+	mustFile(t, cfg, `ontology: {apiName: demo}
+dataDir: ./data
+catalogs:
+  warehouse: {type: hadoop, warehouse: ./warehouse}
+daemon: {pollInterval: 100ms, retryBackoff: 100ms, maxRetryBackoff: 1s}
+objectTypes:
+  - {apiName: Plane, table: warehouse.ns.planes, primaryKey: [id], titleProperty: tail,
+     properties: {id: {column: id}, tail: {column: tail}, model: {column: model}, seats: {column: seats}}}
+`)
+	p := startServe(t, cfg)
+	p.waitStatus(t, "Plane", "the first build", daemontest.UpToDate(planes))
+	e := &consoleEnv{p: p, b: browsertest.New(t, 1360, 1000)}
+	proxy := newLiveProxy(t, p.base)
+	tab := e.b.Tab(t)
+	e.liveExplorer(t, tab, proxy.base, "#/explore/Plane?sort=id:asc")
+	waitJS(t, tab, rowPKs, "1 2 3 4 5")
+
+	row := planeRows()[2]
+	row["tail"] = "N3LIVE"
+	if err := planes.Overwrite(context.Background(), iceberg.EqualTo(iceberg.Reference("id"), int64(3)), []icebergtest.Row{row}); err != nil {
+		t.Fatal(err)
+	}
+	waitJS(t, tab, cellOf(3, "tail")+` + " " + `+drawn(3), "N3LIVE yes yes")
+	if got := proxy.offered(); len(got) != 1 || got[0] != "" {
+		t.Errorf("the browser offered the sub-protocols %q, want none", got)
+	}
+	e.shot(t, tab, "live-anonymous", "")
+	noProblems(t, tab)
 }
