@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/iceberg-go"
 	"github.com/chromedp/chromedp"
@@ -94,7 +95,9 @@ func testConsoleLive(t *testing.T, e *consoleEnv) {
 	e.commitEmployees(t, []int64{50, 60}, employee(t, 50, func(r icebergtest.Row) {
 		r["name"], r["age"], r["bio"] = "Live Update", 64, xssBio
 	}), hire)
+	committed := time.Now()
 	waitJS(t, tab, liveRows, "1000:added 50:updated 60:removed")
+	t.Logf("commit to page: %v (poll interval 100ms; the wait polls every 50ms)", time.Since(committed).Round(time.Millisecond))
 	if got := js(t, tab, cellOf(50, "name")+` + "|" + `+cellOf(50, "age")+` + "|" + `+cellOf(50, "bio")); got != "Live Update|64|"+xssBio {
 		t.Errorf("row 50 shows %q", got)
 	}
