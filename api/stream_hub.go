@@ -228,16 +228,12 @@ func (h *streamHub) deliver(ctx context.Context, c indexer.Commit, subs []*subsc
 	groups := map[string][]*subscription{}
 	var order []string
 	for _, sub := range subs {
-		if sub.filter == nil && sub.empty {
-			continue // an empty set: nothing ever enters it
-		}
 		if _, ok := groups[sub.identity]; !ok {
 			order = append(order, sub.identity)
 		}
 		groups[sub.identity] = append(groups[sub.identity], sub)
 	}
 	changes := newChangeSet(c)
-	var msg []byte
 	for _, identity := range order {
 		g := groups[identity]
 		updates, err := h.s.changesOf(ctx, c, changes, g[0])
@@ -263,7 +259,7 @@ func (h *streamHub) deliver(ctx context.Context, c indexer.Commit, subs []*subsc
 		}
 		for _, sub := range g {
 			// Each message is its own slice: the writer holds it until written.
-			msg = wire.AppendObjectSetChanged(make([]byte, 0, len(updates)+96), sub.id, updates)
+			msg := wire.AppendObjectSetChanged(make([]byte, 0, len(updates)+96), sub.id, updates)
 			sub.conn.queueChange(sub, msg, c.At)
 		}
 	}
