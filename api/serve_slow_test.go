@@ -45,14 +45,12 @@ func readsEnd(tb testing.TB, conn net.Conn) {
 }
 
 func TestServer_Serve_silentConnections(t *testing.T) {
-	s := mustServe(t, func(c *indexerConfig) {
-		c.Server.ReadHeaderTimeout = 200 * time.Millisecond
-		c.Server.IdleTimeout = 200 * time.Millisecond
-	})
 	t.Run("a connection that never sends a byte", func(t *testing.T) {
+		s := mustServe(t, func(c *indexerConfig) { c.Server.ReadHeaderTimeout = 200 * time.Millisecond })
 		readsEnd(t, mustDial(t, s))
 	})
 	t.Run("an idle kept-alive connection", func(t *testing.T) {
+		s := mustServe(t, func(c *indexerConfig) { c.Server.IdleTimeout = 200 * time.Millisecond })
 		conn := mustDial(t, s)
 		if _, err := fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
 			t.Fatal(err)
@@ -105,8 +103,8 @@ func TestServer_Serve_dribbledHeaders(t *testing.T) {
 func TestServer_Serve_dribbledBody(t *testing.T) {
 	s := mustServe(t, func(c *indexerConfig) {
 		c.Server.MaxConcurrentRequests = 1
-		c.Server.ReadHeaderTimeout = time.Second
-		c.Server.ReadTimeout = 4 * time.Second
+		c.Server.ReadHeaderTimeout = 2 * time.Second
+		c.Server.ReadTimeout = 6 * time.Second
 	})
 	body := `{"pageSize": 10, "where": {"type": "eq", "field": "id", "value": 1}}`
 	path := ontologyPath + "/objects/Employee/search"

@@ -2,7 +2,10 @@ package api_test
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/tls"
+	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -15,15 +18,14 @@ import (
 )
 
 // mustServeTLS serves the demo over TLS with the files of a fresh test
-// CA; tune may change the TLS section.
-func mustServeTLS(tb testing.TB, tune func(*serverconfig.TLS)) (*served, tlstest.Files, *tlstest.CA) {
+// CA; tune may change the server section.
+func mustServeTLS(tb testing.TB, tune func(*serverconfig.Server)) (*served, tlstest.Files, *tlstest.CA) {
 	tb.Helper()
 	files, ca := tlstest.MustWriteFiles(tb)
 	s := mustServe(tb, func(c *indexerConfig) {
 		c.Server.TLS = serverconfig.TLS{CertFile: files.Cert, KeyFile: files.Key}
-		c.Server.ReadHeaderTimeout = 200 * time.Millisecond
 		if tune != nil {
-			tune(&c.Server.TLS)
+			tune(&c.Server)
 		}
 	})
 	return s, files, ca
@@ -84,7 +86,8 @@ func TestServer_Serve_TLS(t *testing.T) {
 		}
 	})
 	t.Run("a connection that sends no handshake", func(t *testing.T) {
-		readsEnd(t, mustDial(t, s))
+		short, _, _ := mustServeTLS(t, func(c *serverconfig.Server) { c.ReadHeaderTimeout = 200 * time.Millisecond })
+		readsEnd(t, mustDial(t, short))
 	})
 }
 
@@ -99,7 +102,7 @@ func TestServer_Serve_TLSVersions(t *testing.T) {
 		{"1.3", "1.2", false},
 	} {
 		t.Run("min "+tt.min+" client "+tt.client, func(t *testing.T) {
-			s, _, ca := mustServeTLS(t, func(c *serverconfig.TLS) { c.MinVersion = tt.min })
+			s, _, ca := mustServeTLS(t, func(c *serverconfig.Server) { c.TLS.MinVersion = tt.min })
 			v := uint16(tls.VersionTLS12)
 			if tt.client == "1.3" {
 				v = tls.VersionTLS13
@@ -136,7 +139,7 @@ func TestServer_Serve_clientCertificates(t *testing.T) {
 			if err := os.WriteFile(caFile, clientCA.PEM, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, _, ca := mustServeTLS(t, func(c *serverconfig.TLS) { c.ClientCAFile, c.ClientAuth = caFile, tt.mode })
+			s, _, ca := mustServeTLS(t, func(c *serverconfig.Server) { c.TLS.ClientCAFile, c.TLS.ClientAuth = caFile, tt.mode })
 			cfg := &tls.Config{}
 			switch tt.cert {
 			case "good":
@@ -213,4 +216,34 @@ func TestServer_Serve_certificateReload(t *testing.T) {
 			t.Fatalf("serial %s after a bad reload, want the last good %s", got, next.Leaf.SerialNumber)
 		}
 	})
+}
+
+// TestServer_Serve_cleartextWarning checks the warning of a server with
+// tokens but without TLS on an address that is not loopback.
+func TestServer_Serve_cleartextWarning(t *testing.T) {
+	e := mustEnv(t)
+	for _, tt := range []struct {
+		name string
+		ip   net.IP
+		warn bool
+	}{
+		{"public address", net.IPv4(192, 0, 2, 1), true},
+		{"loopback", net.IPv4(127, 0, 0, 1), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			s, err := api.New(e.ix, api.Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The listener fails its first accept: Serve returns at once.
+			if err := s.Serve(t.Context(), fakeListener{&net.TCPAddr{IP: tt.ip, Port: 8443}}); err == nil {
+				t.Fatal("Serve returned no error from a failing listener")
+			}
+			got := strings.Contains(logs.String(), "bearer tokens travel in clear text") && strings.Contains(logs.String(), "server.tls.certFile")
+			if got != tt.warn {
+				t.Fatalf("warned %v, want %v: %s", got, tt.warn, logs.String())
+			}
+		})
+	}
 }
