@@ -137,6 +137,12 @@ func (s *Server) routes() http.Handler {
 		r.Get("/", c.ServeHTTP)
 		r.Get("/console/*", c.ServeHTTP)
 	}
+	// A long-lived route (a websocket) registers here, outside the group
+	// below: observe applies, not the request deadline nor a slot. Its
+	// handler clears the server's read and write deadlines of the
+	// connection (http.NewResponseController(w), through statusWriter's
+	// Unwrap) before it upgrades, since net/http leaves them on a
+	// hijacked one.
 	// One flat tree, not a mounted sub-router: each request is routed once.
 	r.Group(func(r chi.Router) {
 		r.Use(s.guard, s.admit)
