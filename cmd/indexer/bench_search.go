@@ -61,21 +61,16 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "indexer bench search: need --rows >= 1000, --clients >= 1, --duration > 0, 1 <= --files <= --rows and 1 <= --rounds <= 16")
 		return exitUsage
 	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "indexer bench search: %v\n", err)
+		return exitFailed
+	}
 	if o.ServeBin == "" {
-		self, err := os.Executable()
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "indexer bench search: %v\n", err)
-			return exitFailed
-		}
 		o.ServeBin = self
 	}
 	if *floor {
-		self, err := os.Executable()
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "indexer bench search: %v\n", err)
-			return exitFailed
-		}
-		o.FloorBin = self
+		o.FloorBin = self // the floor is the standard library's, whatever build serves
 	}
 	if *queries != "" {
 		o.Queries = strings.Split(*queries, ",")
