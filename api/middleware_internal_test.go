@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/ontoindex/ontoindex/api/serverconfig"
 )
 
 // TestStatusWriter_responseController checks that a handler behind
@@ -61,5 +63,25 @@ func TestStatusWriter_responseController(t *testing.T) {
 	}
 	if got, _ := io.ReadAll(br); string(got) != "hello" {
 		t.Fatalf("after the upgrade: %q", got)
+	}
+}
+
+// TestServer_httpServer checks that the server's defaults bound a silent
+// connection: net/http's header deadline runs from the start of reading a
+// request (at once on a new connection; TestServer_Serve_silentConnections
+// shows it with a short one), so a connection that sends nothing is
+// closed within readHeaderTimeout, 10 s, and an idle one within 60 s.
+func TestServer_httpServer(t *testing.T) {
+	var cfg serverconfig.Server
+	if errs := serverconfig.Validate(&cfg, &serverconfig.Auth{}, func(string) bool { return false }); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	s := mustAdmitServer(t, 1)
+	s.cfg = cfg
+	srv := s.httpServer()
+	if srv.ReadHeaderTimeout != 10*time.Second || srv.IdleTimeout != 60*time.Second || srv.ReadTimeout != 60*time.Second ||
+		srv.WriteTimeout <= cfg.RequestTimeout || srv.MaxHeaderBytes != 64<<10 || srv.TLSConfig != nil {
+		t.Fatalf("server: header %s, idle %s, read %s, write %s, header bytes %d, TLS %v", srv.ReadHeaderTimeout, srv.IdleTimeout,
+			srv.ReadTimeout, srv.WriteTimeout, srv.MaxHeaderBytes, srv.TLSConfig)
 	}
 }
