@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/ontoindex/ontoindex/api/serverconfig"
@@ -76,6 +74,7 @@ type Server struct {
 	layouts sync.Map      // type name -> *layout, render.go
 	console http.Handler  // Options.Console
 	slots   chan struct{} // admit.go; nil: no bound
+	certs   *certificates // tls.go; nil without server.tls
 	stream  *streamHub    // stream_hub.go
 }
 
@@ -96,6 +95,15 @@ func New(engine Engine, opts Options) (*Server, error) {
 	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger, console: opts.Console}
 	if n := s.cfg.MaxConcurrentRequests; n > 0 {
 		s.slots = make(chan struct{}, n)
+	}
+	if t := s.cfg.TLS; t.Enabled() {
+		t.CertFile, t.KeyFile = cfg.Path(t.CertFile), cfg.Path(t.KeyFile)
+		if t.ClientCAFile != "" {
+			t.ClientCAFile = cfg.Path(t.ClientCAFile)
+		}
+		if s.certs, err = newCertificates(t, s.log); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.initOps(opts); err != nil {
 		return nil, err
@@ -139,6 +147,12 @@ func (s *Server) routes() http.Handler {
 		r.Get("/", c.ServeHTTP)
 		r.Get("/console/*", c.ServeHTTP)
 	}
+	// A long-lived route (a websocket) registers here, outside the group
+	// below: observe applies, not the request deadline nor a slot. Its
+	// handler clears the server's read and write deadlines of the
+	// connection (http.NewResponseController(w), through statusWriter's
+	// Unwrap) before it upgrades, since net/http leaves them on a
+	// hijacked one.
 	// One flat tree, not a mounted sub-router: each request is routed once.
 	r.Group(func(r chi.Router) {
 		r.Use(s.guard, s.admit)
@@ -245,63 +259,4 @@ func (s *Server) handle(rm *routeMetrics, fn func(r *http.Request) (any, error))
 		}
 		s.writeJSON(w, http.StatusOK, v)
 	}
-}
-
-// Serve serves on ln until ctx is done, then shuts down gracefully: it
-// stops accepting, waits up to server.shutdownTimeout for running requests
-// and returns. Without configured tokens it refuses a listener that is not
-// on a loopback address. Serve closes ln.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	if s.auth.anonymous() && !serverconfig.LoopbackAddr(ln.Addr().String()) {
-		_ = ln.Close()
-		return fmt.Errorf("refusing to serve on %s: no auth.tokens are configured, and anonymous access is only allowed on a loopback address (127.0.0.1, ::1, localhost)", ln.Addr())
-	}
-	srv := &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-	}
-	// The subscriptions' hub lives as long as the server: it closes the
-	// websockets, which Shutdown does not wait for, once ctx ends.
-	hubCtx, stopHub := context.WithCancel(context.Background())
-	waitHub := s.stream.start(hubCtx)
-	defer func() {
-		stopHub()
-		waitHub()
-	}()
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
-	defer cancel()
-	err := srv.Shutdown(sctx)
-	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	if err != nil {
-		_ = srv.Close()
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	return nil
-}
-
-// ListenAndServe listens on addr (server.listen when empty) and serves
-// until ctx is done.
-func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
-	if addr == "" {
-		addr = s.cfg.Listen
-	}
-	if s.auth.anonymous() && !serverconfig.LoopbackAddr(addr) {
-		return fmt.Errorf("refusing to listen on %s: no auth.tokens are configured, and anonymous access is only allowed on a loopback address (127.0.0.1, ::1, localhost)", addr)
-	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	return s.Serve(ctx, ln)
 }

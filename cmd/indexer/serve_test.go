@@ -32,7 +32,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-var listening = regexp.MustCompile(`listening on (http://\S+)`)
+var listening = regexp.MustCompile(`listening on (https?://\S+)`)
 
 func TestMain_serve(t *testing.T) {
 	dir := t.TempDir()
