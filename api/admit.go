@@ -1,19 +1,31 @@
 package api
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 )
 
 // Admission: the requests of the ontology API that run at once are bounded
 // by server.maxConcurrentRequests; the others wait for a slot (the
 // runtime wakes a channel's waiting senders first in, first out), each for
-// at most its request deadline. Without a bound, 200 clients on two cores
-// are 200 goroutines the runtime time-slices with the few of the builds,
-// which then get a 200th of the machine: a commit waited seconds to be
-// served. With the bound, a build competes with a few requests, and the
-// requests are served in turn instead of all slowly at once. The ops
-// endpoints (status, health, metrics) are not bounded, so that probes
-// answer under load.
+// at most its request deadline, or until its client leaves (net/http
+// cancels the request's context when the connection closes, HTTP/2 when
+// the stream is reset; a running query sees it at its next check and
+// stops). Without a bound, 200 clients on two cores are 200 goroutines
+// the runtime time-slices with the few of the builds, which then get a
+// 200th of the machine: a commit waited seconds to be served. With the
+// bound, a build competes with a few requests, and the requests are served
+// in turn instead of all slowly at once. The ops endpoints (status,
+// health, metrics) are not bounded, so that probes answer under load.
+//
+// A slot is held only while a request computes: its body is read before
+// it takes one (bounded by server.maxBodyBytes, and by readTimeout on the
+// connection), and its response is rendered into memory and the slot given
+// back when the response starts (statusWriter), before a byte goes to the
+// client. So slow bodies and unread responses hold a connection and a
+// goroutine each, which the server's read and write timeouts bound, and
+// never a slot others need.
 
 // admit runs next once a slot is free.
 func (s *Server) admit(next http.Handler) http.Handler {
@@ -21,6 +33,9 @@ func (s *Server) admit(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = readAhead(r.Body)
+		}
 		select {
 		case s.slots <- struct{}{}:
 		default:
@@ -32,7 +47,46 @@ func (s *Server) admit(next http.Handler) http.Handler {
 				return
 			}
 		}
-		defer func() { <-s.slots }()
+		info := requestInfoFrom(r.Context()) // guard sets it
+		if info == nil {
+			defer func() { <-s.slots }()
+			next.ServeHTTP(w, r)
+			return
+		}
+		info.slot = s.slots
+		defer info.leave() // if the response never started
 		next.ServeHTTP(w, r)
 	})
 }
+
+// leave gives back the request's admission slot, if it holds one.
+func (info *requestInfo) leave() {
+	if info.slot != nil {
+		<-info.slot
+		info.slot = nil
+	}
+}
+
+// readAhead reads a body to its end into memory, and returns a body that
+// gives the handler the same bytes and the same error (a body over
+// server.maxBodyBytes, a client that stopped sending), at its end.
+func readAhead(body io.ReadCloser) io.ReadCloser {
+	b, err := io.ReadAll(body)
+	return &readBody{Reader: bytes.NewReader(b), err: err, body: body}
+}
+
+type readBody struct {
+	*bytes.Reader
+	err  error // nil: io.EOF at the end
+	body io.ReadCloser
+}
+
+func (b *readBody) Read(p []byte) (int, error) {
+	n, err := b.Reader.Read(p)
+	if err == io.EOF && b.err != nil {
+		err = b.err
+	}
+	return n, err
+}
+
+func (b *readBody) Close() error { return b.body.Close() }

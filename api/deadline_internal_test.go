@@ -52,6 +52,19 @@ func TestDeadlineCtx(t *testing.T) {
 			t.Fatalf("Deadline = %v, %v", dl, ok)
 		}
 	})
+	t.Run("the parent's end while Done is waited on", func(t *testing.T) {
+		// A client that goes away: net/http cancels the parent while a
+		// query waits on Done; it is not the request timeout.
+		parent, cancel := context.WithCancel(t.Context())
+		ctx, release := withRequestDeadline(parent, time.Hour)
+		defer release()
+		done := ctx.Done()
+		cancel()
+		<-done
+		if !clientGone(ctx, ctx.Err()) || errors.Is(context.Cause(ctx), errRequestTimeout) {
+			t.Fatalf("Err = %v, cause %v: want the client's cancellation", ctx.Err(), context.Cause(ctx))
+		}
+	})
 	t.Run("released", func(t *testing.T) {
 		for _, started := range []bool{false, true} {
 			ctx, release := withRequestDeadline(t.Context(), time.Hour)

@@ -1,12 +1,14 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/ontoindex/ontoindex/api/wire"
@@ -64,9 +66,31 @@ func newInstanceID() string {
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
+// statusClientClosedRequest is the status the metrics and the request log
+// give a request whose client went away before its answer (nginx's 499);
+// nothing is sent.
+const statusClientClosedRequest = 499
+
+// clientGone reports whether err is the end of the request's context
+// because its client went away (the connection closed, the HTTP/2 stream
+// was reset), not its deadline.
+func clientGone(ctx context.Context, err error) bool {
+	return errors.Is(err, context.Canceled) && errors.Is(ctx.Err(), context.Canceled) && !errors.Is(context.Cause(ctx), errRequestTimeout)
+}
+
 // writeError writes err as a Conjure error and logs it: client errors at
-// debug level, server errors with their cause at error level.
+// debug level, server errors with their cause at error level. The error
+// is rendered before the response starts, as every response of the API
+// is (admit.go).
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	if clientGone(r.Context(), err) {
+		if info := requestInfoFrom(r.Context()); info != nil {
+			info.status = statusClientClosedRequest
+			info.leave()
+		}
+		s.log.Debug("client went away", "method", r.Method, "path", r.URL.Path, "error", err)
+		return
+	}
 	ae := toAPIError(r.Context(), err)
 	id := newInstanceID()
 	status := ae.Status()
@@ -92,8 +116,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if methods, ok := params["allowedMethods"].([]string); ok && ae.Name == wire.NameMethodNotAllowed {
 		w.Header().Set("Allow", strings.Join(methods, ", ")) // a 405 must say what is allowed
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(conjureError{ErrorCode: ae.Code(), ErrorName: string(ae.Name), ErrorInstanceID: id, Parameters: params,
+	var buf bytes.Buffer
+	_ = json.NewEncoder(&buf).Encode(conjureError{ErrorCode: ae.Code(), ErrorName: string(ae.Name), ErrorInstanceID: id, Parameters: params,
 		Message: ae.Message()})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
 }

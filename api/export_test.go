@@ -1,6 +1,10 @@
 package api
 
-import "github.com/ontoindex/ontoindex/api/wire"
+import (
+	"time"
+
+	"github.com/ontoindex/ontoindex/api/wire"
+)
 
 // WithCursor returns page token tok with its values replaced by values,
 // for the fuzz tests: a token that passes the fingerprint check of its
@@ -19,3 +23,7 @@ func TokenValues(tok string) ([]string, bool) {
 	t, err := wire.ParseToken(tok)
 	return t.Values, err == nil
 }
+
+// SetCertCheckInterval sets how often handshakes look whether the TLS
+// files changed (a second in production).
+func SetCertCheckInterval(s *Server, d time.Duration) { s.certs.every.Store(int64(d)) }

@@ -34,6 +34,7 @@ type requestInfo struct {
 	errorName wire.Name
 	principal *Principal
 	route     *routeMetrics // set by the route's handler; nil for unmatched paths
+	slot      chan struct{} // the admission slot held until the response starts (admit.go)
 }
 
 func requestInfoFrom(ctx context.Context) *requestInfo {
@@ -41,7 +42,11 @@ func requestInfoFrom(ctx context.Context) *requestInfo {
 	return info
 }
 
-// statusWriter records the status and size of a response.
+// statusWriter records the status and size of a response. When the
+// response starts, its request gives back its admission slot: the
+// handlers render a response into memory before they start it, so the
+// slot is free before the client is sent a byte (admit.go). Unwrap lets
+// http.ResponseController reach the connection (deadlines, Hijack).
 type statusWriter struct {
 	http.ResponseWriter
 	info *requestInfo
@@ -50,6 +55,7 @@ type statusWriter struct {
 func (w *statusWriter) WriteHeader(code int) {
 	if w.info.status == 0 {
 		w.info.status = code
+		w.info.leave()
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -57,6 +63,7 @@ func (w *statusWriter) WriteHeader(code int) {
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.info.status == 0 {
 		w.info.status = http.StatusOK
+		w.info.leave()
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.info.bytes += int64(n)

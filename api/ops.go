@@ -269,8 +269,15 @@ type ReloadResult struct {
 // ones start, removed ones stop serving. A config that cannot be read or
 // is invalid is rejected with an error wrapping indexer.ErrInvalidConfig,
 // and the old config keeps running. The server and auth sections are read
-// at start only: when they changed, RestartNeeded names them.
+// at start only: when they changed, RestartNeeded names them. The files of
+// server.tls are read again first (ReloadCertificates); when they do not
+// load, the error names the file and nothing is reloaded.
 func (s *Server) Reload(ctx context.Context) (*ReloadResult, error) {
+	// The TLS files first, daemon or not: a renewed certificate is the
+	// usual reason for a SIGHUP.
+	if err := s.ReloadCertificates(); err != nil {
+		return nil, fmt.Errorf("%w: %w", indexer.ErrInvalidConfig, err)
+	}
 	if s.ops.daemon == nil {
 		return nil, errNoDaemon
 	}

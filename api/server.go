@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/ontoindex/ontoindex/api/h1"
 	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer"
@@ -74,6 +71,7 @@ type Server struct {
 	layouts sync.Map      // type name -> *layout, render.go
 	console http.Handler  // Options.Console
 	slots   chan struct{} // admit.go; nil: no bound
+	certs   *certificates // tls.go; nil without server.tls
 }
 
 // New returns a server over engine, configured by the server and auth
@@ -93,6 +91,15 @@ func New(engine Engine, opts Options) (*Server, error) {
 	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger, console: opts.Console}
 	if n := s.cfg.MaxConcurrentRequests; n > 0 {
 		s.slots = make(chan struct{}, n)
+	}
+	if t := s.cfg.TLS; t.Enabled() {
+		t.CertFile, t.KeyFile = cfg.Path(t.CertFile), cfg.Path(t.KeyFile)
+		if t.ClientCAFile != "" {
+			t.ClientCAFile = cfg.Path(t.ClientCAFile)
+		}
+		if s.certs, err = newCertificates(t, s.log); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.initOps(opts); err != nil {
 		return nil, err
@@ -236,57 +243,4 @@ func (s *Server) handle(rm *routeMetrics, fn func(r *http.Request) (any, error))
 		}
 		s.writeJSON(w, http.StatusOK, v)
 	}
-}
-
-// Serve serves on ln until ctx is done, then shuts down gracefully: it
-// stops accepting, waits up to server.shutdownTimeout for running requests
-// and returns. Without configured tokens it refuses a listener that is not
-// on a loopback address. Serve closes ln.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	if s.auth.anonymous() && !serverconfig.LoopbackAddr(ln.Addr().String()) {
-		_ = ln.Close()
-		return fmt.Errorf("refusing to serve on %s: no auth.tokens are configured, and anonymous access is only allowed on a loopback address (127.0.0.1, ::1, localhost)", ln.Addr())
-	}
-	// h1, not net/http's server: its fixed cost per request is most of a
-	// get by key (see package h1).
-	srv := &h1.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          s.log,
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
-	defer cancel()
-	err := srv.Shutdown(sctx)
-	if serr := <-errc; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	if err != nil {
-		_ = srv.Close()
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	return nil
-}
-
-// ListenAndServe listens on addr (server.listen when empty) and serves
-// until ctx is done.
-func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
-	if addr == "" {
-		addr = s.cfg.Listen
-	}
-	if s.auth.anonymous() && !serverconfig.LoopbackAddr(addr) {
-		return fmt.Errorf("refusing to listen on %s: no auth.tokens are configured, and anonymous access is only allowed on a loopback address (127.0.0.1, ::1, localhost)", addr)
-	}
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	return s.Serve(ctx, ln)
 }

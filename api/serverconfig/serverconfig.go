@@ -45,6 +45,24 @@ type Server struct {
 	// once; the others wait in turn (0: DefaultRequestsPerCPU per CPU the
 	// process may use; -1: no bound).
 	MaxConcurrentRequests int `yaml:"maxConcurrentRequests" json:"maxConcurrentRequests"`
+	// TLS, when its certFile is set, serves HTTPS (and HTTP/2) instead of
+	// cleartext HTTP/1.1 (tls.go).
+	TLS TLS `yaml:"tls" json:"tls"`
+	// ReadHeaderTimeout bounds reading a request's headers, from the
+	// accept (or the end of the TLS handshake) for a connection's first
+	// request and from its first byte for the next ones.
+	ReadHeaderTimeout time.Duration `yaml:"readHeaderTimeout" json:"readHeaderTimeout"`
+	// ReadTimeout bounds reading a whole request, headers and body.
+	ReadTimeout time.Duration `yaml:"readTimeout" json:"readTimeout"`
+	// WriteTimeout bounds a request from the end of its headers to the
+	// last byte of its response: reading the body, the request's work and
+	// writing the response (it must exceed RequestTimeout).
+	WriteTimeout time.Duration `yaml:"writeTimeout" json:"writeTimeout"`
+	// IdleTimeout closes a kept-alive connection that sends no next
+	// request for this long.
+	IdleTimeout time.Duration `yaml:"idleTimeout" json:"idleTimeout"`
+	// MaxHeaderBytes bounds the request line and headers of a request.
+	MaxHeaderBytes int `yaml:"maxHeaderBytes" json:"maxHeaderBytes"`
 }
 
 // Server defaults.
@@ -60,6 +78,16 @@ const (
 	DefaultMaxQueryTerms        = 100_000
 	DefaultMaxAggregationGroups = 10_000
 	DefaultRequestsPerCPU       = 4 // maxConcurrentRequests per GOMAXPROCS
+	DefaultReadHeaderTimeout    = 10 * time.Second
+	DefaultReadTimeout          = 60 * time.Second
+	DefaultIdleTimeout          = 60 * time.Second
+	DefaultMaxHeaderBytes       = 64 << 10
+	// DefaultWriteMargin is what the default writeTimeout leaves for
+	// writing a response, beyond reading the body (readTimeout) and the
+	// request's work (requestTimeout): net/http's write deadline runs from
+	// the end of the headers, so a shorter one could cut a response the
+	// request was allowed to compute.
+	DefaultWriteMargin = 30 * time.Second
 )
 
 // Auth configures bearer-token authentication. With no tokens the
@@ -177,6 +205,7 @@ func Validate(s *Server, a *Auth, isType func(apiName string) bool) []error {
 	case s.ShutdownTimeout == 0:
 		s.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	errs = append(errs, validateConnection(s)...)
 
 	names := map[string]int{}
 	digests := map[[sha256.Size]byte]int{}

@@ -31,6 +31,8 @@ func TestValidate_defaults(t *testing.T) {
 		Listen: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, DefaultPageSize: 1000, MaxPageSize: 10000,
 		RequestTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second, MaxWhereDepth: 32, MaxWhereClauses: 1000,
 		MaxQueryTerms: 100000, MaxAggregationGroups: 10000, MaxConcurrentRequests: 4 * runtime.GOMAXPROCS(0),
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second, WriteTimeout: 2 * time.Minute,
+		IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10,
 	}
 	if cfg.Server != want {
 		t.Fatalf("got %+v\nwant %+v", cfg.Server, want)
@@ -72,6 +74,19 @@ func TestValidate(t *testing.T) {
 		{"no object types", "auth: {tokens: [{name: a, token: '${APP_TOKEN}'}]}", "auth.tokens[0].objectTypes"},
 		{"unknown object type", "auth: {tokens: [{name: a, token: '${APP_TOKEN}', objectTypes: [Person, Nope]}]}", "auth.tokens[0].objectTypes[1]"},
 		{"unknown key", "server: {listen: '127.0.0.1:1', port: 2}", "port"},
+		{"tls", "server: {tls: {certFile: c.pem, keyFile: k.pem, clientCAFile: ca.pem, clientAuth: verifyIfGiven, minVersion: '1.3'}}", ""},
+		{"tls without key", "server: {tls: {certFile: c.pem}}", "server.tls.keyFile"},
+		{"tls without cert", "server: {tls: {keyFile: k.pem}}", "server.tls.certFile"},
+		{"tls client CA without cert", "server: {tls: {clientCAFile: ca.pem}}", "server.tls.certFile"},
+		{"tls bad client auth", "server: {tls: {certFile: c.pem, keyFile: k.pem, clientCAFile: ca.pem, clientAuth: always}}", "server.tls.clientAuth"},
+		{"tls client auth without CA", "server: {tls: {certFile: c.pem, keyFile: k.pem, clientAuth: require}}", "server.tls.clientCAFile"},
+		{"tls bad version", "server: {tls: {certFile: c.pem, keyFile: k.pem, minVersion: '1.1'}}", "server.tls.minVersion"},
+		{"timeouts", "server: {readHeaderTimeout: 1s, readTimeout: 2s, writeTimeout: 31s, idleTimeout: 3s, maxHeaderBytes: 4096}", ""},
+		{"negative header timeout", "server: {readHeaderTimeout: -1s}", "server.readHeaderTimeout"},
+		{"negative idle timeout", "server: {idleTimeout: -1s}", "server.idleTimeout"},
+		{"read shorter than header", "server: {readHeaderTimeout: 5s, readTimeout: 2s}", "server.readTimeout"},
+		{"write within request timeout", "server: {requestTimeout: 30s, writeTimeout: 30s}", "server.writeTimeout"},
+		{"negative header bytes", "server: {maxHeaderBytes: -1}", "server.maxHeaderBytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,5 +159,21 @@ func TestValidate_tokenDigests(t *testing.T) {
 		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+func TestValidate_tlsDefaults(t *testing.T) {
+	cfg, err := config.Parse([]byte(serverBase+"server: {tls: {certFile: c.pem, keyFile: k.pem, clientCAFile: ca.pem}, requestTimeout: 90s}\n"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := serverconfig.TLS{CertFile: "c.pem", KeyFile: "k.pem", ClientCAFile: "ca.pem", ClientAuth: "require", MinVersion: "1.2"}
+	if cfg.Server.TLS != want || !cfg.Server.TLS.Enabled() {
+		t.Fatalf("tls = %+v, want %+v", cfg.Server.TLS, want)
+	}
+	// The default write timeout follows the request timeout: it must
+	// leave the request its whole time and the response some.
+	if got := cfg.Server.WriteTimeout; got != 60*time.Second+90*time.Second+serverconfig.DefaultWriteMargin {
+		t.Fatalf("writeTimeout = %s", got)
 	}
 }

@@ -23,7 +23,8 @@ import (
 )
 
 // runBench dispatches to `bench build` (also plain `bench`, as before
-// there were two) and `bench search`.
+// there were two), `bench search` and `bench floor`, the net/http server
+// bench search measures a get by key on besides ontoindex.
 func runBench(ctx context.Context, env *Env, args []string) int {
 	if len(args) > 0 {
 		switch args[0] {
@@ -31,6 +32,8 @@ func runBench(ctx context.Context, env *Env, args []string) int {
 			return runBenchBuild(ctx, env, "bench build", args[1:])
 		case "search":
 			return runBenchSearch(ctx, env, args[1:])
+		case "floor": // started by bench search
+			return runBenchFloor(ctx, env, args[1:])
 		}
 	}
 	return runBenchBuild(ctx, env, "bench", args)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -33,6 +34,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 	fs.StringVar(&o.Dir, "dir", "", "work directory for the warehouse and the index (default: a temporary directory, removed afterwards)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the rows and of the query parameters")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	floor := fs.Bool("floor", true, "measure the get by key also on a bare net/http server that answers the bytes of one get (the standard library's floor)")
 	// Expert flags, for measuring another build of ontoindex or another
 	// PostgreSQL installation.
 	fs.StringVar(&o.ServeBin, "serve-bin", "", "expert: `path` of the indexer binary that serves (default: this one), e.g. a previous release")
@@ -67,6 +69,14 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 		}
 		o.ServeBin = self
 	}
+	if *floor {
+		self, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "indexer bench search: %v\n", err)
+			return exitFailed
+		}
+		o.FloorBin = self
+	}
 	if *queries != "" {
 		o.Queries = strings.Split(*queries, ",")
 	}
@@ -98,6 +108,37 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 		return exitOK
 	}
 	if err := rep.WriteText(env.Stdout); err != nil {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// runBenchFloor is `indexer bench floor`, which bench search starts: a
+// bare net/http server that answers every request with the bytes of a
+// file (internal/searchbench, floor.go).
+func runBenchFloor(ctx context.Context, env *Env, args []string) int {
+	fs := newFlags(env, "bench floor", "--body FILE [--listen ADDR]\n\n"+
+		"Serves the bytes of FILE as a JSON response to every request with net/http's server and\n"+
+		"nothing else, until SIGINT or SIGTERM: the floor bench search measures a get by key against.")
+	body := fs.String("body", "", "file whose bytes every response carries")
+	listen := fs.String("listen", "127.0.0.1:0", "address to listen on")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	b, err := os.ReadFile(*body)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "indexer bench floor: %v\n", err)
+		return exitUsage
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", *listen)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "indexer bench floor: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(env.Stderr, "indexer bench floor: listening on http://%s\n", ln.Addr())
+	if err := searchbench.ServeFloor(ctx, ln, b); err != nil {
+		fmt.Fprintf(env.Stderr, "indexer bench floor: %v\n", err)
 		return exitFailed
 	}
 	return exitOK

@@ -65,12 +65,21 @@ func TestBenchSearch_postgres(t *testing.T) {
 			continue
 		}
 		mustStats(t, q.Name+" on ontoindex", q.Ontoindex)
+		if q.ID == "get" {
+			mustStats(t, q.Name+" on the net/http floor", q.Floor)
+			if q.Floor != nil && q.Floor.ServerCPUus <= 0 {
+				t.Errorf("%s: no server CPU on the floor: %+v", q.Name, *q.Floor)
+			}
+		} else if q.Floor != nil {
+			t.Errorf("%s: measured on the floor", q.Name)
+		}
 		if q.Ratio <= 0 {
 			t.Errorf("%s: ratio %v", q.Name, q.Ratio)
 		}
 	}
-	// Every query with a target, time to searchable, deep paging, p99.
-	if len(rep.Targets) != 10+3 {
+	// Every query with a target, time to searchable, deep paging, p99,
+	// the get's CPU against the floor.
+	if len(rep.Targets) != 10+4 {
 		t.Errorf("%d targets: %+v", len(rep.Targets), rep.Targets)
 	}
 }
@@ -85,6 +94,7 @@ func TestBenchSearch_withoutPostgres(t *testing.T) {
 		"get by primary key", "loadObjects: union", "searchAround: 50 customers (filter) -> their orders", "deep paging: page ",
 		"deep paging: ontoindex p50 at page", "sorted search: ontoindex p99 ms",
 		"time to searchable: ontoindex", "peak RSS", "totalCount",
+		"get: net/http floor", "get by key: server CPU per get, ontoindex / net/http floor",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)

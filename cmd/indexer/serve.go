@@ -179,6 +179,9 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 		return exitFailed
 	}
 	base := "http://" + ln.Addr().String()
+	if srv.TLS() {
+		base = "https://" + ln.Addr().String()
+	}
 	fmt.Fprintf(env.Stderr, "indexer serve: listening on %s\n", base)
 
 	// Every goroutine below stops when ctx is done; the first to fail

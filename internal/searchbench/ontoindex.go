@@ -92,13 +92,27 @@ func startOntoindex(ctx context.Context, bin string, env []string, cfgPath strin
 	cmd := exec.Command(bin, "serve", "--config", cfgPath, "--listen", "127.0.0.1:0", "--build")
 	cmd.Env = env
 	cmd.Dir = filepath.Dir(cfgPath)
-	cmd.SysProcAttr = childAttr()
-	stderr, err := cmd.StderrPipe()
+	s, listening, err := startChild(cmd, "ontoindex", progress)
 	if err != nil {
 		return nil, err
 	}
+	if err := s.waitReady(ctx, listening); err != nil {
+		s.stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// startChild starts a server process; the address of its listening line
+// comes on the channel. Lines it prints go to progress after label.
+func startChild(cmd *exec.Cmd, label string, progress io.Writer) (*ontoServer, <-chan string, error) {
+	cmd.SysProcAttr = childAttr()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s serve: %w", bin, err)
+		return nil, nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	s := &ontoServer{cmd: cmd, exited: make(chan struct{}), tail: &lineTail{max: 30}}
 	listening := make(chan string, 1)
@@ -114,17 +128,13 @@ func startOntoindex(ctx context.Context, bin string, env []string, cfgPath strin
 				default:
 				}
 			}
-			fmt.Fprintf(progress, "  ontoindex: %s\n", line)
+			fmt.Fprintf(progress, "  %s: %s\n", label, line)
 		}
 		_, _ = io.Copy(io.Discard, stderr)
 		s.waitErr = cmd.Wait()
 		close(s.exited)
 	}()
-	if err := s.waitReady(ctx, listening); err != nil {
-		s.stop()
-		return nil, err
-	}
-	return s, nil
+	return s, listening, nil
 }
 
 // waitReady waits for the listening line, then polls /readyz until every

@@ -57,6 +57,9 @@ type QueryReport struct {
 	Name      string `json:"name"`
 	Ontoindex *Stats `json:"ontoindex,omitempty"`
 	Postgres  *Stats `json:"postgres,omitempty"`
+	// Floor is the get by key on a bare net/http server that answers the
+	// bytes of one get (floor.go); nil for the other queries.
+	Floor *Stats `json:"floor,omitempty"`
 	// Ratio is ontoindex q/s over PostgreSQL q/s (0 without both).
 	Ratio  float64 `json:"ratio,omitempty"`
 	Target float64 `json:"target,omitempty"` // least ratio asked for; 0: information
@@ -90,6 +93,9 @@ func (r *Report) addTargets() {
 				r.Targets = append(r.Targets, newTarget("q/s ratio: "+q.Name, q.Ratio, ">=", q.Target))
 			}
 		}
+	}
+	if q := r.query("get"); q != nil && q.Ontoindex != nil && q.Floor != nil && q.Floor.ServerCPUus > 0 {
+		r.Targets = append(r.Targets, newTarget("get by key: server CPU per get, ontoindex / net/http floor", q.Ontoindex.ServerCPUus/q.Floor.ServerCPUus, "<=", 1.3))
 	}
 	if r.Postgres != nil && r.Ontoindex.SearchableSeconds > 0 {
 		r.Targets = append(r.Targets, newTarget("time to searchable ratio (PostgreSQL / ontoindex)",
@@ -174,6 +180,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "%-*s  %14s  %14s  %6s  %14s  %14s  %13s\n", width, q.Name, us(q.Ontoindex, server), us(q.Postgres, server), ratio,
 			us(q.Ontoindex, client), us(q.Postgres, client), idle)
 	}
+	if q := r.query("get"); q != nil && q.Floor != nil {
+		fmt.Fprintf(w, "%-*s  %14s  %14s  %6s  %14s  %14s  %13s\n", width, "get: net/http floor", num(q.Floor.ServerCPUus), "", "",
+			num(q.Floor.ClientCPUus), "", fmt.Sprintf("%.0f", q.Floor.IdlePct))
+		fmt.Fprintf(w, "get on the floor: %s q/s, p50 %s ms, p99 %s ms\n", stat(q.Floor, "qps"), stat(q.Floor, "p50"), stat(q.Floor, "p99"))
+	}
 	fmt.Fprintln(w)
 
 	o := r.Ontoindex
@@ -254,6 +265,7 @@ func notes(r *Report) []string {
 		"q/s: requests completed by the closed-loop clients over the wall time of the measured parts; p50/p99 include queueing at the server",
 		fmt.Sprintf("rounds: each query's measured time is cut into %d parts per system that alternate (ontoindex, PostgreSQL, then PostgreSQL, ontoindex, ...), each after a short warm-up, so that a shared machine's drift in speed falls on both systems alike", r.Rounds),
 		"ratio: ontoindex q/s / PostgreSQL q/s; the deep paging rows compare a page token with a keyset condition on (balance, id); the searchAround row a loadObjects of the link Customer.orders with a join of orders and customers",
+		"net/http floor: the get by key also runs, in the same rounds, on a bare net/http server (its own process, the default server timeouts) that answers the bytes of one ontoindex get: the standard library's cost of a request and response; ontoindex's CPU per get over the floor's is what the API adds",
 		"CPU per request: the server processes' user+system time over the measured window (/proc), divided by the requests; clients: the bench process's (the load generators, on the same cores); idle: the machine's CPU time nobody used in that window (other work on the machine shows as less idle and less CPU for both)",
 	}
 	var errs []string
@@ -261,7 +273,7 @@ func notes(r *Report) []string {
 		for _, sys := range []struct {
 			name string
 			s    *Stats
-		}{{"ontoindex", q.Ontoindex}, {"PostgreSQL", q.Postgres}} {
+		}{{"ontoindex", q.Ontoindex}, {"PostgreSQL", q.Postgres}, {"the net/http floor", q.Floor}} {
 			if sys.s != nil && sys.s.Errors > 0 {
 				errs = append(errs, fmt.Sprintf("%s on %s: %d errors, first: %s", q.Name, sys.name, sys.s.Errors, sys.s.FirstError))
 			}

@@ -42,6 +42,10 @@ type Options struct {
 	// environment (nil: this process's).
 	ServeBin string
 	ServeEnv []string
+	// FloorBin is the `indexer` binary that serves the net/http floor of
+	// the get by key (floor.go; empty: no floor). Not ServeBin: the floor
+	// is the standard library's whatever build of ontoindex serves.
+	FloorBin string
 	// PostgresBinDir holds initdb and postgres (empty: pgserver.FindBinDir).
 	PostgresBinDir string
 	// Queries are the ids of the queries to measure (empty: all). Every
@@ -165,12 +169,34 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 
+	var floor *ontoClient
+	var floorSide func(query) side
+	if o.FloorBin != "" && measure["get"] {
+		fs, err := startFloor(ctx, o.FloorBin, onto, int64(o.Rows/2), work, progress)
+		if err != nil {
+			return nil, err
+		}
+		defer fs.stop()
+		floor = newOntoClient(fs.base, o.Clients)
+		defer floor.close()
+		floorPID := fs.pid()
+		floorSide = func(q query) side {
+			return side{cpu: func() float64 { return procCPUSeconds(floorPID) }, call: func(ctx context.Context, r *rand.Rand) error {
+				_, err := q.onto(ctx, floor, q.gen(r))
+				return err
+			}}
+		}
+	}
+
 	for i, q := range qs {
 		if !measure[q.id] {
 			continue
 		}
 		qr := QueryReport{ID: q.id, Name: q.name, Target: q.target}
-		sides := make([]side, 2) // ontoindex, PostgreSQL
+		sides := make([]side, 2, 3) // ontoindex, PostgreSQL, the floor of a get
+		if q.id == "get" && floor != nil {
+			sides = append(sides, floorSide(q))
+		}
 		if q.onto != nil {
 			sides[0] = side{cpu: func() float64 { return procCPUSeconds(srv.pid()) }, call: func(ctx context.Context, r *rand.Rand) error {
 				_, err := q.onto(ctx, onto, q.gen(r))
@@ -193,6 +219,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		}
 		if sides[1].call != nil {
 			qr.Postgres = &st[1]
+		}
+		if len(sides) > 2 {
+			qr.Floor = &st[2]
 		}
 		if qr.Ontoindex != nil || qr.Postgres != nil {
 			rep.Queries = append(rep.Queries, qr)
