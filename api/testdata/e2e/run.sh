@@ -5,14 +5,14 @@
 # set subscriptions with the application client's .subscribe()
 # (osdk-subscribe.test.mjs).
 #
-# On a fresh machine with Go, Node 20+ and openssl: installs the locked
+# On a fresh machine with Go and Node 20+: installs the locked
 # npm packages (npm ci), builds the indexer, writes a demo warehouse of
 # real Iceberg tables, builds its object types and link tables, starts
 # `indexer serve` on a loopback port with bearer tokens, and serves it as
 # built (--daemon=false). For the subscriptions it writes two more
 # warehouses and serves each with the daemon polling every table at a
 # short interval, one over cleartext and one over TLS with a certificate
-# of a CA made here (Node trusts it through NODE_EXTRA_CA_CERTS); the
+# of a CA the seed made (Node trusts it through NODE_EXTRA_CA_CERTS); the
 # test commits to their tables with the writer (commit/). It runs the
 # Node tests (node --test), stops the servers gracefully, and exits
 # non-zero when anything fails.
@@ -42,7 +42,6 @@ need() { command -v "$1" >/dev/null 2>&1 || { echo "e2e: $1 is required" >&2; ex
 need go
 need node
 need npm
-need openssl
 node_major="$(node -p 'process.versions.node.split(".")[0]')"
 if [ "$node_major" -lt 20 ]; then
   echo "e2e: Node 20 or later is required (found $(node --version))" >&2
@@ -98,20 +97,10 @@ echo "e2e: start indexer serve"
 start_server serve "$work/config.yaml" --daemon=false
 serve_url="$url"
 
-echo "e2e: the warehouses of the subscription test, a CA and its server certificate"
+echo "e2e: the warehouses of the subscription test, one with a CA and a server certificate"
 # Each live server has a warehouse of its own: the test commits to it.
 "$work/seed" -dir "$work/live"
-tls="$work/tls"
-mkdir "$tls"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=ontoindex e2e CA" \
-  -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" \
-  -keyout "$tls/ca.key" -out "$tls/ca.pem" 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=127.0.0.1" \
-  -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nbasicConstraints=critical,CA:FALSE\n' >"$tls/server.ext"
-openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial -days 2 \
-  -extfile "$tls/server.ext" -out "$tls/server.pem" 2>/dev/null
-"$work/seed" -dir "$work/live-tls" -tls-cert "$tls/server.pem" -tls-key "$tls/server.key"
+"$work/seed" -dir "$work/live-tls" -tls
 
 echo "e2e: start indexer serve with the daemon, over cleartext and over TLS"
 start_server live "$work/live/subscribe.yaml"
@@ -127,7 +116,7 @@ status=0
 (cd "$here" && ONTOINDEX_URL="$serve_url" DATA_JSON="$work/data.json" \
   SUBSCRIBE_URL="$live_url" SUBSCRIBE_WAREHOUSE="$work/live/warehouse" \
   SUBSCRIBE_TLS_URL="$live_tls_url" SUBSCRIBE_TLS_WAREHOUSE="$work/live-tls/warehouse" \
-  COMMIT="$work/commit" NODE_EXTRA_CA_CERTS="$tls/ca.pem" \
+  COMMIT="$work/commit" NODE_EXTRA_CA_CERTS="$work/live-tls/tls/ca.pem" \
   node --test ./*.test.mjs) || status=$?
 
 echo "e2e: stop indexer serve"

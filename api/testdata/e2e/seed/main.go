@@ -2,7 +2,7 @@
 // Iceberg tables (internal/testkit/apidemo), the config that serves them, and the
 // rows as JSON for the Node test to compute its expectations from.
 //
-//	go run ./api/testdata/e2e/seed -dir DIR [-tls-cert FILE -tls-key FILE]
+//	go run ./api/testdata/e2e/seed -dir DIR [-tls]
 //
 // writes DIR/warehouse, DIR/config.yaml (tokens from $APP_TOKEN and the
 // SHA-256 digest of $LIMITED_TOKEN), DIR/build.yaml (the same without
@@ -12,8 +12,9 @@
 //
 // subscribe.yaml serves the types of build.yaml with the daemon polling
 // every table at a short interval, as the subscription test needs, an
-// admin token from $ADMIN_TOKEN (for the rebuild endpoint), and TLS from
-// the given certificate and key when -tls-cert is set.
+// admin token from $ADMIN_TOKEN (for the rebuild endpoint), and with -tls
+// serves TLS with a certificate of a CA made for it
+// (internal/testkit/tlstest): DIR/tls/ca.pem, cert.pem and key.pem.
 package main
 
 import (
@@ -28,34 +29,25 @@ import (
 
 	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/tlstest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
 func main() {
 	dir := flag.String("dir", "", "directory to write the warehouse, config and data into")
-	var tls tlsFiles
-	flag.StringVar(&tls.cert, "tls-cert", "", "PEM certificate file subscribe.yaml serves TLS with")
-	flag.StringVar(&tls.key, "tls-key", "", "PEM private key file of -tls-cert")
+	tls := flag.Bool("tls", false, "subscribe.yaml serves TLS with a certificate of a CA made here (DIR/tls)")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "seed: -dir is required")
 		os.Exit(2)
 	}
-	if (tls.cert == "") != (tls.key == "") {
-		fmt.Fprintln(os.Stderr, "seed: -tls-cert and -tls-key go together")
-		os.Exit(2)
-	}
-	if err := run(context.Background(), *dir, tls); err != nil {
+	if err := run(context.Background(), *dir, *tls); err != nil {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
 }
 
-// tlsFiles are the certificate and key files of a server's TLS; empty
-// for cleartext.
-type tlsFiles struct{ cert, key string }
-
-func run(ctx context.Context, dir string, tls tlsFiles) error {
+func run(ctx context.Context, dir string, tls bool) error {
 	limited := os.Getenv("LIMITED_TOKEN")
 	if limited == "" {
 		return fmt.Errorf("LIMITED_TOKEN is not set")
@@ -88,7 +80,16 @@ func run(ctx context.Context, dir string, tls tlsFiles) error {
 	if err := writeConfig(filepath.Join(dir, "build.yaml"), built, digest, serving{}); err != nil {
 		return err
 	}
-	if err := writeConfig(filepath.Join(dir, "subscribe.yaml"), built, digest, serving{live: true, tls: tls}); err != nil {
+	live := serving{live: true}
+	if tls {
+		if err := os.Mkdir(filepath.Join(dir, "tls"), 0o755); err != nil {
+			return err
+		}
+		if live.tls, _, err = tlstest.WriteFiles(filepath.Join(dir, "tls")); err != nil {
+			return err
+		}
+	}
+	if err := writeConfig(filepath.Join(dir, "subscribe.yaml"), built, digest, live); err != nil {
 		return err
 	}
 	// Longs beyond 2^53 go as strings: JavaScript numbers cannot hold them.
@@ -122,7 +123,7 @@ type serving struct {
 	// live runs the daemon with a short poll interval and adds an admin
 	// token from $ADMIN_TOKEN.
 	live bool
-	tls  tlsFiles
+	tls  tlstest.Files // TLS when its Cert is set
 }
 
 // writeConfig writes a config serving types from the warehouse beside it,
@@ -133,8 +134,8 @@ func writeConfig(path string, types []objects.TypeSpec, limitedDigest [sha256.Si
 		return err
 	}
 	var server, daemon, admin string
-	if how.tls.cert != "" {
-		server = fmt.Sprintf("\n  tls:\n    certFile: %q\n    keyFile: %q", how.tls.cert, how.tls.key)
+	if how.tls.Cert != "" {
+		server = fmt.Sprintf("\n  tls:\n    certFile: %q\n    keyFile: %q", how.tls.Cert, how.tls.Key)
 	}
 	if how.live {
 		// A commit is seen within a fraction of a second.
