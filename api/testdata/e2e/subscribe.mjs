@@ -85,8 +85,9 @@ export function frameLog() {
   const log = { frames: [], errors: [] };
   const record = (level) => (obj, msg) => {
     if (level === "error" || level === "fatal") log.errors.push(`${msg ?? ""} ${obj instanceof Error ? obj.stack : JSON.stringify(obj)}`);
-    if (msg === "received message from ws") log.frames.push({ in: obj.payload });
-    else if (msg === "sending subscribe message") log.frames.push({ out: obj.payload });
+    // A copy: the client converts the objects of a frame in place.
+    if (msg === "received message from ws") log.frames.push({ in: structuredClone(obj.payload) });
+    else if (msg === "sending subscribe message") log.frames.push({ out: structuredClone(obj.payload) });
     else if (obj === "Creating websocket") log.frames.push({ open: true });
   };
   const logger = {
