@@ -53,6 +53,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			"listen", ln.Addr().String())
 	}
 	srv := s.httpServer()
+	// The subscriptions' hub lives as long as the server: it closes the
+	// websockets, which Shutdown does not wait for, once ctx ends.
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	waitHub := s.stream.start(hubCtx)
+	defer func() {
+		stopHub()
+		waitHub()
+	}()
 	errc := make(chan error, 1)
 	go func() {
 		if srv.TLSConfig != nil {

@@ -34,6 +34,9 @@ type Engine interface {
 	ObjectType(ctx context.Context, name string) (*objects.Type, error)
 	// View opens a read handle on the serving generation of a type.
 	View(name string) (*indexer.View, error)
+	// Watch calls fn after every commit the engine serves, until stop;
+	// fn must not block (indexer.Indexer.Watch).
+	Watch(fn func(indexer.Commit)) (stop func())
 }
 
 var _ Engine = (*indexer.Indexer)(nil)
@@ -72,6 +75,7 @@ type Server struct {
 	console http.Handler  // Options.Console
 	slots   chan struct{} // admit.go; nil: no bound
 	certs   *certificates // tls.go; nil without server.tls
+	stream  *streamHub    // stream_hub.go
 }
 
 // New returns a server over engine, configured by the server and auth
@@ -104,6 +108,11 @@ func New(engine Engine, opts Options) (*Server, error) {
 	if err := s.initOps(opts); err != nil {
 		return nil, err
 	}
+	sm, err := newStreamMetrics(s.ops.reg)
+	if err != nil {
+		return nil, err
+	}
+	s.stream = newStreamHub(s, s.cfg.Subscriptions, sm)
 	s.handler = s.routes()
 	return s, nil
 }
@@ -132,7 +141,8 @@ func (s *Server) routes() http.Handler {
 		}
 		s.writeError(w, r, methodNotAllowed(r.Method, allowed, fmt.Sprintf("%s %s is not an endpoint; the path takes %s", r.Method, r.URL.Path, strings.Join(allowed, ", "))))
 	})
-	s.routeOps(r) // /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
+	s.routeOps(r)           // /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
+	s.routeSubscriptions(r) // the websocket, in stream.go
 	if c := s.console; c != nil {
 		r.Get("/", c.ServeHTTP)
 		r.Get("/console/*", c.ServeHTTP)

@@ -63,6 +63,9 @@ type Server struct {
 	IdleTimeout time.Duration `yaml:"idleTimeout" json:"idleTimeout"`
 	// MaxHeaderBytes bounds the request line and headers of a request.
 	MaxHeaderBytes int `yaml:"maxHeaderBytes" json:"maxHeaderBytes"`
+	// Subscriptions configures live object set subscriptions
+	// (subscriptions.go).
+	Subscriptions Subscriptions `yaml:"subscriptions" json:"subscriptions"`
 }
 
 // Server defaults.
@@ -206,6 +209,8 @@ func Validate(s *Server, a *Auth, isType func(apiName string) bool) []error {
 		s.ShutdownTimeout = DefaultShutdownTimeout
 	}
 	errs = append(errs, validateConnection(s)...)
+
+	errs = append(errs, s.Subscriptions.validate()...)
 
 	names := map[string]int{}
 	digests := map[[sha256.Size]byte]int{}

@@ -3,6 +3,7 @@ package serverconfig_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -33,8 +34,10 @@ func TestValidate_defaults(t *testing.T) {
 		MaxQueryTerms: 100000, MaxAggregationGroups: 10000, MaxConcurrentRequests: 4 * runtime.GOMAXPROCS(0),
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second, WriteTimeout: 2 * time.Minute,
 		IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10,
+		Subscriptions: serverconfig.Subscriptions{MaxPerConnection: 1000, MaxTotal: 100_000, MaxConnections: 10_000,
+			MaxMessageBytes: 8 << 20, QueueLength: 256, Heartbeat: 30 * time.Second, WriteTimeout: 30 * time.Second},
 	}
-	if cfg.Server != want {
+	if !reflect.DeepEqual(cfg.Server, want) {
 		t.Fatalf("got %+v\nwant %+v", cfg.Server, want)
 	}
 }
