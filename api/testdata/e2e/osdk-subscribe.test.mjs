@@ -61,8 +61,8 @@ function subscriptionFlow({ url, warehouse, tls }) {
   // The objects each subscription should deliver for a customer.
   const wantAll = (pk) => ({ props: expected.Customer(table.get(pk)), meta: meta.Customer(table.get(pk)) });
   const wantBerlin = (pk) => {
-    const all = expected.Customer(table.get(pk));
-    return Object.fromEntries(berlinProperties.filter((p) => all[p] !== undefined).map((p) => [p, all[p]]));
+    const every = expected.Customer(table.get(pk));
+    return Object.fromEntries(berlinProperties.filter((p) => every[p] !== undefined).map((p) => [p, every[p]]));
   };
   const assertAll = (event, pk, what) => {
     const want = wantAll(pk);
@@ -242,6 +242,7 @@ function subscriptionFlow({ url, warehouse, tls }) {
     // The same error name the REST API gives that token for the type.
     const rest = await fetch(`${url}/api/v2/ontologies/demo/objectTypes/Customer`, { headers: { Authorization: `Bearer ${current}` } });
     const { errorName } = await rest.json();
+    assert.ok(errorName, `GET the type with the limited token answers ${rest.status} with an error`);
     assert.deepEqual(e.error.error.map((x) => x.error), [errorName]);
     assert.ok(!refused.events.some((x) => x.type === "subscribed"));
 
