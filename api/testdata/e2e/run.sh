@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # End-to-end test of the search API with the official OSDK clients: the
 # platform client (@osdk/foundry.ontologies, ontology.test.mjs) and the
-# application client (@osdk/client, osdk-*.test.mjs).
+# application client (@osdk/client, osdk-*.test.mjs), and of live object
+# set subscriptions with the application client's .subscribe()
+# (osdk-subscribe.test.mjs).
 #
-# On a fresh machine with Go and Node 20+: installs the locked npm packages
-# (npm ci), builds the indexer, writes a demo warehouse of real Iceberg
-# tables, builds its object types and link tables, starts `indexer serve`
-# on a loopback port with bearer tokens, runs the Node tests (node --test),
-# stops the server gracefully, and exits non-zero when anything fails.
+# On a fresh machine with Go and Node 20+: installs the locked
+# npm packages (npm ci), builds the indexer, writes a demo warehouse of
+# real Iceberg tables, builds its object types and link tables, starts
+# `indexer serve` on a loopback port with bearer tokens, and serves it as
+# built (--daemon=false). For the subscriptions it writes two more
+# warehouses and serves each with the daemon polling every table at a
+# short interval, one over cleartext and one over TLS with a certificate
+# of a CA the seed made (Node trusts it through NODE_EXTRA_CA_CERTS); the
+# test commits to their tables with the writer (commit/). It runs the
+# Node tests (node --test), stops the servers gracefully, and exits
+# non-zero when anything fails.
 #
 #   bash api/testdata/e2e/run.sh
 set -euo pipefail
@@ -15,13 +23,17 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../../.." && pwd)"
 work="$(mktemp -d)"
-server_pid=""
+# The servers started, by pid, and their names (the name of their log).
+server_pids=()
+server_names=()
 
 cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-  fi
+  for pid in "${server_pids[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -42,54 +54,94 @@ echo "e2e: npm ci"
 echo "e2e: build the indexer and the demo warehouse in $work"
 export APP_TOKEN="e2e-app-$RANDOM-$RANDOM-$RANDOM"
 export LIMITED_TOKEN="e2e-limited-$RANDOM-$RANDOM-$RANDOM"
-(cd "$root" && go build -o "$work/indexer" ./cmd/indexer && go run ./api/testdata/e2e/seed -dir "$work")
+export ADMIN_TOKEN="e2e-admin-$RANDOM-$RANDOM-$RANDOM"
+(cd "$root" && go build -o "$work/indexer" ./cmd/indexer && go build -o "$work/commit" ./api/testdata/e2e/commit &&
+  go build -o "$work/seed" ./api/testdata/e2e/seed)
+"$work/seed" -dir "$work"
 # build.yaml is config.yaml without Ghost, which must stay never built:
 # building all of it builds every object type and the link table of
 # Order.tags, which `indexer build --type` cannot name.
 "$work/indexer" build --config "$work/build.yaml" >/dev/null
 
+# start_server NAME CONFIG [FLAG...] starts `indexer serve` with its log in
+# $work/NAME.log and sets url to the address it listens on.
+start_server() {
+  local name="$1" config="$2"
+  shift 2
+  INDEXER_LOG=info "$work/indexer" serve --config "$config" --listen 127.0.0.1:0 "$@" 2>"$work/$name.log" &
+  local pid=$!
+  server_pids+=("$pid")
+  server_names+=("$name")
+  url=""
+  for _ in $(seq 1 600); do
+    url="$(grep -o 'listening on https\?://[0-9.:]*' "$work/$name.log" | head -n1 | sed 's/listening on //' || true)"
+    [ -n "$url" ] && break
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "e2e: indexer serve ($name) exited:" >&2
+      cat "$work/$name.log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  if [ -z "$url" ]; then
+    echo "e2e: indexer serve ($name) did not start:" >&2
+    cat "$work/$name.log" >&2
+    exit 1
+  fi
+  echo "e2e: $name server at $url"
+}
+
 echo "e2e: start indexer serve"
 # --daemon=false serves the index built above as it is: the daemon would
 # build Ghost, which the tests expect to be never built (409).
-INDEXER_LOG=info "$work/indexer" serve --config "$work/config.yaml" --listen 127.0.0.1:0 --daemon=false 2>"$work/serve.log" &
-server_pid=$!
-url=""
-for _ in $(seq 1 600); do
-  url="$(grep -o 'listening on http://[0-9.:]*' "$work/serve.log" | head -n1 | sed 's/listening on //' || true)"
-  [ -n "$url" ] && break
-  if ! kill -0 "$server_pid" 2>/dev/null; then
-    echo "e2e: indexer serve exited:" >&2
-    cat "$work/serve.log" >&2
-    exit 1
-  fi
-  sleep 0.1
-done
-if [ -z "$url" ]; then
-  echo "e2e: indexer serve did not start:" >&2
-  cat "$work/serve.log" >&2
-  exit 1
-fi
-echo "e2e: server at $url"
+start_server serve "$work/config.yaml" --daemon=false
+serve_url="$url"
+
+echo "e2e: the warehouses of the subscription test, one with a CA and a server certificate"
+# Each live server has a warehouse of its own: the test commits to it.
+"$work/seed" -dir "$work/live"
+"$work/seed" -dir "$work/live-tls" -tls
+
+echo "e2e: start indexer serve with the daemon, over cleartext and over TLS"
+start_server live "$work/live/subscribe.yaml"
+live_url="$url"
+start_server live-tls "$work/live-tls/subscribe.yaml"
+live_tls_url="$url"
+case "$live_tls_url" in
+  https://*) ;;
+  *) echo "e2e: the server with server.tls listens on $live_tls_url, not https" >&2; exit 1 ;;
+esac
 
 status=0
-(cd "$here" && ONTOINDEX_URL="$url" DATA_JSON="$work/data.json" node --test ./*.test.mjs) || status=$?
+(cd "$here" && ONTOINDEX_URL="$serve_url" DATA_JSON="$work/data.json" \
+  SUBSCRIBE_URL="$live_url" SUBSCRIBE_WAREHOUSE="$work/live/warehouse" \
+  SUBSCRIBE_TLS_URL="$live_tls_url" SUBSCRIBE_TLS_WAREHOUSE="$work/live-tls/warehouse" \
+  COMMIT="$work/commit" NODE_EXTRA_CA_CERTS="$work/live-tls/tls/ca.pem" \
+  node --test ./*.test.mjs) || status=$?
 
 echo "e2e: stop indexer serve"
-kill -TERM "$server_pid"
-serve_status=0
-wait "$server_pid" || serve_status=$?
-server_pid=""
-if [ "$serve_status" -ne 0 ]; then
-  echo "e2e: indexer serve exited with $serve_status after SIGTERM:" >&2
-  tail -n 20 "$work/serve.log" >&2
-  status=1
-fi
-if grep -q -e "$APP_TOKEN" -e "$LIMITED_TOKEN" "$work/serve.log"; then
-  echo "e2e: the server log holds a token" >&2
-  status=1
-fi
+for i in "${!server_pids[@]}"; do
+  pid="${server_pids[$i]}"
+  name="${server_names[$i]}"
+  kill -TERM "$pid"
+  serve_status=0
+  wait "$pid" || serve_status=$?
+  if [ "$serve_status" -ne 0 ]; then
+    echo "e2e: indexer serve ($name) exited with $serve_status after SIGTERM:" >&2
+    tail -n 20 "$work/$name.log" >&2
+    status=1
+  fi
+  if grep -q -e "$APP_TOKEN" -e "$LIMITED_TOKEN" -e "$ADMIN_TOKEN" "$work/$name.log"; then
+    echo "e2e: the log of indexer serve ($name) holds a token" >&2
+    status=1
+  fi
+done
+server_pids=()
 if [ "$status" -ne 0 ]; then
   echo "e2e: FAILED" >&2
-  tail -n 40 "$work/serve.log" >&2
+  for name in "${server_names[@]}"; do
+    echo "e2e: the end of the log of indexer serve ($name):" >&2
+    tail -n 40 "$work/$name.log" >&2
+  done
 fi
 exit "$status"

@@ -2,13 +2,19 @@
 // Iceberg tables (internal/testkit/apidemo), the config that serves them, and the
 // rows as JSON for the Node test to compute its expectations from.
 //
-//	go run ./api/testdata/e2e/seed -dir DIR
+//	go run ./api/testdata/e2e/seed -dir DIR [-tls]
 //
 // writes DIR/warehouse, DIR/config.yaml (tokens from $APP_TOKEN and the
 // SHA-256 digest of $LIMITED_TOKEN), DIR/build.yaml (the same without
-// Ghost) and DIR/data.json. The warehouse holds the demo (Employee,
-// Assignment, Ghost) and its linked shop (Customer, Order, Tag and the
-// join table of Order.tags).
+// Ghost), DIR/subscribe.yaml and DIR/data.json. The warehouse holds the
+// demo (Employee, Assignment, Ghost) and its linked shop (Customer, Order,
+// Tag and the join table of Order.tags).
+//
+// subscribe.yaml serves the types of build.yaml with the daemon polling
+// every table at a short interval, as the subscription test needs, an
+// admin token from $ADMIN_TOKEN (for the rebuild endpoint), and with -tls
+// serves TLS with a certificate of a CA made for it
+// (internal/testkit/tlstest): DIR/tls/ca.pem, cert.pem and key.pem.
 package main
 
 import (
@@ -23,23 +29,25 @@ import (
 
 	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/tlstest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
 func main() {
 	dir := flag.String("dir", "", "directory to write the warehouse, config and data into")
+	tls := flag.Bool("tls", false, "subscribe.yaml serves TLS with a certificate of a CA made here (DIR/tls)")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "seed: -dir is required")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *dir); err != nil {
+	if err := run(context.Background(), *dir, *tls); err != nil {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir string) error {
+func run(ctx context.Context, dir string, tls bool) error {
 	limited := os.Getenv("LIMITED_TOKEN")
 	if limited == "" {
 		return fmt.Errorf("LIMITED_TOKEN is not set")
@@ -56,7 +64,7 @@ func run(ctx context.Context, dir string) error {
 	}
 	types := append(apidemo.Specs("warehouse"), apidemo.ShopSpecs("warehouse")...)
 	digest := sha256.Sum256([]byte(limited))
-	if err := writeConfig(filepath.Join(dir, "config.yaml"), types, digest); err != nil {
+	if err := writeConfig(filepath.Join(dir, "config.yaml"), types, digest, serving{}); err != nil {
 		return err
 	}
 	// build.yaml is config.yaml without Ghost, which the tests expect never
@@ -69,7 +77,19 @@ func run(ctx context.Context, dir string) error {
 			built = append(built, t)
 		}
 	}
-	if err := writeConfig(filepath.Join(dir, "build.yaml"), built, digest); err != nil {
+	if err := writeConfig(filepath.Join(dir, "build.yaml"), built, digest, serving{}); err != nil {
+		return err
+	}
+	live := serving{live: true}
+	if tls {
+		if err := os.Mkdir(filepath.Join(dir, "tls"), 0o755); err != nil {
+			return err
+		}
+		if live.tls, _, err = tlstest.WriteFiles(filepath.Join(dir, "tls")); err != nil {
+			return err
+		}
+	}
+	if err := writeConfig(filepath.Join(dir, "subscribe.yaml"), built, digest, live); err != nil {
 		return err
 	}
 	// Longs beyond 2^53 go as strings: JavaScript numbers cannot hold them.
@@ -97,12 +117,30 @@ func run(ctx context.Context, dir string) error {
 	return os.WriteFile(filepath.Join(dir, "data.json"), data, 0o644)
 }
 
+// serving is what a config adds to the types it serves and the app and
+// limited tokens every config has.
+type serving struct {
+	// live runs the daemon with a short poll interval and adds an admin
+	// token from $ADMIN_TOKEN.
+	live bool
+	tls  tlstest.Files // TLS when its Cert is set
+}
+
 // writeConfig writes a config serving types from the warehouse beside it,
 // with the app token from $APP_TOKEN and the limited one by its digest.
-func writeConfig(path string, types []objects.TypeSpec, limitedDigest [sha256.Size]byte) error {
+func writeConfig(path string, types []objects.TypeSpec, limitedDigest [sha256.Size]byte, how serving) error {
 	specs, err := json.Marshal(types)
 	if err != nil {
 		return err
+	}
+	var server, daemon, admin string
+	if how.tls.Cert != "" {
+		server = fmt.Sprintf("\n  tls:\n    certFile: %q\n    keyFile: %q", how.tls.Cert, how.tls.Key)
+	}
+	if how.live {
+		// A commit is seen within a fraction of a second.
+		daemon = "daemon:\n  pollInterval: 250ms\n"
+		admin = "\n    - name: admin\n      token: ${ADMIN_TOKEN}\n      objectTypes: [\"*\"]\n      admin: true"
 	}
 	// YAML is a superset of JSON: the object types are written as JSON.
 	// The ontology has no rid: the tests use the default one, which is what
@@ -117,8 +155,8 @@ catalogs:
     type: hadoop
     warehouse: ./warehouse
 objectTypes: %s
-server:
-  listen: 127.0.0.1:0
+%sserver:
+  listen: 127.0.0.1:0%s
 auth:
   tokens:
     - name: app
@@ -126,7 +164,7 @@ auth:
       objectTypes: ["*"]
     - name: limited
       sha256: %s
-      objectTypes: ["Assignment"]
-`, specs, hex.EncodeToString(limitedDigest[:]))
+      objectTypes: ["Assignment"]%s
+`, specs, daemon, server, hex.EncodeToString(limitedDigest[:]), admin)
 	return os.WriteFile(path, []byte(cfg), 0o644)
 }
