@@ -100,7 +100,9 @@ func (s *Server) streamSubscriptions(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("subscription: websocket upgrade refused", "error", err)
 		return // Accept wrote the response
 	}
+	c.mu.Lock()
 	c.ws = ws
+	c.mu.Unlock()
 	ws.SetReadLimit(int64(s.cfg.Subscriptions.MaxMessageBytes))
 	s.log.Debug("subscription connection opened", "token", p.Name)
 

@@ -46,8 +46,8 @@ type queued struct {
 // streamConn is one subscription websocket.
 type streamConn struct {
 	hub *streamHub
-	ws  *websocket.Conn
-	r   *http.Request // the upgrade request: its context holds the principal
+	ws  *websocket.Conn // set under mu once upgraded: the hub may shut the connection before
+	r   *http.Request   // the upgrade request: its context holds the principal
 
 	cancel context.CancelFunc // ends the connection
 
@@ -151,9 +151,16 @@ func (c *streamConn) take() []queued {
 	return batch
 }
 
-// shutdown closes the connection as the server stops.
+// shutdown closes the connection as the server stops: with a close
+// handshake when it is upgraded (the client reconnects to another server,
+// or to this one once it is back), else at once.
 func (c *streamConn) shutdown() {
-	_ = c.ws.Close(websocket.StatusGoingAway, "the server is shutting down")
+	c.mu.Lock()
+	ws := c.ws
+	c.mu.Unlock()
+	if ws != nil {
+		_ = ws.Close(websocket.StatusGoingAway, "the server is shutting down")
+	}
 	c.cancel()
 }
 

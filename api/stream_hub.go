@@ -81,9 +81,12 @@ func (h *streamHub) stop(unwatch func()) {
 	}
 	h.pending = nil
 	h.mu.Unlock()
+	// In parallel: a close handshake waits for its client.
+	var closing sync.WaitGroup
 	for _, c := range conns {
-		c.shutdown()
+		closing.Go(c.shutdown)
 	}
+	closing.Wait()
 	h.connWG.Wait()
 }
 

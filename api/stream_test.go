@@ -363,3 +363,32 @@ func TestStream_limits(t *testing.T) {
 		t.Errorf("after the first connection unsubscribed: %+v", m.Responses)
 	}
 }
+
+func TestStream_shutdown(t *testing.T) {
+	e := mustEnv(t)
+	s, err := api.New(e.ix, api.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	se := &streamEnv{testEnv: e, url: "ws://" + ln.Addr().String()}
+	c := se.dial(t, appToken)
+	c.subscribe(request(baseEmployees))
+	// Serve returns once its websockets are closed: it does not wait for
+	// the clients to leave on their own.
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	rctx, rcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer rcancel()
+	if _, _, err := c.ws.Read(rctx); websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Errorf("after shutdown: %v, want the close of a server going away", err)
+	}
+}
