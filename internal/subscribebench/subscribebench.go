@@ -151,12 +151,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, nil
 }
 
-// serverConfig is the server section's subscription settings: limits
-// that the plan fits in.
+// serverConfig is the server section's subscription limits, set so that
+// the plan fits (with room for a connection's list while it is replaced);
+// the rest (queue length, heartbeat) stays the product's default.
 func serverConfig(o Options) string {
 	perConnection := (o.Subscriptions + o.Connections - 1) / o.Connections
-	return fmt.Sprintf("  subscriptions:\n    maxPerConnection: %d\n    maxPerServer: %d\n    maxConnections: %d\n",
-		max(perConnection, 1), o.Subscriptions, o.Connections)
+	return fmt.Sprintf("  subscriptions:\n    maxPerConnection: %d\n    maxTotal: %d\n    maxConnections: %d\n",
+		perConnection, o.Subscriptions+perConnection, o.Connections+16)
 }
 
 // runner runs the parts of a benchmark.
