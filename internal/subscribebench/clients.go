@@ -48,8 +48,9 @@ type fleet struct {
 
 // conn is one websocket connection and its subscriptions.
 type conn struct {
-	ws   *websocket.Conn
-	subs []subscription // of the plan
+	ws     *websocket.Conn
+	subs   []subscription // of the plan
+	closed chan struct{}  // closed when the reader stops
 
 	mu      sync.Mutex
 	ids     map[string][]int // subscription id -> plan indexes (a server may merge identical requests)
@@ -76,7 +77,7 @@ func dial(ctx context.Context, server, ontology string, p [][]subscription) (*fl
 				return fmt.Errorf("dial %s: %w", url, err)
 			}
 			ws.SetReadLimit(64 << 20)
-			f.conns[i] = &conn{ws: ws, subs: subs, ids: map[string][]int{}, waiting: map[string]chan *message{}}
+			f.conns[i] = &conn{ws: ws, subs: subs, closed: make(chan struct{}), ids: map[string][]int{}, waiting: map[string]chan *message{}}
 			return nil
 		})
 	}
@@ -93,19 +94,24 @@ func dial(ctx context.Context, server, ontology string, p [][]subscription) (*fl
 	return f, nil
 }
 
-// close closes the connections and waits for their readers.
+// close closes the connections, 64 at a time (each waits for the
+// server's close frame), and waits for their readers.
 func (f *fleet) close() {
+	var g errgroup.Group
+	g.SetLimit(64)
 	for _, c := range f.conns {
 		if c != nil {
-			_ = c.ws.Close(websocket.StatusNormalClosure, "bench done")
+			g.Go(func() error { return c.ws.Close(websocket.StatusNormalClosure, "bench done") })
 		}
 	}
+	_ = g.Wait() // a connection the server closed first has nothing left to close
 	f.cancel()
 	f.wg.Wait()
 }
 
 // read receives c's messages until the connection ends.
 func (f *fleet) read(ctx context.Context, c *conn) {
+	defer close(c.closed)
 	for {
 		_, data, err := c.ws.Read(ctx)
 		at := time.Now()
@@ -218,6 +224,10 @@ func (c *conn) subscribe(ctx context.Context, on bool) error {
 	var m *message
 	select {
 	case m = <-ch:
+	case <-c.closed:
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return fmt.Errorf("connection ended before the subscribe response: %v", c.err)
 	case <-ctx.Done():
 		return ctx.Err()
 	}

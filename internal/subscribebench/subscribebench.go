@@ -175,7 +175,6 @@ type partResult struct {
 	commits    []Commit
 	outcome    Outcome
 	stray      int     // objectSetChanged for subscriptions that had ended (or never began)
-	leftover   int     // deliveries drained at the start: late ones of the part before
 	seconds    float64 // from the first commit until the last was built (and delivered)
 	serverCPU  float64 // seconds, over the same window
 	clientCPU  float64 // the bench process's
@@ -194,11 +193,12 @@ func (r *runner) part(ctx context.Context, subscribed bool, n int, search func(c
 			return pr, err
 		}
 	}
+	// What arrived since the last part (late deliveries of its commits)
+	// is not this part's.
 	before, err := r.f.drain()
 	if err != nil {
 		return pr, err
 	}
-	pr.leftover = len(before.deliveries)
 	pr.stray = before.stray
 
 	cpu0, client0 := r.srv.CPUSeconds(), searchbench.ProcessCPUSeconds(os.Getpid())
