@@ -3,6 +3,7 @@ package subscribebench
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/ontoindex/ontoindex/internal/searchbench"
@@ -151,7 +152,15 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.ServerMetrics) > 0 {
 		fmt.Fprintf(w, "\nserver metrics:")
 		for _, k := range sortedKeys(r.ServerMetrics) {
-			fmt.Fprintf(w, " %s %s;", strings.TrimPrefix(k, "ontoindex_subscription_"), num(r.ServerMetrics[k]))
+			if strings.HasSuffix(k, "_seconds_sum") || strings.HasSuffix(k, "_seconds_count") {
+				continue // in the mean
+			}
+			v := r.ServerMetrics[k]
+			text := num(v)
+			if v == math.Trunc(v) {
+				text = fmt.Sprintf("%.0f", v)
+			}
+			fmt.Fprintf(w, " %s %s;", strings.TrimPrefix(strings.TrimPrefix(k, "ontoindex_"), "subscription_"), text)
 		}
 		fmt.Fprintln(w)
 	}
