@@ -12,12 +12,15 @@ import (
 // Report is what a run measured.
 type Report struct {
 	MeasuredAt string `json:"measuredAt"` // the machine is shared: when, to compare with its other work
-	Binary     string `json:"binary"`
-	Version    string `json:"version"`
-	Rows       int    `json:"rows"`
-	Files      int    `json:"files"`
-	CPUs       int    `json:"cpus"`
-	Seed       uint64 `json:"seed"`
+	// LoadAverage is the machine's 1-minute load average at the start and
+	// at the end of the run (/proc/loadavg; 0: unknown): other work shows.
+	LoadAverage [2]float64 `json:"loadAverage"`
+	Binary      string     `json:"binary"`
+	Version     string     `json:"version"`
+	Rows        int        `json:"rows"`
+	Files       int        `json:"files"`
+	CPUs        int        `json:"cpus"`
+	Seed        uint64     `json:"seed"`
 
 	Subscriptions  int     `json:"subscriptions"`
 	Connections    int     `json:"connections"`
@@ -129,7 +132,7 @@ func (r *Report) finish() {
 func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "ontoindex subscriptions: %d subscriptions (%s) on %d websocket connections, %d customers, poll interval %s ms, a commit every %s ms; %d CPUs, measured %s\n",
 		r.Subscriptions, kindList(r.Kinds), r.Connections, r.Rows, num(r.PollIntervalMs), num(r.CommitEveryMs), r.CPUs, r.MeasuredAt)
-	fmt.Fprintf(w, "server: %s (%s)\n\n", r.Version, r.Binary)
+	fmt.Fprintf(w, "server: %s (%s); load average %.1f at the start, %.1f at the end\n\n", r.Version, r.Binary, r.LoadAverage[0], r.LoadAverage[1])
 
 	q := r.Quiet
 	fmt.Fprintf(w, "%-34s %7s %9s %8s %8s %8s %14s %14s %7s\n", "commits, no search load", "commits", "delivered", "p50 ms", "p99 ms", "max ms", "server CPU s", "CPU/change µs", "idle %")

@@ -79,6 +79,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep := newReport(o)
+	rep.LoadAverage[0] = loadAverage()
 	rep.Version = searchbench.Version(ctx, o.ServeBin, o.ServeEnv)
 
 	say("writing %d customers and orders, starting %s serve (poll interval %s)", o.Rows, o.ServeBin, o.PollInterval)
@@ -147,6 +148,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		rep.Notes = append(rep.Notes, "server metrics: "+err.Error())
 	}
+	rep.LoadAverage[1] = loadAverage()
 	rep.finish()
 	return rep, nil
 }
