@@ -25,6 +25,7 @@ func (e configEngine) ObjectType(context.Context, string) (*objects.Type, error)
 	return nil, indexer.ErrUnknownType
 }
 func (e configEngine) View(string) (*indexer.View, error) { return nil, errors.New("no views") }
+func (e configEngine) Watch(func(indexer.Commit)) func()  { return func() {} }
 
 func TestServer_requireAdmin(t *testing.T) {
 	cfg := config.Default()

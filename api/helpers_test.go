@@ -39,6 +39,7 @@ type testEnv struct {
 	srv  *httptest.Server
 	api  *api.Server
 	logs *bytes.Buffer
+	w    *icebergtest.Warehouse // the tables behind the types
 }
 
 func sha256Hex(s string) string {
@@ -84,7 +85,7 @@ func mustEnv(tb testing.TB, edit ...func(*config.Config)) *testEnv {
 	}
 	srv := httptest.NewServer(s.Handler())
 	tb.Cleanup(srv.Close)
-	return &testEnv{ix: ix, cfg: cfg, srv: srv, api: s, logs: logs}
+	return &testEnv{ix: ix, cfg: cfg, srv: srv, api: s, logs: logs, w: w}
 }
 
 // mustFuzzEnv is mustEnv for fuzz targets, whose handler logs nothing:

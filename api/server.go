@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/ontoindex/ontoindex/api/h1"
 	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer"
@@ -37,6 +36,9 @@ type Engine interface {
 	ObjectType(ctx context.Context, name string) (*objects.Type, error)
 	// View opens a read handle on the serving generation of a type.
 	View(name string) (*indexer.View, error)
+	// Watch calls fn after every commit the engine serves, until stop;
+	// fn must not block (indexer.Indexer.Watch).
+	Watch(fn func(indexer.Commit)) (stop func())
 }
 
 var _ Engine = (*indexer.Indexer)(nil)
@@ -74,6 +76,7 @@ type Server struct {
 	layouts sync.Map      // type name -> *layout, render.go
 	console http.Handler  // Options.Console
 	slots   chan struct{} // admit.go; nil: no bound
+	stream  *streamHub    // stream_hub.go
 }
 
 // New returns a server over engine, configured by the server and auth
@@ -97,6 +100,11 @@ func New(engine Engine, opts Options) (*Server, error) {
 	if err := s.initOps(opts); err != nil {
 		return nil, err
 	}
+	sm, err := newStreamMetrics(s.ops.reg)
+	if err != nil {
+		return nil, err
+	}
+	s.stream = newStreamHub(s, s.cfg.Subscriptions, sm)
 	s.handler = s.routes()
 	return s, nil
 }
@@ -125,7 +133,8 @@ func (s *Server) routes() http.Handler {
 		}
 		s.writeError(w, r, methodNotAllowed(r.Method, allowed, fmt.Sprintf("%s %s is not an endpoint; the path takes %s", r.Method, r.URL.Path, strings.Join(allowed, ", "))))
 	})
-	s.routeOps(r) // /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
+	s.routeOps(r)           // /healthz, /readyz, /metrics, /api/indexer/v1/..., in ops.go
+	s.routeSubscriptions(r) // the websocket, in stream.go
 	if c := s.console; c != nil {
 		r.Get("/", c.ServeHTTP)
 		r.Get("/console/*", c.ServeHTTP)
@@ -247,13 +256,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		_ = ln.Close()
 		return fmt.Errorf("refusing to serve on %s: no auth.tokens are configured, and anonymous access is only allowed on a loopback address (127.0.0.1, ::1, localhost)", ln.Addr())
 	}
-	// h1, not net/http's server: its fixed cost per request is most of a
-	// get by key (see package h1).
-	srv := &h1.Server{
+	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          s.log,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	// The subscriptions' hub lives as long as the server: it closes the
+	// websockets, which Shutdown does not wait for, once ctx ends.
+	hubCtx, stopHub := context.WithCancel(context.Background())
+	waitHub := s.stream.start(hubCtx)
+	defer func() {
+		stopHub()
+		waitHub()
+	}()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -109,6 +109,7 @@ func (j *buildJob) full(ctx context.Context) error {
 		oldGen.retire()
 	}
 	ix.saver.poke()
+	ix.publish(Commit{ObjectType: name, Kind: CommitReplaced, Generation: bs.Generation})
 	return nil
 }
 

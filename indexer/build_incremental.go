@@ -62,5 +62,8 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	j.ts.cp = next
 	j.ts.mu.Unlock()
 	j.ix.saver.poke()
+	if len(changes) > 0 {
+		j.ix.publish(Commit{ObjectType: name, Kind: CommitIncremental, Generation: cp.Generation, Before: base, After: idx, Changes: changes})
+	}
 	return nil
 }

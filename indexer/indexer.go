@@ -63,7 +63,8 @@ type Indexer struct {
 	closed bool
 
 	rl    reloadState
-	saver saver // writes index files in the background
+	saver saver    // writes index files in the background
+	watch watchers // watch.go
 }
 
 // typeState is the live state of one object type.

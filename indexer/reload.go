@@ -130,6 +130,12 @@ func (ix *Indexer) Reload(ctx context.Context, cfg *config.Config) (*ConfigChang
 	}
 	ix.mu.Unlock()
 	ix.log.Info("config reloaded", "added", ch.Added, "changed", ch.Changed, "removed", ch.Removed)
+	for _, name := range ch.Changed {
+		ix.publish(Commit{ObjectType: name, Kind: CommitReplaced})
+	}
+	for _, name := range ch.Removed {
+		ix.publish(Commit{ObjectType: name, Kind: CommitRemoved})
+	}
 	return ch, nil
 }
 

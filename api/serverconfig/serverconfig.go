@@ -45,6 +45,9 @@ type Server struct {
 	// once; the others wait in turn (0: DefaultRequestsPerCPU per CPU the
 	// process may use; -1: no bound).
 	MaxConcurrentRequests int `yaml:"maxConcurrentRequests" json:"maxConcurrentRequests"`
+	// Subscriptions configures live object set subscriptions
+	// (subscriptions.go).
+	Subscriptions Subscriptions `yaml:"subscriptions" json:"subscriptions"`
 }
 
 // Server defaults.
@@ -177,6 +180,8 @@ func Validate(s *Server, a *Auth, isType func(apiName string) bool) []error {
 	case s.ShutdownTimeout == 0:
 		s.ShutdownTimeout = DefaultShutdownTimeout
 	}
+
+	errs = append(errs, s.Subscriptions.validate()...)
 
 	names := map[string]int{}
 	digests := map[[sha256.Size]byte]int{}

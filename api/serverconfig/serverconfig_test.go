@@ -3,6 +3,7 @@ package serverconfig_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -31,8 +32,10 @@ func TestValidate_defaults(t *testing.T) {
 		Listen: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, DefaultPageSize: 1000, MaxPageSize: 10000,
 		RequestTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second, MaxWhereDepth: 32, MaxWhereClauses: 1000,
 		MaxQueryTerms: 100000, MaxAggregationGroups: 10000, MaxConcurrentRequests: 4 * runtime.GOMAXPROCS(0),
+		Subscriptions: serverconfig.Subscriptions{MaxPerConnection: 1000, MaxTotal: 100_000, MaxConnections: 10_000,
+			MaxMessageBytes: 8 << 20, QueueLength: 256, Heartbeat: 30 * time.Second, WriteTimeout: 30 * time.Second},
 	}
-	if cfg.Server != want {
+	if !reflect.DeepEqual(cfg.Server, want) {
 		t.Fatalf("got %+v\nwant %+v", cfg.Server, want)
 	}
 }

@@ -52,6 +52,7 @@ const (
 	codeTimeout          = "TIMEOUT"
 
 	codeMethodNotAllowed = "METHOD_NOT_ALLOWED" // ontoindex's: 405
+	codeTooManyRequests  = "TOO_MANY_REQUESTS"  // ontoindex's: 429
 )
 
 // conjureStatus is the HTTP status of each error code, as the Conjure
@@ -67,6 +68,7 @@ var conjureStatus = map[string]int{
 	codeInternal:         http.StatusInternalServerError,
 	codeTimeout:          http.StatusInternalServerError,
 	codeMethodNotAllowed: http.StatusMethodNotAllowed,
+	codeTooManyRequests:  http.StatusTooManyRequests,
 }
 
 // Name is the errorName of an API error, as the wire spells it. Errors
@@ -114,6 +116,9 @@ const (
 	NameQueryTooExpensive           Name = "QueryTooExpensive"
 	NameMalformedObjectSet          Name = "MalformedObjectSet"
 	NameUnsupportedObjectSet        Name = "UnsupportedObjectSet"
+
+	// Subscriptions.
+	NameSubscriptionLimitExceeded Name = "SubscriptionLimitExceeded"
 
 	// Aggregations.
 	NameAggregationMetricNotSupported       Name = "AggregationMetricNotSupported"
@@ -183,6 +188,9 @@ var table = map[Name]errorKind{
 	NameQueryTooExpensive:           {codeInvalidArgument, "a prefix or fuzzy query on a text property expands to more terms than server.maxQueryTerms (wildcard and regex never do)"},
 	NameMalformedObjectSet:          {codeInvalidArgument, "an object set is malformed (shape, missing keys, rids not of this server)"},
 	NameUnsupportedObjectSet:        {codeInvalidArgument, "object set kind not supported (searchAround, reference, ...) or of several object types"},
+
+	// Subscriptions.
+	NameSubscriptionLimitExceeded: {codeTooManyRequests, "more subscriptions or subscription connections than server.subscriptions allows"},
 
 	// Aggregations.
 	NameAggregationMetricNotSupported:       {codeInvalidArgument, "metric type not supported (approximatePercentile)"},
