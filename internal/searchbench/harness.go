@@ -110,6 +110,13 @@ func (s *Sample) Add(o Sample) { s.p.add(o.p) }
 // Stats are the figures of the sample. It sorts the sample's latencies.
 func (s *Sample) Stats() Stats { return s.p.stats() }
 
+// RecentBuilds are the daemon's last builds of the Customer type, oldest
+// first (at most the daemon's MaxRecentBuilds).
+func (s *Server) RecentBuilds(ctx context.Context) ([]Build, error) {
+	st, err := s.srv.status(ctx, objectType)
+	return st.RecentBuilds, err
+}
+
 // Measure runs query id from clients concurrent clients, as `bench
 // search` measures it on ontoindex: warmup, then dur measured; stream
 // seeds the parameters together with seed.

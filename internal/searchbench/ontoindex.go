@@ -193,6 +193,15 @@ type typeStatus struct {
 	Objects int64 `json:"objects"`
 	// CheckpointSnapshotID is the table snapshot the served index reflects.
 	CheckpointSnapshotID int64 `json:"checkpointSnapshotId,string"`
+	// RecentBuilds are the daemon's last builds, oldest first.
+	RecentBuilds []Build `json:"recentBuilds"`
+}
+
+// Build is one build of the daemon, as its status shows it.
+type Build struct {
+	FinishedAt time.Time `json:"finishedAt"`
+	To         int64     `json:"to,string"` // the snapshot it went to
+	Error      string    `json:"error,omitempty"`
 }
 
 // status returns the server's status of a type.

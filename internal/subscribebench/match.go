@@ -52,8 +52,12 @@ type Outcome struct {
 	// Latencies are commit return to receipt, of every expected delivery
 	// that arrived, in no order.
 	Latencies []time.Duration `json:"-"`
-	Expected  int             `json:"expected"`  // (subscription, commit) pairs that must arrive
-	Delivered int             `json:"delivered"` // of those, arrived
+	// arrivals are the same deliveries by commit (an index into the
+	// part's commits) and time of receipt. Of one part: add leaves them
+	// out.
+	arrivals  []arrival
+	Expected  int `json:"expected"`  // (subscription, commit) pairs that must arrive
+	Delivered int `json:"delivered"` // of those, arrived
 	// Missing arrived neither as a delivery nor, for their subscription,
 	// as a refresh: lost without a word.
 	Missing int `json:"missing"`
@@ -69,6 +73,12 @@ type Outcome struct {
 	// Earlier are deliveries of keys committed before the part: late
 	// deliveries of the previous part's commits, not errors.
 	Earlier int `json:"earlier"`
+}
+
+// arrival is when an expected delivery of a commit arrived.
+type arrival struct {
+	commit int
+	at     time.Time
 }
 
 // Errors is the number of deliveries that went wrong.
@@ -125,6 +135,7 @@ func match(commits []Commit, kinds []Kind, deliveries []Delivery, gaps []Gap, ea
 		}
 		o.Delivered++
 		o.Latencies = append(o.Latencies, d.At.Sub(c.Returned))
+		o.arrivals = append(o.arrivals, arrival{commit: i, at: d.At})
 	}
 	refreshed := make(map[int]bool, len(gaps))
 	for _, g := range gaps {
@@ -148,6 +159,47 @@ func match(commits []Commit, kinds []Kind, deliveries []Delivery, gaps []Gap, ea
 		}
 	}
 	return o
+}
+
+// servedAt is, for each commit, when the server finished the build that
+// first served it: a build to the snapshot of commit j serves every commit
+// up to j. Zero for a commit no build of builds (oldest first) served.
+func servedAt(commits []Commit, builds []searchbench.Build) []time.Time {
+	bySnapshot := make(map[int64]int, len(commits))
+	for i, c := range commits {
+		bySnapshot[c.Snapshot] = i
+	}
+	out := make([]time.Time, len(commits))
+	next := 0 // the first commit not yet served
+	for _, b := range builds {
+		j, ok := bySnapshot[b.To]
+		if b.Error != "" || !ok {
+			continue
+		}
+		for ; next <= j; next++ {
+			out[next] = b.FinishedAt
+		}
+	}
+	return out
+}
+
+// split divides the latency of the deliveries of o into the time each
+// commit took to be served (the poll's wait and the build, once per
+// commit) and the time from then to each receipt (the push). Commits no
+// build is known for are left out of both.
+func split(commits []Commit, o Outcome, served []time.Time) (build, push Latency) {
+	var toServed, toReceipt []time.Duration
+	for i, c := range commits {
+		if !served[i].IsZero() {
+			toServed = append(toServed, served[i].Sub(c.Returned))
+		}
+	}
+	for _, a := range o.arrivals {
+		if !served[a.commit].IsZero() {
+			toReceipt = append(toReceipt, a.at.Sub(served[a.commit]))
+		}
+	}
+	return summarize(toServed), summarize(toReceipt)
 }
 
 // Latency is the summary of commit to receipt latencies.

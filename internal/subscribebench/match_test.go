@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/ontoindex/ontoindex/internal/searchbench"
 )
 
 func TestMatch(t *testing.T) {
@@ -60,7 +62,10 @@ func TestMatch(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got := match(commits, kinds, tt.deliveries, tt.gaps, earlier)
 			lat := got.Latencies
-			got.Latencies = nil
+			if len(got.arrivals) != got.Delivered {
+				t.Errorf("%d arrivals of %d deliveries", len(got.arrivals), got.Delivered)
+			}
+			got.Latencies, got.arrivals = nil, nil
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("outcome %+v, want %+v", got, tt.want)
 			}
@@ -123,4 +128,59 @@ func shuffledMillis(n int) []time.Duration {
 		out[i] = time.Duration((i*37)%n+1) * time.Millisecond
 	}
 	return out
+}
+
+func TestServedAt(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	commits := []Commit{{Snapshot: 11}, {Snapshot: 12}, {Snapshot: 13}, {Snapshot: 14}}
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	tests := []struct {
+		name   string
+		builds []searchbench.Build
+		want   []time.Time
+	}{
+		{name: "one build per commit", builds: []searchbench.Build{{To: 11, FinishedAt: at(1)}, {To: 12, FinishedAt: at(2)}, {To: 13, FinishedAt: at(3)}, {To: 14, FinishedAt: at(4)}},
+			want: []time.Time{at(1), at(2), at(3), at(4)}},
+		{name: "a build serves the commits before its snapshot too", builds: []searchbench.Build{{To: 9, FinishedAt: at(0)}, {To: 12, FinishedAt: at(2)}, {To: 14, FinishedAt: at(5)}},
+			want: []time.Time{at(2), at(2), at(5), at(5)}},
+		{name: "a failed build serves nothing", builds: []searchbench.Build{{To: 12, FinishedAt: at(2), Error: "x"}, {To: 13, FinishedAt: at(3)}},
+			want: []time.Time{at(3), at(3), at(3), {}}},
+		{name: "no builds", want: []time.Time{{}, {}, {}, {}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := servedAt(commits, tt.builds)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("servedAt = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSplit(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	commits := []Commit{
+		{Key: 1, Name: "a", Snapshot: 11, Returned: t0},
+		{Key: 2, Name: "b", Snapshot: 12, Returned: t0.Add(time.Second)},
+		{Key: 3, Name: "c", Snapshot: 13, Returned: t0.Add(2 * time.Second)},
+	}
+	kinds := []Kind{KindBase, KindMatch}
+	var deliveries []Delivery
+	for sub := range kinds {
+		for i, c := range commits {
+			// Each receipt is 10 ms (subscription 0) or 30 ms (1) after its build.
+			deliveries = append(deliveries, Delivery{Sub: sub, Key: c.Key, Name: c.Name, State: "ADDED_OR_UPDATED",
+				At: t0.Add(time.Duration(i)*time.Second + 400*time.Millisecond + time.Duration(10+20*sub)*time.Millisecond)})
+		}
+	}
+	o := match(commits, kinds, deliveries, nil, nil)
+	// Commits 0 and 1 are served 400 ms after they return, commit 2 by no known build.
+	served := []time.Time{t0.Add(400 * time.Millisecond), t0.Add(1400 * time.Millisecond), {}}
+	build, push := split(commits, o, served)
+	if want := (Latency{Samples: 2, P50Ms: 400, P99Ms: 400, MaxMs: 400}); build != want {
+		t.Errorf("commit to served %+v, want %+v", build, want)
+	}
+	if want := (Latency{Samples: 4, P50Ms: 10, P99Ms: 30, MaxMs: 30}); push != want {
+		t.Errorf("served to received %+v, want %+v", push, want)
+	}
 }

@@ -58,7 +58,12 @@ type QuietFigures struct {
 	Without PartFigures `json:"withoutSubscribers"`
 	With    PartFigures `json:"withSubscribers"`
 	Latency Latency     `json:"latency"`
-	Outcome Outcome     `json:"deliveries"`
+	// Served is commit return to the end of the build that served the
+	// commit (the daemon's status), once per commit; Push the end of that
+	// build to the receipt, once per delivery: the two parts of Latency.
+	Served  Latency `json:"commitToServed"`
+	Push    Latency `json:"servedToReceived"`
+	Outcome Outcome `json:"deliveries"`
 	// ServerCPUPerChangeUs is the server's CPU over the part with
 	// subscribers per delivered change; MarginalCPUPerChangeUs the same
 	// less what the same commits cost without subscribers (polls, builds).
@@ -92,7 +97,9 @@ func figures(p partResult) PartFigures {
 }
 
 func quietFigures(without, with partResult) QuietFigures {
-	q := QuietFigures{Without: figures(without), With: figures(with), Outcome: with.outcome, Latency: summarize(with.outcome.Latencies)}
+	q := QuietFigures{Without: figures(without), With: figures(with), Outcome: with.outcome}
+	q.Served, q.Push = split(with.commits, with.outcome, servedAt(with.commits, with.builds))
+	q.Latency = summarize(with.outcome.Latencies)
 	if d := q.Outcome.Delivered; d > 0 {
 		q.ServerCPUPerChangeUs = q.With.ServerCPUSeconds / float64(d) * 1e6
 		perCommit := q.Without.ServerCPUSeconds / float64(max(q.Without.Commits, 1))
@@ -139,6 +146,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%-34s %7d %9s %8s %8s %8s %14s %14s %7.0f\n", "without subscribers", q.Without.Commits, "-", "-", "-", "-", num(q.Without.ServerCPUSeconds), "-", q.Without.IdlePct)
 	fmt.Fprintf(w, "%-34s %7d %9d %8s %8s %8s %14s %14s %7.0f\n", "with subscribers", q.With.Commits, q.Outcome.Delivered,
 		num(q.Latency.P50Ms), num(q.Latency.P99Ms), num(q.Latency.MaxMs), num(q.With.ServerCPUSeconds), num(q.ServerCPUPerChangeUs), q.With.IdlePct)
+	fmt.Fprintf(w, "of the latency: commit to served (the poll's wait and the build) p50 %s ms, p99 %s ms (%d commits); served to received (the push) p50 %s ms, p99 %s ms\n",
+		num(q.Served.P50Ms), num(q.Served.P99Ms), q.Served.Samples, num(q.Push.P50Ms), num(q.Push.P99Ms))
 	fmt.Fprintf(w, "server CPU per delivered change less the commits' own cost (polls, builds): %s µs\n", num(q.MarginalCPUPerChangeUs))
 	fmt.Fprintf(w, "deliveries: %s\n", deliveries(q.Outcome))
 

@@ -182,6 +182,7 @@ type partResult struct {
 	clientCPU  float64 // the bench process's
 	idlePct    float64 // of the machine, over the same window
 	search     searchbench.Sample
+	builds     []searchbench.Build // the daemon's recent builds at the end
 }
 
 // part runs one part: with the subscriptions of the plan or none, a
@@ -242,6 +243,9 @@ func (r *runner) part(ctx context.Context, subscribed bool, n int, search func(c
 		pr.idlePct = 100 * (idle1 - idle0) / (total1 - total0)
 	}
 
+	if pr.builds, err = r.srv.RecentBuilds(ctx); err != nil {
+		return pr, err
+	}
 	got, err := r.f.drain()
 	if err != nil {
 		return pr, err
