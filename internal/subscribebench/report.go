@@ -25,6 +25,7 @@ type Report struct {
 	Subscriptions  int     `json:"subscriptions"`
 	Connections    int     `json:"connections"`
 	Kinds          []Kind  `json:"kinds"`
+	DistinctSets   int     `json:"distinctSets"` // different requests among the subscriptions
 	PollIntervalMs float64 `json:"pollIntervalMs"`
 	CommitEveryMs  float64 `json:"commitEveryMs"`
 
@@ -137,8 +138,8 @@ func (r *Report) finish() {
 
 // WriteText prints the report as tables.
 func (r *Report) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "ontoindex subscriptions: %d subscriptions (%s) on %d websocket connections, %d customers, poll interval %s ms, a commit every %s ms; %d CPUs, measured %s\n",
-		r.Subscriptions, kindList(r.Kinds), r.Connections, r.Rows, num(r.PollIntervalMs), num(r.CommitEveryMs), r.CPUs, r.MeasuredAt)
+	fmt.Fprintf(w, "ontoindex subscriptions: %d subscriptions (%s; %d distinct sets) on %d websocket connections, %d customers, poll interval %s ms, a commit every %s ms; %d CPUs, measured %s\n",
+		r.Subscriptions, kindList(r.Kinds), r.DistinctSets, r.Connections, r.Rows, num(r.PollIntervalMs), num(r.CommitEveryMs), r.CPUs, r.MeasuredAt)
 	fmt.Fprintf(w, "server: %s (%s); load average %.1f at the start, %.1f at the end\n\n", r.Version, r.Binary, r.LoadAverage[0], r.LoadAverage[1])
 
 	q := r.Quiet

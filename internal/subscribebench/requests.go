@@ -1,6 +1,7 @@
 package subscribebench
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -119,4 +120,18 @@ func kindsOf(p [][]subscription) []Kind {
 		}
 	}
 	return kinds
+}
+
+// distinctSets counts the different requests of the plan (object set and
+// properties): the server evaluates each build once per distinct set, and
+// writes one message per subscription.
+func distinctSets(p [][]subscription) int {
+	seen := map[string]bool{}
+	for _, subs := range p {
+		for _, s := range subs {
+			b, _ := json.Marshal(s.request) // plain structs: cannot fail
+			seen[string(b)] = true
+		}
+	}
+	return len(seen)
 }

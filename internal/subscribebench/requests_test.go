@@ -9,21 +9,21 @@ func TestPlan(t *testing.T) {
 	const rows = 1000
 	all := []Kind{KindBase, KindMatch, KindNever}
 	tests := []struct {
-		name        string
-		n, conns    int
-		kinds       []Kind
-		perConn     []int
-		wantByKind  map[Kind]int
-		distinctFor int // connections whose requests must all differ
+		name       string
+		n, conns   int
+		kinds      []Kind
+		perConn    []int
+		wantByKind map[Kind]int
+		distinct   int // different requests over all connections
 	}{
 		{name: "one per connection", n: 4, conns: 4, kinds: all, perConn: []int{1, 1, 1, 1},
-			wantByKind: map[Kind]int{KindBase: 2, KindMatch: 1, KindNever: 1}},
+			wantByKind: map[Kind]int{KindBase: 2, KindMatch: 1, KindNever: 1}, distinct: 3},
 		{name: "many per connection", n: 10, conns: 3, kinds: all, perConn: []int{4, 3, 3},
-			wantByKind: map[Kind]int{KindBase: 4, KindMatch: 3, KindNever: 3}},
+			wantByKind: map[Kind]int{KindBase: 4, KindMatch: 3, KindNever: 3}, distinct: 10},
 		{name: "16 base subscriptions on one connection differ", n: 16, conns: 1, kinds: []Kind{KindBase}, perConn: []int{16},
-			wantByKind: map[Kind]int{KindBase: 16}},
+			wantByKind: map[Kind]int{KindBase: 16}, distinct: 16},
 		{name: "filters only", n: 300, conns: 2, kinds: []Kind{KindMatch, KindNever}, perConn: []int{150, 150},
-			wantByKind: map[Kind]int{KindMatch: 150, KindNever: 150}},
+			wantByKind: map[Kind]int{KindMatch: 150, KindNever: 150}, distinct: 300},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +59,9 @@ func TestPlan(t *testing.T) {
 				if byKind[k] != n {
 					t.Errorf("%d subscriptions of kind %s, want %d", byKind[k], k, n)
 				}
+			}
+			if got := distinctSets(p); got != tt.distinct {
+				t.Errorf("%d distinct sets, want %d", got, tt.distinct)
 			}
 			kinds := kindsOf(p)
 			for _, subs := range p {

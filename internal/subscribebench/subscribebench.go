@@ -97,6 +97,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	p := plan(o.Subscriptions, o.Connections, o.Rows, o.Kinds)
+	rep.DistinctSets = distinctSets(p)
 	say("opening %d websocket connections for %d subscriptions", o.Connections, o.Subscriptions)
 	f, err := dial(ctx, srv.Base(), searchbench.Ontology, p)
 	if err != nil {
