@@ -174,16 +174,15 @@ type runner struct {
 
 // partResult is what one part measured.
 type partResult struct {
-	subscribed bool
-	commits    []Commit
-	outcome    Outcome
-	stray      int     // objectSetChanged for subscriptions that had ended (or never began)
-	seconds    float64 // from the first commit until the last was built (and delivered)
-	serverCPU  float64 // seconds, over the same window
-	clientCPU  float64 // the bench process's
-	idlePct    float64 // of the machine, over the same window
-	search     searchbench.Sample
-	builds     []searchbench.Build // the daemon's recent builds at the end
+	commits   []Commit
+	outcome   Outcome
+	stray     int     // objectSetChanged for subscriptions that had ended (or never began)
+	seconds   float64 // from the first commit until the last was built (and delivered)
+	serverCPU float64 // seconds, over the same window
+	clientCPU float64 // the bench process's
+	idlePct   float64 // of the machine, over the same window
+	search    searchbench.Sample
+	builds    []searchbench.Build // the daemon's recent builds at the end
 }
 
 // part runs one part: with the subscriptions of the plan or none, a
@@ -191,7 +190,7 @@ type partResult struct {
 // then waits until the server has built the last commit and, subscribed,
 // until the deliveries have arrived.
 func (r *runner) part(ctx context.Context, subscribed bool, n int, search func(context.Context) (searchbench.Sample, error)) (partResult, error) {
-	pr := partResult{subscribed: subscribed}
+	var pr partResult
 	if subscribed {
 		if err := r.f.subscribe(ctx, true); err != nil {
 			return pr, err
