@@ -30,8 +30,8 @@ func TestBenchSubscribe(t *testing.T) {
 	// Subscriptions 0, 1, 3, 4, 6, 7 and 9 are base or match: 7 of them
 	// receive each of the 3 commits; 2, 5 and 8 never match.
 	q := rep.Quiet
-	if q.Without.Commits != 3 || q.With.Commits != 3 {
-		t.Errorf("commits %d without and %d with subscribers, want 3 and 3", q.Without.Commits, q.With.Commits)
+	if q.Without.Commits != 3 || q.With.Commits != 3 || q.WithoutAfter.Commits != 3 {
+		t.Errorf("commits %d without, %d with and %d without subscribers again, want 3 each", q.Without.Commits, q.With.Commits, q.WithoutAfter.Commits)
 	}
 	if o := q.Outcome; o.Expected != 21 || o.Delivered != 21 || o.Errors() != 0 || o.Refreshed != 0 {
 		t.Errorf("quiet deliveries: %+v", o)

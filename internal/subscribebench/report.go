@@ -56,9 +56,10 @@ type PartFigures struct {
 // QuietFigures are the commits without search load: the latency, and the
 // server's CPU per delivered change.
 type QuietFigures struct {
-	Without PartFigures `json:"withoutSubscribers"`
-	With    PartFigures `json:"withSubscribers"`
-	Latency Latency     `json:"latency"`
+	Without      PartFigures `json:"withoutSubscribers"`
+	With         PartFigures `json:"withSubscribers"`
+	WithoutAfter PartFigures `json:"withoutSubscribersAfter"`
+	Latency      Latency     `json:"latency"`
 	// Served is commit return to the end of the build that served the
 	// commit (the daemon's status), once per commit; Push the end of that
 	// build to the receipt, once per delivery: the two parts of Latency.
@@ -67,7 +68,8 @@ type QuietFigures struct {
 	Outcome Outcome `json:"deliveries"`
 	// ServerCPUPerChangeUs is the server's CPU over the part with
 	// subscribers per delivered change; MarginalCPUPerChangeUs the same
-	// less what the same commits cost without subscribers (polls, builds).
+	// less what the same commits cost without subscribers (polls, builds:
+	// the mean of the parts before and after).
 	ServerCPUPerChangeUs   float64 `json:"serverCpuUsPerChange"`
 	MarginalCPUPerChangeUs float64 `json:"marginalServerCpuUsPerChange"`
 }
@@ -97,13 +99,13 @@ func figures(p partResult) PartFigures {
 		ClientCPUSeconds: p.clientCPU, IdlePct: p.idlePct, Stray: p.stray}
 }
 
-func quietFigures(without, with partResult) QuietFigures {
-	q := QuietFigures{Without: figures(without), With: figures(with), Outcome: with.outcome}
+func quietFigures(without, with, after partResult) QuietFigures {
+	q := QuietFigures{Without: figures(without), With: figures(with), WithoutAfter: figures(after), Outcome: with.outcome}
 	q.Served, q.Push = split(with.commits, with.outcome, servedAt(with.commits, with.builds))
 	q.Latency = summarize(with.outcome.Latencies)
 	if d := q.Outcome.Delivered; d > 0 {
 		q.ServerCPUPerChangeUs = q.With.ServerCPUSeconds / float64(d) * 1e6
-		perCommit := q.Without.ServerCPUSeconds / float64(max(q.Without.Commits, 1))
+		perCommit := (q.Without.ServerCPUSeconds + q.WithoutAfter.ServerCPUSeconds) / float64(max(q.Without.Commits+q.WithoutAfter.Commits, 1))
 		q.MarginalCPUPerChangeUs = (q.With.ServerCPUSeconds - perCommit*float64(q.With.Commits)) / float64(d) * 1e6
 	}
 	return q
@@ -126,7 +128,7 @@ func (r *Report) finish() {
 				where, o.Missing, o.Unexpected, o.Duplicates, o.Stale, stray))
 		}
 	}
-	check("quiet", r.Quiet.Outcome, r.Quiet.With.Stray+r.Quiet.Without.Stray)
+	check("quiet", r.Quiet.Outcome, r.Quiet.With.Stray+r.Quiet.Without.Stray+r.Quiet.WithoutAfter.Stray)
 	for _, s := range r.Search {
 		check("under "+s.Query+" load", s.Outcome, s.Stray)
 		if s.Without.Errors > 0 || s.With.Errors > 0 {
@@ -147,9 +149,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%-34s %7d %9s %8s %8s %8s %14s %14s %7.0f\n", "without subscribers", q.Without.Commits, "-", "-", "-", "-", num(q.Without.ServerCPUSeconds), "-", q.Without.IdlePct)
 	fmt.Fprintf(w, "%-34s %7d %9d %8s %8s %8s %14s %14s %7.0f\n", "with subscribers", q.With.Commits, q.Outcome.Delivered,
 		num(q.Latency.P50Ms), num(q.Latency.P99Ms), num(q.Latency.MaxMs), num(q.With.ServerCPUSeconds), num(q.ServerCPUPerChangeUs), q.With.IdlePct)
+	fmt.Fprintf(w, "%-34s %7d %9s %8s %8s %8s %14s %14s %7.0f\n", "without subscribers again", q.WithoutAfter.Commits, "-", "-", "-", "-", num(q.WithoutAfter.ServerCPUSeconds), "-", q.WithoutAfter.IdlePct)
 	fmt.Fprintf(w, "of the latency: commit to served (the poll's wait and the build) p50 %s ms, p99 %s ms (%d commits); served to received (the push) p50 %s ms, p99 %s ms\n",
 		num(q.Served.P50Ms), num(q.Served.P99Ms), q.Served.Samples, num(q.Push.P50Ms), num(q.Push.P99Ms))
-	fmt.Fprintf(w, "server CPU per delivered change less the commits' own cost (polls, builds): %s µs\n", num(q.MarginalCPUPerChangeUs))
+	fmt.Fprintf(w, "server CPU per delivered change less the commits' own cost (polls, builds; the mean of the parts without): %s µs\n", num(q.MarginalCPUPerChangeUs))
 	fmt.Fprintf(w, "deliveries: %s\n", deliveries(q.Outcome))
 
 	if len(r.Search) > 0 {

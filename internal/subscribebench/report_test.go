@@ -26,7 +26,7 @@ func TestReport_finish(t *testing.T) {
 		{name: "no deliveries: no latency to meet the target", rep: Report{PollIntervalMs: 1000, Quiet: QuietFigures{Outcome: Outcome{Expected: 3, Missing: 3}}},
 			wantMet: []bool{false}, wantErrors: 1},
 		{name: "errors of each part", rep: Report{PollIntervalMs: 1000,
-			Quiet: QuietFigures{Latency: Latency{Samples: 1}, Without: PartFigures{Stray: 1}},
+			Quiet: QuietFigures{Latency: Latency{Samples: 1}, WithoutAfter: PartFigures{Stray: 1}},
 			Search: []SearchFigures{
 				{Query: "get", Ratio: 1, Outcome: Outcome{Unexpected: 1}},
 				{Query: "sorted", Ratio: 1, With: searchbench.Stats{Errors: 2, FirstError: "HTTP 503"}},
@@ -62,14 +62,16 @@ func TestReport_finish(t *testing.T) {
 }
 
 func TestQuietFigures(t *testing.T) {
-	without := partResult{commits: make([]Commit, 10), serverCPU: 0.2}
+	without := partResult{commits: make([]Commit, 10), serverCPU: 0.15}
 	with := partResult{commits: make([]Commit, 10), serverCPU: 0.5, outcome: Outcome{Delivered: 1000}}
-	q := quietFigures(without, with)
-	// 0.5 s over 1000 changes; less the 0.2 s the 10 commits cost alone.
+	after := partResult{commits: make([]Commit, 10), serverCPU: 0.25}
+	q := quietFigures(without, with, after)
+	// 0.5 s over 1000 changes; less the 0.2 s the 10 commits cost alone
+	// (the mean of before and after).
 	if q.ServerCPUPerChangeUs != 500 || q.MarginalCPUPerChangeUs < 299.99 || q.MarginalCPUPerChangeUs > 300.01 {
 		t.Errorf("%+v", q)
 	}
-	if q := quietFigures(without, partResult{commits: make([]Commit, 10)}); q.ServerCPUPerChangeUs != 0 || q.MarginalCPUPerChangeUs != 0 {
+	if q := quietFigures(without, partResult{commits: make([]Commit, 10)}, after); q.ServerCPUPerChangeUs != 0 || q.MarginalCPUPerChangeUs != 0 {
 		t.Errorf("no deliveries: %+v", q)
 	}
 }
