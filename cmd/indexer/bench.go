@@ -23,8 +23,9 @@ import (
 )
 
 // runBench dispatches to `bench build` (also plain `bench`, as before
-// there were two), `bench search` and `bench floor`, the net/http server
-// bench search measures a get by key on besides ontoindex.
+// there were two), `bench search`, `bench subscribe` and `bench floor`,
+// the net/http server bench search measures a get by key on besides
+// ontoindex.
 func runBench(ctx context.Context, env *Env, args []string) int {
 	if len(args) > 0 {
 		switch args[0] {
@@ -34,6 +35,8 @@ func runBench(ctx context.Context, env *Env, args []string) int {
 			return runBenchSearch(ctx, env, args[1:])
 		case "floor": // started by bench search
 			return runBenchFloor(ctx, env, args[1:])
+		case "subscribe":
+			return runBenchSubscribe(ctx, env, args[1:])
 		}
 	}
 	return runBenchBuild(ctx, env, "bench", args)
@@ -79,7 +82,7 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 		"s3://bucket/prefix), also the full and incremental builds of the same table in that warehouse,\n"+
 		"through a sql catalog on SQLite in the work directory; the S3 connection is iceberg-go's, from\n"+
 		"AWS_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. `indexer bench search -h`\n"+
-		"describes the search benchmark.")
+		"describes the search benchmark, `indexer bench subscribe -h` the subscriptions benchmark.")
 	rows := fs.Int("rows", 1_000_000, "rows in the benchmark table")
 	files := fs.Int("files", 40, "data files the table is written as")
 	dir := fs.String("dir", "", "work directory (default: a temporary directory, removed afterwards)")

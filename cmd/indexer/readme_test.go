@@ -10,7 +10,7 @@ import (
 
 // subcommands are the commands with subcommands of their own, which have
 // a row each in README.md's Command line table.
-var subcommands = [][]string{{"bench", "search"}}
+var subcommands = [][]string{{"bench", "search"}, {"bench", "subscribe"}}
 
 // TestREADME_commandLine checks README.md's Command line table against the
 // command line: a row for every command (and subcommand), each row naming

@@ -146,14 +146,23 @@ func writeTable(ctx context.Context, dir, name string, sc *iceberg.Schema, rows,
 // CustomerRecords returns customers from..from+n-1 as one record batch of
 // schema sc (CustomerSchema or a table created from it).
 func CustomerRecords(sc *iceberg.Schema, seed uint64, from int64, n int) (array.RecordReader, error) {
+	cs := make([]Customer, n)
+	for i := range cs {
+		cs[i] = NewCustomer(seed, from+int64(i))
+	}
+	return CustomersRecords(sc, cs)
+}
+
+// CustomersRecords returns cs as one record batch of schema sc: the rows
+// of an edit (the subscription bench's copy-on-write commits).
+func CustomersRecords(sc *iceberg.Schema, cs []Customer) (array.RecordReader, error) {
 	asc, err := table.SchemaToArrowSchema(sc, nil, false, false)
 	if err != nil {
 		return nil, fmt.Errorf("customer arrow schema: %w", err)
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, asc)
 	defer b.Release()
-	for id := from; id < from+int64(n); id++ {
-		c := NewCustomer(seed, id)
+	for _, c := range cs {
 		b.Field(0).(*array.Int64Builder).Append(c.ID)
 		b.Field(1).(*array.StringBuilder).Append(c.Name)
 		b.Field(2).(*array.StringBuilder).Append(c.City)

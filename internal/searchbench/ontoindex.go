@@ -28,7 +28,11 @@ const (
 // and orders tables of a hadoop warehouse next to it, and the index in
 // ./data. Order.customer is the foreign-key link of the links row; its
 // reverse side, Customer.orders, is what the searchAround follows.
-const serverConfig = `# written by indexer bench search
+const serverConfig = serverConfigHead + serverConfigTypes
+
+// serverConfigHead ends inside the server section, so that another bench
+// can add settings of its own there (configWith).
+const serverConfigHead = `# written by indexer bench search
 ontology: {apiName: ` + ontology + `}
 dataDir: ./data
 catalogs:
@@ -37,7 +41,9 @@ server:
   # Under load a request may queue behind every other client; the bench
   # measures how long that takes rather than failing it.
   requestTimeout: 10m
-objectTypes:
+`
+
+const serverConfigTypes = `objectTypes:
   - apiName: ` + objectType + `
     table: warehouse.` + benchdata.CustomersIdent + `
     primaryKey: [id]
@@ -67,8 +73,23 @@ objectTypes:
 
 // writeServerConfig writes the config into dir and returns its path.
 func writeServerConfig(dir string) (string, error) {
+	return writeConfig(dir, serverConfig)
+}
+
+// configWith is the server config with lines added to its server section
+// (indented by two spaces) and a daemon section (its lines likewise);
+// empty: none.
+func configWith(server, daemon string) string {
+	cfg := serverConfigHead + server
+	if daemon != "" {
+		cfg += "daemon:\n" + daemon
+	}
+	return cfg + serverConfigTypes
+}
+
+func writeConfig(dir, cfg string) (string, error) {
 	path := filepath.Join(dir, "ontology.yaml")
-	if err := os.WriteFile(path, []byte(serverConfig), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
 		return "", fmt.Errorf("write server config: %w", err)
 	}
 	return path, nil
@@ -173,25 +194,45 @@ func (s *ontoServer) waitReady(ctx context.Context, listening <-chan string) err
 
 // objects returns the number of objects the server reports for a type.
 func (s *ontoServer) objects(ctx context.Context, typ string) (int64, error) {
+	st, err := s.status(ctx, typ)
+	return st.Objects, err
+}
+
+// typeStatus is what the benches read of a type's status.
+type typeStatus struct {
+	Objects int64 `json:"objects"`
+	// CheckpointSnapshotID is the table snapshot the served index reflects.
+	CheckpointSnapshotID int64 `json:"checkpointSnapshotId,string"`
+	// RecentBuilds are the daemon's last builds, oldest first.
+	RecentBuilds []Build `json:"recentBuilds"`
+}
+
+// Build is one build of the daemon, as its status shows it.
+type Build struct {
+	FinishedAt time.Time `json:"finishedAt"`
+	To         int64     `json:"to,string"` // the snapshot it went to
+	Error      string    `json:"error,omitempty"`
+}
+
+// status returns the server's status of a type.
+func (s *ontoServer) status(ctx context.Context, typ string) (typeStatus, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/api/indexer/v1/status/"+typ, nil)
 	if err != nil {
-		return 0, err
+		return typeStatus{}, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("status of %s: %w", typ, err)
+		return typeStatus{}, fmt.Errorf("status of %s: %w", typ, err)
 	}
 	defer resp.Body.Close()
-	var st struct {
-		Objects int64 `json:"objects"`
-	}
+	var st typeStatus
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("status of %s: HTTP %d", typ, resp.StatusCode)
+		return typeStatus{}, fmt.Errorf("status of %s: HTTP %d", typ, resp.StatusCode)
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return 0, fmt.Errorf("status of %s: %w", typ, err)
+		return typeStatus{}, fmt.Errorf("status of %s: %w", typ, err)
 	}
-	return st.Objects, nil
+	return st, nil
 }
 
 // stop shuts the server down gracefully (SIGTERM), killing it if that takes
