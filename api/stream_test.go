@@ -19,39 +19,19 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
-	"github.com/prometheus/client_golang/prometheus"
 )
 
-// streamEnv is mustEnv with a second server on a real listener, served by
-// Server.Serve, which runs the subscriptions' hub.
+// streamEnv is a served env (serveEnv), whose Serve runs the
+// subscriptions' hub, with the websocket's base address.
 type streamEnv struct {
-	*testEnv
-	url string               // ws://127.0.0.1:port
-	reg *prometheus.Registry // the served server's metrics
+	*served
+	url string // ws://127.0.0.1:port
 }
 
 func mustStreamEnv(tb testing.TB, edit ...func(*config.Config)) *streamEnv {
 	tb.Helper()
-	e := mustEnv(tb, edit...)
-	reg := prometheus.NewRegistry()
-	s, err := api.New(e.ix, api.Options{Logger: slog.New(slog.DiscardHandler), Registry: reg})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	tb.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			tb.Errorf("serve: %v", err)
-		}
-	})
-	return &streamEnv{testEnv: e, url: "ws://" + ln.Addr().String(), reg: reg}
+	s := mustServe(tb, edit...)
+	return &streamEnv{served: s, url: "ws://" + s.addr}
 }
 
 // streamClient is a websocket client of the subscriptions, as
@@ -269,33 +249,6 @@ func TestStream_refreshAndUnsubscribe(t *testing.T) {
 	c.subscribe(request(baseEmployees))
 }
 
-// metric is the value of a metric of the served server, summed over its
-// series.
-func (e *streamEnv) metric(tb testing.TB, name string) float64 {
-	tb.Helper()
-	mfs, err := e.reg.Gather()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var sum float64
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			switch {
-			case m.Gauge != nil:
-				sum += m.Gauge.GetValue()
-			case m.Counter != nil:
-				sum += m.Counter.GetValue()
-			case m.Histogram != nil:
-				sum += float64(m.Histogram.GetSampleCount())
-			}
-		}
-	}
-	return sum
-}
-
 // waitMetric waits until a metric has a value; the wait is generous, a
 // failure's only.
 func (e *streamEnv) waitMetric(tb testing.TB, name string, want float64) {
@@ -377,7 +330,7 @@ func TestStream_shutdown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()
-	se := &streamEnv{testEnv: e, url: "ws://" + ln.Addr().String()}
+	se := &streamEnv{served: &served{testEnv: e}, url: "ws://" + ln.Addr().String()}
 	c := se.dial(t, appToken)
 	c.subscribe(request(baseEmployees))
 	// Serve returns once its websockets are closed: it does not wait for
