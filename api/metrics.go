@@ -45,7 +45,15 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 		queued: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricHTTPQueued,
 			Help: "API requests that waited for one of server.maxConcurrentRequests slots."}),
 	}
-	cs := []prometheus.Collector{m.requests, m.duration, m.inFlight, m.queued}
+	if err := registerAll(reg, "http", m.requests, m.duration, m.inFlight, m.queued); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// registerAll registers every collector with reg, or none of them: a
+// registry keeps no half of the server's metrics.
+func registerAll(reg prometheus.Registerer, what string, cs ...prometheus.Collector) error {
 	var errs []error
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
@@ -56,9 +64,9 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 		for _, c := range cs {
 			reg.Unregister(c)
 		}
-		return nil, fmt.Errorf("register http metrics: %w", err)
+		return fmt.Errorf("register %s metrics: %w", what, err)
 	}
-	return m, nil
+	return nil
 }
 
 // routeMetrics are the series of one route, resolved when the route is

@@ -28,8 +28,7 @@ type subscription struct {
 	id       string
 	seq      uint64 // the order of its creation on the server
 	identity string // wire.SubscribeRequest.Identity
-	typ      string // the object type; "" for an empty set
-	empty    bool   // the set is empty and has no type
+	typ      string // the object type; "" for an empty set, which never matches a commit
 	filter   *query.Filter
 	sel      selection
 	loadRids bool

@@ -1,9 +1,6 @@
 package api
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -29,11 +26,10 @@ type streamMetrics struct {
 
 // Reasons of refreshObjectSet, the label of MetricSubscriptionRefreshes.
 const (
-	refreshReplaced = "replaced"   // a full build or a config reload
-	refreshBehind   = "behind"     // the connection's queue overflowed
-	refreshTooLarge = "too_large"  // the change message would exceed maxMessageBytes
-	refreshFeedGap  = "feed_gap"   // the server fell behind the builds
-	refreshFailed   = "evaluation" // the set could not be evaluated on the build
+	refreshReplaced = "replaced"  // a full build or a config reload
+	refreshBehind   = "behind"    // the connection's queue overflowed
+	refreshTooLarge = "too_large" // the change message would exceed maxMessageBytes
+	refreshFeedGap  = "feed_gap"  // the server fell behind the builds
 )
 
 func newStreamMetrics(reg prometheus.Registerer) (*streamMetrics, error) {
@@ -52,18 +48,8 @@ func newStreamMetrics(reg prometheus.Registerer) (*streamMetrics, error) {
 			Help:    "Time from a build's commit being served to its change message being written.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}}),
 	}
-	cs := []prometheus.Collector{m.connections, m.subscriptions, m.messages, m.refreshes, m.drops, m.push}
-	var errs []error
-	for _, c := range cs {
-		if err := reg.Register(c); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		for _, c := range cs {
-			reg.Unregister(c)
-		}
-		return nil, fmt.Errorf("register subscription metrics: %w", err)
+	if err := registerAll(reg, "subscription", m.connections, m.subscriptions, m.messages, m.refreshes, m.drops, m.push); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -85,13 +85,12 @@ func (c *streamConn) newSubscription(rq *wire.SubscribeRequest, identity string)
 		return nil, err
 	}
 	sub := &subscription{conn: c, id: newInstanceID(), seq: c.hub.seq.Add(1), identity: identity, typ: typ, filter: f, loadRids: rq.LoadRids()}
+	v := d.views[typ]
+	if v == nil { // an empty set of no type: no commit is of its type
+		return sub, nil
+	}
 	if f == nil {
 		sub.filter = &query.Filter{Op: query.OpAll}
-	}
-	v := d.views[typ]
-	if v == nil { // an empty set of no type: nothing ever enters it
-		sub.empty, sub.filter = true, nil
-		return sub, nil
 	}
 	t := v.Type()
 	if sub.sel, err = parseSelect(t, rq.PropertySet); err != nil {
