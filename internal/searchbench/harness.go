@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"time"
 
@@ -180,3 +181,17 @@ func Figure(v float64) string { return num(v) }
 
 // Verdict prints whether a target is met as the bench's tables do.
 func Verdict(met bool) string { return okMiss(met) }
+
+// WorkDir is the work directory of a bench run: dir, made if missing, or
+// (dir empty) a temporary directory named after prefix that remove
+// removes.
+func WorkDir(dir, prefix string) (work string, remove func(), err error) {
+	if dir != "" {
+		return dir, func() {}, os.MkdirAll(dir, 0o755)
+	}
+	tmp, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	return tmp, func() { _ = os.RemoveAll(tmp) }, nil
+}

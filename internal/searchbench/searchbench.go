@@ -14,7 +14,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"sync"
 	"time"
@@ -82,17 +81,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	say := func(format string, args ...any) {
 		fmt.Fprintf(progress, time.Now().Format("15:04:05 ")+format+"\n", args...)
 	}
-	work := o.Dir
-	if work == "" {
-		tmp, err := os.MkdirTemp("", "indexer-bench-search-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(tmp)
-		work = tmp
-	} else if err := os.MkdirAll(work, 0o755); err != nil {
+	work, removeWork, err := WorkDir(o.Dir, "indexer-bench-search-")
+	if err != nil {
 		return nil, err
 	}
+	defer removeWork()
 	rep := &Report{Rows: o.Rows, Files: o.Files, Clients: o.Clients, CPUs: runtime.NumCPU(), Seed: o.Seed,
 		DurationSeconds: o.Duration.Seconds(), WarmupSeconds: o.Warmup.Seconds(), Rounds: o.Rounds}
 	rep.Ontoindex.Binary = o.ServeBin

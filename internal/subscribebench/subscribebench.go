@@ -68,17 +68,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			fmt.Fprintf(o.Progress, time.Now().Format("15:04:05 ")+format+"\n", args...)
 		}
 	}
-	work := o.Dir
-	if work == "" {
-		tmp, err := os.MkdirTemp("", "indexer-bench-subscribe-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(tmp)
-		work = tmp
-	} else if err := os.MkdirAll(work, 0o755); err != nil {
+	work, removeWork, err := searchbench.WorkDir(o.Dir, "indexer-bench-subscribe-")
+	if err != nil {
 		return nil, err
 	}
+	defer removeWork()
 	rep := newReport(o)
 	rep.LoadAverage[0] = loadAverage()
 	rep.Version = searchbench.Version(ctx, o.ServeBin, o.ServeEnv)
