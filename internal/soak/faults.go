@@ -149,6 +149,12 @@ func (r *run) faultPhase(ctx context.Context) error {
 // removed it must catch up by itself.
 func (r *run) tableFault(ctx context.Context, f fault) (FaultResult, error) {
 	res := FaultResult{Name: f.name}
+	// The writer may have committed just before it paused: the baseline is
+	// the server caught up with it, or the server's start would move the
+	// checkpoint to that commit before it meets the fault.
+	if err := r.caughtUp(ctx); err != nil {
+		return res, err
+	}
 	before, want, err := r.itemsBefore(ctx)
 	if err != nil {
 		return res, err
