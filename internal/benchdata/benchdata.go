@@ -11,13 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/catalog/hadoop"
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/internal/icebergwrite"
 )
 
 // Ident is the table the benchmarks use, in catalog "warehouse".
@@ -29,7 +28,7 @@ func Warehouse(dir string) string { return filepath.Join(dir, "warehouse") }
 // WriteTable writes table ns.items with rows rows in files data files, in
 // one snapshot, into the hadoop warehouse under dir.
 func WriteTable(ctx context.Context, dir string, rows, files int) (*table.Table, error) {
-	cat, err := hadoop.NewCatalog("warehouse", Warehouse(dir), iceberg.Properties{})
+	cat, err := OpenWarehouse(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -39,9 +38,6 @@ func WriteTable(ctx context.Context, dir string, rows, files int) (*table.Table,
 // WriteTableTo writes table ns.items as WriteTable does, through any
 // catalog (the bench's S3 warehouse is a sql catalog's).
 func WriteTableTo(ctx context.Context, cat catalog.Catalog, rows, files int) (*table.Table, error) {
-	if err := cat.CreateNamespace(ctx, catalog.ToIdentifier("ns"), nil); err != nil {
-		return nil, err
-	}
 	sc := iceberg.NewSchemaWithIdentifiers(1, []int{1},
 		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
 		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.PrimitiveTypes.String},
@@ -49,46 +45,60 @@ func WriteTableTo(ctx context.Context, cat catalog.Catalog, rows, files int) (*t
 		iceberg.NestedField{ID: 4, Name: "price", Type: iceberg.PrimitiveTypes.Float64},
 		iceberg.NestedField{ID: 5, Name: "created", Type: iceberg.PrimitiveTypes.TimestampTz},
 		iceberg.NestedField{ID: 6, Name: "active", Type: iceberg.PrimitiveTypes.Bool})
-	tbl, err := cat.CreateTable(ctx, catalog.ToIdentifier("ns", "items"), sc)
+	return writeTable(ctx, cat, Ident, sc, rows, files, func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error) {
+		return Records(sc, int(from), n, "item")
+	})
+}
+
+// OpenWarehouse opens the hadoop catalog "warehouse" of the warehouse
+// under dir.
+func OpenWarehouse(dir string) (catalog.Catalog, error) {
+	cat, err := hadoop.NewCatalog("warehouse", Warehouse(dir), iceberg.Properties{})
+	if err != nil {
+		return nil, fmt.Errorf("open hadoop catalog %s: %w", Warehouse(dir), err)
+	}
+	return cat, nil
+}
+
+// writeTable creates table ident in cat (and its namespace, unless it
+// exists) and commits rows made by records in files data files, in one
+// snapshot.
+func writeTable(ctx context.Context, cat catalog.Catalog, ident string, sc *iceberg.Schema, rows, files int, records func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error)) (*table.Table, error) {
+	tbl, err := icebergwrite.CreateTable(ctx, cat, ident, sc)
 	if err != nil {
 		return nil, err
 	}
+	// One append per file, in one transaction: each append writes its own
+	// data file.
 	per := (rows + files - 1) / files
 	tx := tbl.NewTransaction()
 	for from := 0; from < rows; from += per {
-		rdr, err := Records(tbl.Schema(), from, min(per, rows-from), "item")
+		rdr, err := records(tbl.Schema(), int64(from), min(per, rows-from))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("rows of %s: %w", ident, err)
 		}
 		err = tx.Append(ctx, rdr, nil)
 		rdr.Release()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("append %s %d..%d: %w", ident, from, from+per, err)
 		}
 	}
-	return tx.Commit(ctx)
+	tbl, err = tx.Commit(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", ident, err)
+	}
+	return tbl, nil
 }
 
 var words = strings.Fields("amber basalt cedar delta ember fjord granite harbor indigo juniper kestrel lagoon meadow nectar onyx prairie quartz raven sierra tundra")
 
 // Records returns rows from..from+n of the table, names prefixed.
 func Records(sc *iceberg.Schema, from, n int, prefix string) (array.RecordReader, error) {
-	asc, err := table.SchemaToArrowSchema(sc, nil, false, false)
-	if err != nil {
-		return nil, err
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, asc)
-	defer b.Release()
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := from; i < from+n; i++ {
-		b.Field(0).(*array.Int64Builder).Append(int64(i))
-		b.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("%s %s %s %d", prefix, words[i%len(words)], words[(i/7)%len(words)], i))
-		b.Field(2).(*array.StringBuilder).Append(words[(i/13)%len(words)])
-		b.Field(3).(*array.Float64Builder).Append(float64(i%100000) / 100)
-		b.Field(4).(*array.TimestampBuilder).Append(arrow.Timestamp(base.Add(time.Duration(i) * time.Minute).UnixMicro()))
-		b.Field(5).(*array.BooleanBuilder).Append(i%3 != 0)
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	return array.NewRecordReader(asc, []arrow.RecordBatch{rec})
+	return icebergwrite.Build(func(b *icebergwrite.Builder) {
+		for i := from; i < from+n; i++ {
+			b.Add(int64(i), fmt.Sprintf("%s %s %s %d", prefix, words[i%len(words)], words[(i/7)%len(words)], i),
+				words[(i/13)%len(words)], float64(i%100000)/100, base.Add(time.Duration(i)*time.Minute), i%3 != 0)
+		}
+	})(sc)
 }

@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
-	"github.com/apache/iceberg-go/catalog"
-	"github.com/apache/iceberg-go/catalog/hadoop"
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/internal/icebergwrite"
 )
 
 // The customers dataset of the search benchmark: id long key, name text
@@ -95,82 +92,26 @@ func WriteCustomers(ctx context.Context, dir string, seed uint64, rows, files in
 	if rows < 1 || files < 1 || files > rows {
 		return nil, fmt.Errorf("write customers: need rows >= 1 and 1 <= files <= rows, got %d rows in %d files", rows, files)
 	}
-	return writeTable(ctx, dir, "customers", CustomerSchema(), rows, files, func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error) {
+	cat, err := OpenWarehouse(dir)
+	if err != nil {
+		return nil, err
+	}
+	return writeTable(ctx, cat, CustomersIdent, CustomerSchema(), rows, files, func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error) {
 		return CustomerRecords(sc, seed, from, n)
 	})
-}
-
-// writeTable creates bench.<name> in the warehouse of dir (and the
-// namespace, when it is the first table) and commits rows made by records
-// in files data files, in one append.
-func writeTable(ctx context.Context, dir, name string, sc *iceberg.Schema, rows, files int, records func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error)) (*table.Table, error) {
-	wh := Warehouse(dir)
-	cat, err := hadoop.NewCatalog("warehouse", wh, iceberg.Properties{})
-	if err != nil {
-		return nil, fmt.Errorf("open hadoop catalog %s: %w", wh, err)
-	}
-	ns := catalog.ToIdentifier("bench")
-	exists, err := cat.CheckNamespaceExists(ctx, ns)
-	if err != nil {
-		return nil, fmt.Errorf("look up namespace bench: %w", err)
-	}
-	if !exists {
-		if err := cat.CreateNamespace(ctx, ns, nil); err != nil {
-			return nil, fmt.Errorf("create namespace bench: %w", err)
-		}
-	}
-	tbl, err := cat.CreateTable(ctx, catalog.ToIdentifier("bench", name), sc)
-	if err != nil {
-		return nil, fmt.Errorf("create table bench.%s: %w", name, err)
-	}
-	per := (rows + files - 1) / files
-	tx := tbl.NewTransaction()
-	for from := 0; from < rows; from += per {
-		rdr, err := records(tbl.Schema(), int64(from), min(per, rows-from))
-		if err != nil {
-			return nil, err
-		}
-		err = tx.Append(ctx, rdr, nil)
-		rdr.Release()
-		if err != nil {
-			return nil, fmt.Errorf("append %s %d..%d: %w", name, from, from+per, err)
-		}
-	}
-	tbl, err = tx.Commit(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", name, err)
-	}
-	return tbl, nil
 }
 
 // CustomerRecords returns customers from..from+n-1 as one record batch of
 // schema sc (CustomerSchema or a table created from it).
 func CustomerRecords(sc *iceberg.Schema, seed uint64, from int64, n int) (array.RecordReader, error) {
-	cs := make([]Customer, n)
-	for i := range cs {
-		cs[i] = NewCustomer(seed, from+int64(i))
-	}
-	return CustomersRecords(sc, cs)
+	return icebergwrite.Build(func(b *icebergwrite.Builder) {
+		for id := from; id < from+int64(n); id++ {
+			b.Add(NewCustomer(seed, id).Values()...)
+		}
+	})(sc)
 }
 
-// CustomersRecords returns cs as one record batch of schema sc: the rows
-// of an edit (the subscription bench's copy-on-write commits).
-func CustomersRecords(sc *iceberg.Schema, cs []Customer) (array.RecordReader, error) {
-	asc, err := table.SchemaToArrowSchema(sc, nil, false, false)
-	if err != nil {
-		return nil, fmt.Errorf("customer arrow schema: %w", err)
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, asc)
-	defer b.Release()
-	for _, c := range cs {
-		b.Field(0).(*array.Int64Builder).Append(c.ID)
-		b.Field(1).(*array.StringBuilder).Append(c.Name)
-		b.Field(2).(*array.StringBuilder).Append(c.City)
-		b.Field(3).(*array.Float64Builder).Append(c.Balance)
-		b.Field(4).(*array.Int32Builder).Append(c.Visits)
-		b.Field(5).(*array.BooleanBuilder).Append(c.Active)
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	return array.NewRecordReader(asc, []arrow.RecordBatch{rec})
+// Values is the customer's row in the columns of CustomerSchema.
+func (c Customer) Values() []any {
+	return []any{c.ID, c.Name, c.City, c.Balance, c.Visits, c.Active}
 }

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/internal/icebergwrite"
 )
 
 // The orders dataset of the search benchmark's links: id long key,
@@ -83,7 +82,11 @@ func WriteOrders(ctx context.Context, dir string, seed uint64, rows, customers, 
 	if rows < 1 || customers < 1 || files < 1 || files > rows {
 		return nil, fmt.Errorf("write orders: need rows >= 1, customers >= 1 and 1 <= files <= rows, got %d rows of %d customers in %d files", rows, customers, files)
 	}
-	return writeTable(ctx, dir, "orders", OrderSchema(), rows, files, func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error) {
+	cat, err := OpenWarehouse(dir)
+	if err != nil {
+		return nil, err
+	}
+	return writeTable(ctx, cat, OrdersIdent, OrderSchema(), rows, files, func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error) {
 		return OrderRecords(sc, seed, int64(customers), from, n)
 	})
 }
@@ -91,21 +94,10 @@ func WriteOrders(ctx context.Context, dir string, seed uint64, rows, customers, 
 // OrderRecords returns orders from..from+n-1 as one record batch of schema
 // sc (OrderSchema or a table created from it).
 func OrderRecords(sc *iceberg.Schema, seed uint64, customers, from int64, n int) (array.RecordReader, error) {
-	asc, err := table.SchemaToArrowSchema(sc, nil, false, false)
-	if err != nil {
-		return nil, fmt.Errorf("order arrow schema: %w", err)
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, asc)
-	defer b.Release()
-	for id := from; id < from+int64(n); id++ {
-		o := NewOrder(seed, customers, id)
-		b.Field(0).(*array.Int64Builder).Append(o.ID)
-		b.Field(1).(*array.Int64Builder).Append(o.CustomerID)
-		b.Field(2).(*array.Float64Builder).Append(o.Amount)
-		b.Field(3).(*array.StringBuilder).Append(o.Status)
-		b.Field(4).(*array.TimestampBuilder).Append(arrow.Timestamp(o.PlacedAt.UnixMicro()))
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	return array.NewRecordReader(asc, []arrow.RecordBatch{rec})
+	return icebergwrite.Build(func(b *icebergwrite.Builder) {
+		for id := from; id < from+int64(n); id++ {
+			o := NewOrder(seed, customers, id)
+			b.Add(o.ID, o.CustomerID, o.Amount, o.Status, o.PlacedAt)
+		}
+	})(sc)
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
-	"github.com/apache/iceberg-go/catalog/hadoop"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/internal/benchdata"
+	"github.com/ontoindex/ontoindex/internal/icebergwrite"
 )
 
 // writer commits copy-on-write edits to the customers table, as an
@@ -29,9 +29,9 @@ type writer struct {
 // openWriter opens the customers table the server serves, in the
 // warehouse of dir.
 func openWriter(ctx context.Context, dir string, seed uint64, rows int) (*writer, error) {
-	cat, err := hadoop.NewCatalog("warehouse", benchdata.Warehouse(dir), iceberg.Properties{})
+	cat, err := benchdata.OpenWarehouse(dir)
 	if err != nil {
-		return nil, fmt.Errorf("open warehouse: %w", err)
+		return nil, err
 	}
 	tbl, err := cat.LoadTable(ctx, catalog.ToIdentifier("bench", "customers"))
 	if err != nil {
@@ -60,12 +60,7 @@ func (w *writer) commit(ctx context.Context) (Commit, error) {
 	key := int64(w.seq) * w.step % w.keys
 	c := benchdata.NewCustomer(w.seed, key)
 	c.Name = fmt.Sprintf("%s edit%d", c.Name, w.seq)
-	rdr, err := benchdata.CustomersRecords(w.tbl.Schema(), []benchdata.Customer{c})
-	if err != nil {
-		return Commit{}, err
-	}
-	defer rdr.Release()
-	tbl, err := w.tbl.Overwrite(ctx, rdr, nil, table.WithOverwriteFilter(iceberg.EqualTo(iceberg.Reference("id"), key)))
+	tbl, err := icebergwrite.Overwrite(ctx, w.tbl, iceberg.EqualTo(iceberg.Reference("id"), key), icebergwrite.Values(c.Values()))
 	returned := time.Now()
 	if err != nil {
 		return Commit{}, fmt.Errorf("commit edit of customer %d: %w", key, err)
