@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/iceberg-go"
 )
@@ -112,17 +110,10 @@ func genCustomer(seed uint64, id int64) customerRow {
 	return c
 }
 
-func (c customerRow) append(b *array.RecordBuilder) {
-	b.Field(0).(*array.Int64Builder).Append(c.ID)
-	b.Field(1).(*array.StringBuilder).Append(c.Name)
-	appendString(b.Field(2), c.Email)
-	b.Field(3).(*array.StringBuilder).Append(c.City)
-	b.Field(4).(*array.StringBuilder).Append(c.Country)
-	b.Field(5).(*array.StringBuilder).Append(c.Segment)
-	b.Field(6).(*array.Date32Builder).Append(arrow.Date32FromTime(c.SignupDate))
-	b.Field(7).(*array.Decimal128Builder).Append(decimal128.FromI64(c.LifetimeCents))
-	b.Field(8).(*array.BooleanBuilder).Append(c.Active)
-	b.Field(9).(*array.TimestampBuilder).Append(arrow.Timestamp(c.UpdatedAt.UnixMicro()))
+// values is the row in the columns of customerSchema.
+func (c customerRow) values() []any {
+	return []any{c.ID, c.Name, nullIfEmpty(c.Email), c.City, c.Country, c.Segment, c.SignupDate,
+		decimal128.FromI64(c.LifetimeCents), c.Active, c.UpdatedAt}
 }
 
 // Order lines: composite key (order_id, line_no).
@@ -168,16 +159,10 @@ func genOrder(seed uint64, orderID int64, customers int64) []orderLineRow {
 	return lines
 }
 
-func (l orderLineRow) append(b *array.RecordBuilder) {
-	b.Field(0).(*array.Int64Builder).Append(l.OrderID)
-	b.Field(1).(*array.Int32Builder).Append(l.LineNo)
-	b.Field(2).(*array.Int64Builder).Append(l.CustomerID)
-	b.Field(3).(*array.StringBuilder).Append(l.SKU)
-	b.Field(4).(*array.StringBuilder).Append(l.Product)
-	b.Field(5).(*array.Int32Builder).Append(l.Quantity)
-	b.Field(6).(*array.Decimal128Builder).Append(decimal128.FromI64(l.PriceCents))
-	b.Field(7).(*array.StringBuilder).Append(l.Status)
-	b.Field(8).(*array.TimestampBuilder).Append(arrow.Timestamp(l.OrderedAt.UnixMicro()))
+// values is the row in the columns of orderLineSchema.
+func (l orderLineRow) values() []any {
+	return []any{l.OrderID, l.LineNo, l.CustomerID, l.SKU, l.Product, l.Quantity,
+		decimal128.FromI64(l.PriceCents), l.Status, l.OrderedAt}
 }
 
 // aircraftRow: keyed by tail number, in a merge-on-read table.
@@ -218,23 +203,17 @@ func genAircraft(seed uint64, n int64) aircraftRow {
 		FirstFlight: epoch.AddDate(-r.IntN(25), -r.IntN(12), -r.IntN(28)), Base: pick(r, airports), InService: r.IntN(12) > 0}
 }
 
-func (a aircraftRow) append(b *array.RecordBuilder) {
-	b.Field(0).(*array.StringBuilder).Append(a.TailNumber)
-	b.Field(1).(*array.StringBuilder).Append(a.Manufacturer)
-	b.Field(2).(*array.StringBuilder).Append(a.Model)
-	b.Field(3).(*array.Int32Builder).Append(a.Seats)
-	b.Field(4).(*array.Date32Builder).Append(arrow.Date32FromTime(a.FirstFlight))
-	b.Field(5).(*array.StringBuilder).Append(a.Base)
-	b.Field(6).(*array.BooleanBuilder).Append(a.InService)
+// values is the row in the columns of aircraftSchema.
+func (a aircraftRow) values() []any {
+	return []any{a.TailNumber, a.Manufacturer, a.Model, a.Seats, a.FirstFlight, a.Base, a.InService}
 }
 
-func appendString(b array.Builder, s string) {
-	sb := b.(*array.StringBuilder)
+// nullIfEmpty is s, or null when it is empty (a value not on file).
+func nullIfEmpty(s string) any {
 	if s == "" {
-		sb.AppendNull()
-		return
+		return nil
 	}
-	sb.Append(s)
+	return s
 }
 
 func lower(s string) string {

@@ -29,9 +29,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	_ "github.com/apache/iceberg-go/catalog/hadoop" // the default catalog
@@ -39,6 +36,7 @@ import (
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/config/catalogs"
+	"github.com/ontoindex/ontoindex/internal/icebergwrite"
 )
 
 // Object type and table names.
@@ -183,8 +181,8 @@ type demoTable struct {
 	ident      string
 	schema     *iceberg.Schema
 	props      iceberg.Properties
-	// rows appends every generated row to b, calling flush after each batch.
-	rows func(b *array.RecordBuilder, flush func())
+	// rows adds every generated row to b, flushing after each batch.
+	rows func(b *icebergwrite.Builder)
 }
 
 const batchRows = 2048
@@ -208,30 +206,33 @@ func (d *Demo) tables() []demoTable {
 	}
 	return []demoTable{
 		{objectType: Customer, ident: CustomersTable, schema: customerSchema, props: with(nil),
-			rows: func(b *array.RecordBuilder, flush func()) {
+			rows: func(b *icebergwrite.Builder) {
 				for id := int64(1); id <= o.Customers; id++ {
-					genCustomer(o.Seed, id).append(b)
+					b.Add(genCustomer(o.Seed, id).values()...)
 					if id%batchRows == 0 {
-						flush()
+						b.Flush()
 					}
 				}
 			}},
 		{objectType: OrderLine, ident: OrderLinesTable, schema: orderLineSchema, props: with(nil),
-			rows: func(b *array.RecordBuilder, flush func()) {
+			rows: func(b *icebergwrite.Builder) {
+				batch := 0 // rows since the last flush: a batch ends after a whole order
 				for id := int64(1); id <= o.Orders; id++ {
 					for _, l := range genOrder(o.Seed, id, o.Customers) {
-						l.append(b)
+						b.Add(l.values()...)
+						batch++
 					}
-					if b.Field(0).Len() >= batchRows {
-						flush()
+					if batch >= batchRows {
+						b.Flush()
+						batch = 0
 					}
 				}
 			}},
 		{objectType: Aircraft, ident: AircraftTable, schema: aircraftSchema, props: with(iceberg.Properties{
 			cowguard.DeleteModeKey: cowguard.MergeOnRead, cowguard.UpdateModeKey: cowguard.MergeOnRead, cowguard.MergeModeKey: cowguard.MergeOnRead}),
-			rows: func(b *array.RecordBuilder, flush func()) {
+			rows: func(b *icebergwrite.Builder) {
 				for n := int64(0); n < o.Aircraft; n++ {
-					genAircraft(o.Seed, n).append(b)
+					b.Add(genAircraft(o.Seed, n).values()...)
 				}
 			}},
 	}
@@ -243,15 +244,7 @@ func (d *Demo) ensure(ctx context.Context, t demoTable) (TableInfo, error) {
 	id := catalog.ToIdentifier(strings.Split(t.ident, ".")...)
 	tbl, err := d.Catalog.LoadTable(ctx, id)
 	if errors.Is(err, catalog.ErrNoSuchTable) {
-		ns := catalog.NamespaceFromIdent(id)
-		if ok, err := d.Catalog.CheckNamespaceExists(ctx, ns); err != nil {
-			return info, err
-		} else if !ok {
-			if err := d.Catalog.CreateNamespace(ctx, ns, nil); err != nil {
-				return info, fmt.Errorf("create namespace %v: %w", ns, err)
-			}
-		}
-		tbl, err = d.Catalog.CreateTable(ctx, id, t.schema, catalog.WithProperties(t.props))
+		tbl, err = icebergwrite.CreateTable(ctx, d.Catalog, t.ident, t.schema, catalog.WithProperties(t.props))
 	}
 	if err != nil {
 		return info, fmt.Errorf("demo table %s: %w", t.ident, err)
@@ -260,14 +253,8 @@ func (d *Demo) ensure(ctx context.Context, t demoTable) (TableInfo, error) {
 		if d.opts.Generating != nil {
 			d.opts.Generating(t.objectType, info.Table)
 		}
-		rdr, err := records(tbl, t.rows)
-		if err != nil {
+		if tbl, err = icebergwrite.Append(ctx, tbl, icebergwrite.Build(t.rows)); err != nil {
 			return info, fmt.Errorf("demo table %s: %w", t.ident, err)
-		}
-		tbl, err = tbl.Append(ctx, rdr, nil)
-		rdr.Release()
-		if err != nil {
-			return info, fmt.Errorf("demo table %s: append: %w", t.ident, err)
 		}
 		info.Created = true
 	}
@@ -275,30 +262,6 @@ func (d *Demo) ensure(ctx context.Context, t demoTable) (TableInfo, error) {
 	fmt.Sscan(s["total-records"], &info.Rows)
 	fmt.Sscan(s["total-data-files"], &info.DataFiles)
 	return info, nil
-}
-
-// records builds the generated rows of a table as arrow record batches.
-func records(tbl *table.Table, gen func(b *array.RecordBuilder, flush func())) (array.RecordReader, error) {
-	sc, err := table.SchemaToArrowSchema(tbl.Schema(), nil, false, false)
-	if err != nil {
-		return nil, err
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	var recs []arrow.RecordBatch
-	flush := func() {
-		if b.Field(0).Len() > 0 {
-			recs = append(recs, b.NewRecordBatch())
-		}
-	}
-	gen(b, flush)
-	flush()
-	defer func() {
-		for _, r := range recs {
-			r.Release()
-		}
-	}()
-	return array.NewRecordReader(sc, recs)
 }
 
 // LoadTable loads a demo table (sales.customers, ...).

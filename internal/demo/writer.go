@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/cowguard"
+	"github.com/ontoindex/ontoindex/internal/icebergwrite"
 )
 
 // Change kinds.
@@ -95,12 +96,7 @@ func (w *Writer) UpdateCustomer(ctx context.Context) (Change, error) {
 		}
 	}
 	c.UpdatedAt = time.Now().UTC()
-	rdr, err := rowsReader(tbl, func(b *array.RecordBuilder) { c.append(b) })
-	if err != nil {
-		return Change{}, err
-	}
-	defer rdr.Release()
-	tbl, err = tbl.Overwrite(ctx, rdr, nil, table.WithOverwriteFilter(filter))
+	tbl, err = icebergwrite.Overwrite(ctx, tbl, filter, icebergwrite.Values(c.values()))
 	if err != nil {
 		return Change{}, fmt.Errorf("update customer %d: %w", id, err)
 	}
@@ -127,16 +123,11 @@ func (w *Writer) InsertOrder(ctx context.Context) (Change, error) {
 	for i := range lines {
 		lines[i].OrderedAt, lines[i].Status = now, "processing"
 	}
-	rdr, err := rowsReader(tbl, func(b *array.RecordBuilder) {
-		for _, l := range lines {
-			l.append(b)
-		}
-	})
-	if err != nil {
-		return Change{}, err
+	rows := make([][]any, len(lines))
+	for i, l := range lines {
+		rows[i] = l.values()
 	}
-	defer rdr.Release()
-	tbl, err = tbl.Append(ctx, rdr, nil)
+	tbl, err = icebergwrite.Append(ctx, tbl, icebergwrite.Values(rows...))
 	if err != nil {
 		return Change{}, fmt.Errorf("insert order %d: %w", id, err)
 	}
@@ -161,7 +152,7 @@ func (w *Writer) DeleteOrderLine(ctx context.Context) (Change, error) {
 	slices.SortFunc(keys, slices.Compare)
 	k := keys[w.rng(tbl, "delete-order-line").IntN(len(keys))]
 	filter := iceberg.NewAnd(iceberg.EqualTo(iceberg.Reference("order_id"), k[0]), iceberg.EqualTo(iceberg.Reference("line_no"), int32(k[1])))
-	tbl, err = tbl.Delete(ctx, filter, nil)
+	tbl, err = icebergwrite.Delete(ctx, tbl, filter)
 	if err != nil {
 		return Change{}, fmt.Errorf("delete order line %d,%d: %w", k[0], k[1], err)
 	}
@@ -199,7 +190,7 @@ func (w *Writer) RetireAircraft(ctx context.Context) (Change, error) {
 	}
 	slices.SortFunc(tails, slices.Compare)
 	tail := tails[w.rng(tbl, "retire-aircraft").IntN(len(tails))][0]
-	tbl, err = tbl.Delete(ctx, iceberg.EqualTo(iceberg.Reference("tail_number"), tail), nil)
+	tbl, err = icebergwrite.Delete(ctx, tbl, iceberg.EqualTo(iceberg.Reference("tail_number"), tail))
 	if err != nil {
 		return Change{}, fmt.Errorf("retire aircraft %s: %w", tail, err)
 	}
@@ -214,28 +205,11 @@ func (w *Writer) CompactAircraft(ctx context.Context) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	tasks, err := tbl.Scan().PlanFiles(ctx)
+	tbl, deletes, err := icebergwrite.Compact(ctx, tbl, nil)
 	if err != nil {
 		return Change{}, err
 	}
-	var deletes []iceberg.DataFile
-	seen := map[string]bool{}
-	var size int64
-	for _, t := range tasks {
-		size += t.File.FileSizeBytes()
-		for _, f := range slices.Concat(t.DeleteFiles, t.EqualityDeleteFiles, t.DeletionVectorFiles) {
-			if !seen[f.FilePath()] {
-				seen[f.FilePath()] = true
-				deletes = append(deletes, f)
-			}
-		}
-	}
-	res, err := tbl.RewriteDataFiles(ctx, []table.CompactionTaskGroup{{PartitionKey: "all", Tasks: tasks, TotalSizeBytes: size}},
-		table.RewriteDataFilesOptions{ExtraDeleteFilesToRemove: deletes})
-	if err != nil {
-		return Change{}, fmt.Errorf("compact %s: %w", AircraftTable, err)
-	}
-	return change(res.Table, Aircraft, AircraftTable, KindCompaction, "", "removes "+plural(len(deletes), "delete file")), nil
+	return change(tbl, Aircraft, AircraftTable, KindCompaction, "", "removes "+plural(deletes, "delete file")), nil
 }
 
 // Step makes one change chosen at random: mostly customer updates, new
@@ -271,11 +245,6 @@ func change(tbl *table.Table, objectType, ident, kind, key, detail string) Chang
 		c.DeleteFiles, _ = strconv.Atoi(p["added-delete-files"])
 	}
 	return c
-}
-
-// rowsReader builds rows with the table's arrow schema.
-func rowsReader(tbl *table.Table, fill func(b *array.RecordBuilder)) (array.RecordReader, error) {
-	return records(tbl, func(b *array.RecordBuilder, _ func()) { fill(b) })
 }
 
 // scanColumns reads columns of the table's current rows (deletes applied).
