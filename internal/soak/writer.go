@@ -3,18 +3,15 @@ package soak
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/internal/icebergwrite"
 )
 
 // Kinds of the writer's commits.
@@ -64,15 +61,12 @@ func ident(name string) table.Identifier { return catalog.ToIdentifier(namespace
 // setup creates the tables and loads rows items in files of fileRows and
 // the groups.
 func (w *writer) setup(ctx context.Context, rows int) error {
-	if err := w.cat.CreateNamespace(ctx, catalog.ToIdentifier(namespace), nil); err != nil && !errors.Is(err, catalog.ErrNamespaceAlreadyExists) {
-		return fmt.Errorf("create namespace %s: %w", namespace, err)
-	}
 	var err error
-	if w.items, err = w.cat.CreateTable(ctx, ident(itemsTable), itemsSchema()); err != nil {
-		return fmt.Errorf("create table %s.%s: %w", namespace, itemsTable, err)
+	if w.items, err = icebergwrite.CreateTable(ctx, w.cat, namespace+"."+itemsTable, itemsSchema()); err != nil {
+		return err
 	}
-	if w.groups, err = w.cat.CreateTable(ctx, ident(groupsTable), groupsSchema()); err != nil {
-		return fmt.Errorf("create table %s.%s: %w", namespace, groupsTable, err)
+	if w.groups, err = icebergwrite.CreateTable(ctx, w.cat, namespace+"."+groupsTable, groupsSchema()); err != nil {
+		return err
 	}
 	gids := make([]int64, w.m.groups)
 	for i := range gids {
@@ -130,12 +124,7 @@ func (w *writer) update(ctx context.Context) error {
 	}
 	filter := iceberg.NewAnd(iceberg.GreaterThanEqual(iceberg.Reference("id"), lo), iceberg.LessThan(iceberg.Reference("id"), hi))
 	seq := w.m.begin(change{table: itemsTable, kind: kindUpdate, write: ids})
-	rdr, err := w.itemRecords(seq, ids)
-	if err != nil {
-		return err
-	}
-	defer rdr.Release()
-	t, err := w.items.Overwrite(ctx, rdr, nil, table.WithOverwriteFilter(filter))
+	t, err := icebergwrite.Overwrite(ctx, w.items, filter, w.itemRows(seq, ids))
 	if err != nil {
 		return fmt.Errorf("commit %d: update items %d..%d: %w", seq, lo, hi-1, err)
 	}
@@ -145,12 +134,7 @@ func (w *writer) update(ctx context.Context) error {
 // append adds rows with the given (new) ids.
 func (w *writer) append(ctx context.Context, kind string, ids []int64) error {
 	seq := w.m.begin(change{table: itemsTable, kind: kind, write: ids})
-	rdr, err := w.itemRecords(seq, ids)
-	if err != nil {
-		return err
-	}
-	defer rdr.Release()
-	t, err := w.items.Append(ctx, rdr, nil)
+	t, err := icebergwrite.Append(ctx, w.items, w.itemRows(seq, ids))
 	if err != nil {
 		return fmt.Errorf("commit %d: append %d items: %w", seq, len(ids), err)
 	}
@@ -171,7 +155,7 @@ func (w *writer) delete(ctx context.Context) error {
 	}
 	filter := iceberg.NewAnd(iceberg.GreaterThanEqual(iceberg.Reference("id"), lo), iceberg.LessThan(iceberg.Reference("id"), hi))
 	seq := w.m.begin(change{table: itemsTable, kind: kindDelete, del: ids})
-	t, err := w.items.Delete(ctx, filter, nil)
+	t, err := icebergwrite.Delete(ctx, w.items, filter)
 	if err != nil {
 		return fmt.Errorf("commit %d: delete items %d..%d: %w", seq, lo, hi-1, err)
 	}
@@ -186,22 +170,20 @@ func (w *writer) compact(ctx context.Context) error {
 		return fmt.Errorf("plan compaction of %s: %w", itemsTable, err)
 	}
 	var small []table.FileScanTask
-	var size int64
 	for _, t := range tasks {
 		if t.File.Count() < fileRows/5 {
 			small = append(small, t)
-			size += t.File.FileSizeBytes()
 		}
 	}
 	if len(small) < 2 {
 		return w.update(ctx)
 	}
 	seq := w.m.begin(change{table: itemsTable, kind: kindCompact})
-	res, err := w.items.RewriteDataFiles(ctx, []table.CompactionTaskGroup{{PartitionKey: "small", Tasks: small, TotalSizeBytes: size}}, table.RewriteDataFilesOptions{})
+	t, _, err := icebergwrite.Compact(ctx, w.items, small)
 	if err != nil {
-		return fmt.Errorf("commit %d: compact %d files of %s: %w", seq, len(small), itemsTable, err)
+		return fmt.Errorf("commit %d: %w", seq, err)
 	}
-	return w.done(seq, itemsTable, res.Table)
+	return w.done(seq, itemsTable, t)
 }
 
 // addColumn adds the next column x<n> (long) to items: a schema change
@@ -223,25 +205,19 @@ func (w *writer) addColumn(ctx context.Context) error {
 // upsertGroups writes the groups gids, replacing them when replace.
 func (w *writer) upsertGroups(ctx context.Context, kind string, gids []int64, replace bool) error {
 	seq := w.m.begin(change{table: groupsTable, kind: kind, write: gids})
-	rdr, err := records(w.groups, func(b *array.RecordBuilder, col func(string) int) {
-		for _, gid := range gids {
-			g := groupValues(w.m.seed, gid, seq)
-			b.Field(col("gid")).(*array.Int64Builder).Append(g.GID)
-			b.Field(col("title")).(*array.StringBuilder).Append(g.Title)
-			b.Field(col("stamp")).(*array.Int64Builder).Append(g.Stamp)
-		}
-	})
-	if err != nil {
-		return err
+	rows := make([][]any, len(gids))
+	for i, gid := range gids {
+		g := groupValues(w.m.seed, gid, seq)
+		rows[i] = []any{g.GID, g.Title, g.Stamp} // the columns of groupsSchema
 	}
-	defer rdr.Release()
 	var t *table.Table
+	var err error
 	if replace {
 		vals := make([]int64, len(gids))
 		copy(vals, gids)
-		t, err = w.groups.Overwrite(ctx, rdr, nil, table.WithOverwriteFilter(iceberg.IsIn(iceberg.Reference("gid"), vals...)))
+		t, err = icebergwrite.Overwrite(ctx, w.groups, iceberg.IsIn(iceberg.Reference("gid"), vals...), icebergwrite.Values(rows...))
 	} else {
-		t, err = w.groups.Append(ctx, rdr, nil)
+		t, err = icebergwrite.Append(ctx, w.groups, icebergwrite.Values(rows...))
 	}
 	if err != nil {
 		return fmt.Errorf("commit %d: write groups %v: %w", seq, gids, err)
@@ -259,7 +235,7 @@ func (w *writer) recreate(ctx context.Context) error {
 	if err := w.cat.DropTable(ctx, ident(itemsTable)); err != nil {
 		return fmt.Errorf("drop %s: %w", itemsTable, err)
 	}
-	t, err := w.cat.CreateTable(ctx, ident(itemsTable), sc)
+	t, err := icebergwrite.CreateTable(ctx, w.cat, namespace+"."+itemsTable, sc)
 	if err != nil {
 		return fmt.Errorf("create %s again: %w", itemsTable, err)
 	}
@@ -273,12 +249,7 @@ func (w *writer) recreate(ctx context.Context) error {
 			c.kind = kindLoad
 		}
 		seq := w.m.begin(c)
-		rdr, err := w.itemRecords(seq, ids)
-		if err != nil {
-			return err
-		}
-		t, err = w.items.Append(ctx, rdr, nil)
-		rdr.Release()
+		t, err = icebergwrite.Append(ctx, w.items, w.itemRows(seq, ids))
 		if err != nil {
 			return fmt.Errorf("commit %d: load the recreated %s: %w", seq, itemsTable, err)
 		}
@@ -315,58 +286,23 @@ func (w *writer) logCommit(seq int64) {
 	_, _ = w.log.Write(append(b, '\n'))
 }
 
-// itemRecords is the rows of ids as commit seq writes them, in the items
-// table's current schema.
-func (w *writer) itemRecords(seq int64, ids []int64) (array.RecordReader, error) {
+// itemRows is the rows of ids as commit seq writes them, in the columns
+// of itemsSchema and then the added ones, in the order they were added.
+func (w *writer) itemRows(seq int64, ids []int64) icebergwrite.Rows {
 	w.m.mu.RLock()
-	rows := make([]item, len(ids))
+	rows := make([][]any, len(ids))
 	for i, id := range ids {
-		rows[i] = w.m.itemLocked(id, seq)
-	}
-	w.m.mu.RUnlock()
-	return records(w.items, func(b *array.RecordBuilder, col func(string) int) {
-		for _, it := range rows {
-			b.Field(col("id")).(*array.Int64Builder).Append(it.ID)
-			b.Field(col("grp")).(*array.Int64Builder).Append(it.Grp)
-			b.Field(col("stamp")).(*array.Int64Builder).Append(it.Stamp)
-			b.Field(col("name")).(*array.StringBuilder).Append(it.name())
-			b.Field(col("cat")).(*array.StringBuilder).Append(it.Cat)
-			b.Field(col("val")).(*array.Float64Builder).Append(it.Val)
-			for i, x := range it.X {
-				fb := b.Field(col(addedColumn(i))).(*array.Int64Builder)
-				if x == nil {
-					fb.AppendNull()
-				} else {
-					fb.Append(*x)
-				}
+		it := w.m.itemLocked(id, seq)
+		row := []any{it.ID, it.Grp, it.Stamp, it.name(), it.Cat, it.Val}
+		for _, x := range it.X {
+			if x == nil {
+				row = append(row, nil)
+			} else {
+				row = append(row, *x)
 			}
 		}
-	})
-}
-
-// records builds one record batch in the table's current arrow schema;
-// fill appends the rows, finding each column's builder by name (every
-// column it asks for must exist).
-func records(t *table.Table, fill func(b *array.RecordBuilder, col func(string) int)) (rdr array.RecordReader, err error) {
-	sc, err := table.SchemaToArrowSchema(t.Schema(), nil, false, false)
-	if err != nil {
-		return nil, fmt.Errorf("arrow schema of %v: %w", t.Identifier(), err)
+		rows[i] = row
 	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	defer func() {
-		if v := recover(); v != nil {
-			rdr, err = nil, fmt.Errorf("rows for table %v: %v", t.Identifier(), v)
-		}
-	}()
-	fill(b, func(name string) int {
-		idx := sc.FieldIndices(name)
-		if len(idx) == 0 {
-			panic(fmt.Sprintf("no column %s", name))
-		}
-		return idx[0]
-	})
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	return array.NewRecordReader(sc, []arrow.RecordBatch{rec})
+	w.m.mu.RUnlock()
+	return icebergwrite.Values(rows...)
 }
