@@ -125,27 +125,15 @@ var (
 // Create writes the demo tables into w: employees in three commits (so the
 // table has several data files), assignments in one.
 func Create(ctx context.Context, w *icebergtest.Warehouse) error {
-	emp, err := w.CreateTable(ctx, "demo.employees", employeeSchema, nil)
-	if err != nil {
-		return err
-	}
 	rows := EmployeeRows()
-	for _, part := range [][]icebergtest.Row{rows[:16], rows[16:32], rows[32:]} {
-		if err := emp.Append(ctx, part); err != nil {
-			return fmt.Errorf("employees: %w", err)
-		}
-	}
-	as, err := w.CreateTable(ctx, "demo.assignments", assignmentSchema, nil)
-	if err != nil {
+	if _, err := w.WriteTable(ctx, "demo.employees", employeeSchema, nil, rows[:16], rows[16:32], rows[32:]); err != nil {
 		return err
 	}
-	if err := as.Append(ctx, AssignmentRows()); err != nil {
-		return fmt.Errorf("assignments: %w", err)
-	}
-	if _, err := w.CreateTable(ctx, "demo.ghost", ghostSchema, nil); err != nil {
+	if _, err := w.WriteTable(ctx, "demo.assignments", assignmentSchema, nil, AssignmentRows()); err != nil {
 		return err
 	}
-	return nil
+	_, err := w.CreateTable(ctx, "demo.ghost", ghostSchema, nil)
+	return err
 }
 
 // Specs are the object types of the demo, over a catalog named catalog.

@@ -140,14 +140,8 @@ func CreateShop(ctx context.Context, w *icebergtest.Warehouse) error {
 		{"demo.tags", tagSchema, [][]icebergtest.Row{TagRows()}},
 		{"demo.order_tags", orderTagSchema, [][]icebergtest.Row{OrderTagRows()}},
 	} {
-		t, err := w.CreateTable(ctx, tb.ident, tb.sc, nil)
-		if err != nil {
+		if _, err := w.WriteTable(ctx, tb.ident, tb.sc, nil, tb.parts...); err != nil {
 			return err
-		}
-		for _, rows := range tb.parts {
-			if err := t.Append(ctx, rows); err != nil {
-				return fmt.Errorf("%s: %w", tb.ident, err)
-			}
 		}
 	}
 	return nil

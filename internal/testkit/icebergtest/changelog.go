@@ -9,6 +9,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/internal/icebergwrite"
 )
 
 // ErrNoOp reports a maintenance operation that found nothing to do.
@@ -25,20 +26,11 @@ func (w *Warehouse) CreatePartitionedTable(ctx context.Context, ident string, sc
 	if err != nil {
 		return nil, fmt.Errorf("partition spec %v: %w", columns, err)
 	}
-	id := catalog.ToIdentifier(strings.Split(ident, ".")...)
-	ns := catalog.NamespaceFromIdent(id)
-	if ok, err := w.Catalog.CheckNamespaceExists(ctx, ns); err != nil {
-		return nil, err
-	} else if !ok {
-		if err := w.Catalog.CreateNamespace(ctx, ns, nil); err != nil {
-			return nil, fmt.Errorf("create namespace %v: %w", ns, err)
-		}
-	}
-	t, err := w.Catalog.CreateTable(ctx, id, sc, catalog.WithPartitionSpec(&spec), catalog.WithProperties(props))
+	t, err := icebergwrite.CreateTable(ctx, w.Catalog, ident, sc, catalog.WithPartitionSpec(&spec), catalog.WithProperties(props))
 	if err != nil {
-		return nil, fmt.Errorf("create table %s: %w", ident, err)
+		return nil, err
 	}
-	return &Table{W: w, Ident: id, T: t}, nil
+	return &Table{W: w, Ident: catalog.ToIdentifier(strings.Split(ident, ".")...), T: t}, nil
 }
 
 // RewriteManifests rewrites the data manifests of the current snapshot into

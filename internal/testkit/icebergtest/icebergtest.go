@@ -16,6 +16,7 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/catalog/hadoop"
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/internal/icebergwrite"
 )
 
 // Warehouse is the catalog tables are written through: by default a
@@ -93,20 +94,26 @@ type Table struct {
 
 // CreateTable creates ns.name with the given schema and properties.
 func (w *Warehouse) CreateTable(ctx context.Context, ident string, sc *iceberg.Schema, props iceberg.Properties) (*Table, error) {
-	id := catalog.ToIdentifier(strings.Split(ident, ".")...)
-	ns := catalog.NamespaceFromIdent(id)
-	if ok, err := w.Catalog.CheckNamespaceExists(ctx, ns); err != nil {
+	t, err := icebergwrite.CreateTable(ctx, w.Catalog, ident, sc, catalog.WithProperties(props))
+	if err != nil {
 		return nil, err
-	} else if !ok {
-		if err := w.Catalog.CreateNamespace(ctx, ns, nil); err != nil {
-			return nil, fmt.Errorf("create namespace %v: %w", ns, err)
+	}
+	return &Table{W: w, Ident: catalog.ToIdentifier(strings.Split(ident, ".")...), T: t}, nil
+}
+
+// WriteTable creates ns.name with the given schema and properties and
+// commits each of appends as one append.
+func (w *Warehouse) WriteTable(ctx context.Context, ident string, sc *iceberg.Schema, props iceberg.Properties, appends ...[]Row) (*Table, error) {
+	t, err := w.CreateTable(ctx, ident, sc, props)
+	if err != nil {
+		return nil, err
+	}
+	for _, rows := range appends {
+		if err := t.Append(ctx, rows); err != nil {
+			return nil, err
 		}
 	}
-	t, err := w.Catalog.CreateTable(ctx, id, sc, catalog.WithProperties(props))
-	if err != nil {
-		return nil, fmt.Errorf("create table %s: %w", ident, err)
-	}
-	return &Table{W: w, Ident: id, T: t}, nil
+	return t, nil
 }
 
 // LoadTable loads an existing table.
@@ -136,62 +143,54 @@ type Row = map[string]any
 // schema. Values follow arrow's JSON conventions (dates as "2024-01-31",
 // timestamps as RFC 3339, decimals as strings).
 func (t *Table) Records(rows []Row) (array.RecordReader, error) {
-	sc, err := table.SchemaToArrowSchema(t.T.Schema(), nil, false, false)
-	if err != nil {
-		return nil, err
+	return jsonRows(rows)(t.T.Schema())
+}
+
+// jsonRows makes rows into record batches through their JSON (arrow's
+// JSON reader knows its conventions); icebergwrite takes Go values.
+func jsonRows(rows []Row) icebergwrite.Rows {
+	return func(sc *iceberg.Schema) (array.RecordReader, error) {
+		asc, err := table.SchemaToArrowSchema(sc, nil, false, false)
+		if err != nil {
+			return nil, err
+		}
+		if rows == nil {
+			rows = []Row{} // a JSON array, not null
+		}
+		js, err := json.Marshal(rows)
+		if err != nil {
+			return nil, err
+		}
+		rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, asc, strings.NewReader(string(js)))
+		if err != nil {
+			return nil, fmt.Errorf("build records: %w", err)
+		}
+		defer rec.Release()
+		return array.NewRecordReader(asc, []arrow.RecordBatch{rec})
 	}
-	if rows == nil {
-		rows = []Row{} // a JSON array, not null
-	}
-	js, err := json.Marshal(rows)
-	if err != nil {
-		return nil, err
-	}
-	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, sc, strings.NewReader(string(js)))
-	if err != nil {
-		return nil, fmt.Errorf("build records: %w", err)
-	}
-	defer rec.Release()
-	return array.NewRecordReader(sc, []arrow.RecordBatch{rec})
 }
 
 // Append commits rows as a fast append (one new data file, or more when the
 // target file size is small).
 func (t *Table) Append(ctx context.Context, rows []Row) error {
-	rdr, err := t.Records(rows)
-	if err != nil {
-		return err
-	}
-	defer rdr.Release()
-	nt, err := t.T.Append(ctx, rdr, nil)
-	if err != nil {
-		return fmt.Errorf("append: %w", err)
-	}
-	t.T = nt
-	return nil
+	return t.commit(icebergwrite.Append(ctx, t.T, jsonRows(rows)))
 }
 
 // Overwrite is a copy-on-write commit: rows matching filter are removed by
 // rewriting their files, then rows are added.
 func (t *Table) Overwrite(ctx context.Context, filter iceberg.BooleanExpression, rows []Row) error {
-	rdr, err := t.Records(rows)
-	if err != nil {
-		return err
-	}
-	defer rdr.Release()
-	nt, err := t.T.Overwrite(ctx, rdr, nil, table.WithOverwriteFilter(filter))
-	if err != nil {
-		return fmt.Errorf("overwrite: %w", err)
-	}
-	t.T = nt
-	return nil
+	return t.commit(icebergwrite.Overwrite(ctx, t.T, filter, jsonRows(rows)))
 }
 
 // Delete removes rows matching filter, honouring write.delete.mode.
 func (t *Table) Delete(ctx context.Context, filter iceberg.BooleanExpression) error {
-	nt, err := t.T.Delete(ctx, filter, nil)
+	return t.commit(icebergwrite.Delete(ctx, t.T, filter))
+}
+
+// commit keeps the table a commit made, unless it failed.
+func (t *Table) commit(nt *table.Table, err error) error {
 	if err != nil {
-		return fmt.Errorf("delete: %w", err)
+		return err
 	}
 	t.T = nt
 	return nil
@@ -253,37 +252,8 @@ func (t *Table) SetProperties(ctx context.Context, props iceberg.Properties) err
 // applied and removes every live delete file: a replace snapshot after which
 // the table has no live delete files.
 func (t *Table) Compact(ctx context.Context) error {
-	tasks, err := t.T.Scan().PlanFiles(ctx)
-	if err != nil {
-		return err
-	}
-	var extra []iceberg.DataFile
-	var size int64
-	for _, task := range tasks {
-		size += task.File.FileSizeBytes()
-		extra = append(extra, task.DeleteFiles...)
-		extra = append(extra, task.EqualityDeleteFiles...)
-		extra = append(extra, task.DeletionVectorFiles...)
-	}
-	res, err := t.T.RewriteDataFiles(ctx, []table.CompactionTaskGroup{{PartitionKey: "all", Tasks: tasks, TotalSizeBytes: size}},
-		table.RewriteDataFilesOptions{ExtraDeleteFilesToRemove: dedupFiles(extra)})
-	if err != nil {
-		return fmt.Errorf("compact: %w", err)
-	}
-	t.T = res.Table
-	return nil
-}
-
-func dedupFiles(files []iceberg.DataFile) []iceberg.DataFile {
-	seen := map[string]bool{}
-	var out []iceberg.DataFile
-	for _, f := range files {
-		if !seen[f.FilePath()] {
-			seen[f.FilePath()] = true
-			out = append(out, f)
-		}
-	}
-	return out
+	nt, _, err := icebergwrite.Compact(ctx, t.T, nil)
+	return t.commit(nt, err)
 }
 
 // ExpireAllButCurrent expires every snapshot but the current one and deletes

@@ -75,15 +75,9 @@ func Files(files, perFile int) [][]icebergtest.Row {
 // commits each of appends as one append.
 func MustTable(tb testing.TB, w *icebergtest.Warehouse, ident string, sc *iceberg.Schema, props iceberg.Properties, appends ...[]icebergtest.Row) *icebergtest.Table {
 	tb.Helper()
-	ctx := context.Background()
-	tbl, err := w.CreateTable(ctx, ident, sc, props)
+	tbl, err := w.WriteTable(context.Background(), ident, sc, props, appends...)
 	if err != nil {
 		tb.Fatal(err)
-	}
-	for _, rows := range appends {
-		if err := tbl.Append(ctx, rows); err != nil {
-			tb.Fatal(err)
-		}
 	}
 	return tbl
 }
