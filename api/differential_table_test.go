@@ -6,14 +6,11 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/internal/icebergwrite"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -111,79 +108,40 @@ func (tb *dfTable) drop(k string) {
 	}
 }
 
-// reader builds Arrow records directly (not through JSON, which has no
-// NaN and no -0).
-func (tb *dfTable) reader(rows [][]any) (array.RecordReader, error) {
-	sc, err := table.SchemaToArrowSchema(tb.t.T.Schema(), nil, false, false)
-	if err != nil {
-		return nil, err
-	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	for _, row := range rows {
-		for i, v := range row {
-			if err := dfAppend(b.Field(i), v); err != nil {
-				return nil, fmt.Errorf("column %s: %w", tb.cols[i].name, err)
-			}
-		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	return array.NewRecordReader(sc, []arrow.RecordBatch{rec})
-}
-
-func dfAppend(bld array.Builder, v any) error {
-	if v == nil {
-		bld.AppendNull()
-		return nil
-	}
-	switch b := bld.(type) {
-	case *array.Int64Builder:
-		b.Append(v.(int64))
-	case *array.Int32Builder:
-		b.Append(int32(v.(int64)))
-	case *array.Float64Builder:
-		b.Append(v.(float64))
-	case *array.Decimal128Builder:
-		b.Append(decimal128.FromBigInt(v.(objects.Decimal).Unscaled))
-	case *array.StringBuilder:
-		b.Append(v.(string))
-	case *array.Date32Builder:
-		b.Append(arrow.Date32(v.(objects.Date)))
-	case *array.TimestampBuilder:
-		b.Append(arrow.Timestamp(v.(time.Time).UnixMicro()))
-	case *array.BooleanBuilder:
-		b.Append(v.(bool))
-	case *array.ListBuilder:
-		b.Append(true)
-		for _, e := range v.([]any) {
-			if err := dfAppend(b.ValueBuilder(), e); err != nil {
-				return err
-			}
-		}
-	default:
-		return fmt.Errorf("no builder for %T", bld)
-	}
-	return nil
-}
-
+// commit appends rows, or overwrites the rows filter matches with them,
+// written as Go values (not through JSON, which has no NaN and no -0).
 func (tb *dfTable) commit(ctx context.Context, rows [][]any, filter iceberg.BooleanExpression) error {
-	rdr, err := tb.reader(rows)
-	if err != nil {
-		return err
+	values := make([][]any, len(rows))
+	for i, row := range rows {
+		values[i] = make([]any, len(row))
+		for j, v := range row {
+			values[i][j] = dfWritten(v)
+		}
 	}
-	defer rdr.Release()
 	var nt *table.Table
+	var err error
 	if filter == nil {
-		nt, err = tb.t.T.Append(ctx, rdr, nil)
+		nt, err = icebergwrite.Append(ctx, tb.t.T, icebergwrite.Values(values...))
 	} else {
-		nt, err = tb.t.T.Overwrite(ctx, rdr, nil, table.WithOverwriteFilter(filter))
+		nt, err = icebergwrite.Overwrite(ctx, tb.t.T, filter, icebergwrite.Values(values...))
 	}
 	if err != nil {
 		return err
 	}
 	tb.t.T = nt
 	return nil
+}
+
+// dfWritten is a model value as icebergwrite takes it: decimals unscaled,
+// dates as days.
+func dfWritten(v any) any {
+	switch v := v.(type) {
+	case objects.Decimal:
+		return v.Unscaled
+	case objects.Date:
+		return arrow.Date32(v)
+	}
+	return v
 }
 
 // fill appends n new rows in files data files.
