@@ -45,9 +45,7 @@ func WriteTableTo(ctx context.Context, cat catalog.Catalog, rows, files int) (*t
 		iceberg.NestedField{ID: 4, Name: "price", Type: iceberg.PrimitiveTypes.Float64},
 		iceberg.NestedField{ID: 5, Name: "created", Type: iceberg.PrimitiveTypes.TimestampTz},
 		iceberg.NestedField{ID: 6, Name: "active", Type: iceberg.PrimitiveTypes.Bool})
-	return writeTable(ctx, cat, Ident, sc, rows, files, func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error) {
-		return Records(sc, int(from), n, "item")
-	})
+	return writeTable(ctx, cat, Ident, sc, rows, files, func(from, n int) icebergwrite.Rows { return Items(from, n, "item") })
 }
 
 // OpenWarehouse opens the hadoop catalog "warehouse" of the warehouse
@@ -61,9 +59,9 @@ func OpenWarehouse(dir string) (catalog.Catalog, error) {
 }
 
 // writeTable creates table ident in cat (and its namespace, unless it
-// exists) and commits rows made by records in files data files, in one
-// snapshot.
-func writeTable(ctx context.Context, cat catalog.Catalog, ident string, sc *iceberg.Schema, rows, files int, records func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error)) (*table.Table, error) {
+// exists) and commits rows 0..rows-1, made by chunk, in files data files,
+// in one snapshot.
+func writeTable(ctx context.Context, cat catalog.Catalog, ident string, sc *iceberg.Schema, rows, files int, chunk func(from, n int) icebergwrite.Rows) (*table.Table, error) {
 	tbl, err := icebergwrite.CreateTable(ctx, cat, ident, sc)
 	if err != nil {
 		return nil, err
@@ -73,7 +71,7 @@ func writeTable(ctx context.Context, cat catalog.Catalog, ident string, sc *iceb
 	per := (rows + files - 1) / files
 	tx := tbl.NewTransaction()
 	for from := 0; from < rows; from += per {
-		rdr, err := records(tbl.Schema(), int64(from), min(per, rows-from))
+		rdr, err := chunk(from, min(per, rows-from))(tbl.Schema())
 		if err != nil {
 			return nil, fmt.Errorf("rows of %s: %w", ident, err)
 		}
@@ -92,13 +90,20 @@ func writeTable(ctx context.Context, cat catalog.Catalog, ident string, sc *iceb
 
 var words = strings.Fields("amber basalt cedar delta ember fjord granite harbor indigo juniper kestrel lagoon meadow nectar onyx prairie quartz raven sierra tundra")
 
-// Records returns rows from..from+n of the table, names prefixed.
+// Records returns rows from..from+n of the table, names prefixed, as one
+// record batch of schema sc.
 func Records(sc *iceberg.Schema, from, n int, prefix string) (array.RecordReader, error) {
+	return Items(from, n, prefix)(sc)
+}
+
+// Items is rows from..from+n of the table, names prefixed, for
+// icebergwrite's commits (the bench's one-row edits among them).
+func Items(from, n int, prefix string) icebergwrite.Rows {
 	base := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	return icebergwrite.Build(func(b *icebergwrite.Builder) {
 		for i := from; i < from+n; i++ {
 			b.Add(int64(i), fmt.Sprintf("%s %s %s %d", prefix, words[i%len(words)], words[(i/7)%len(words)], i),
 				words[(i/13)%len(words)], float64(i%100000)/100, base.Add(time.Duration(i)*time.Minute), i%3 != 0)
 		}
-	})(sc)
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/internal/icebergwrite"
@@ -96,19 +95,13 @@ func WriteCustomers(ctx context.Context, dir string, seed uint64, rows, files in
 	if err != nil {
 		return nil, err
 	}
-	return writeTable(ctx, cat, CustomersIdent, CustomerSchema(), rows, files, func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error) {
-		return CustomerRecords(sc, seed, from, n)
+	return writeTable(ctx, cat, CustomersIdent, CustomerSchema(), rows, files, func(from, n int) icebergwrite.Rows {
+		return icebergwrite.Build(func(b *icebergwrite.Builder) {
+			for id := from; id < from+n; id++ {
+				b.Add(NewCustomer(seed, int64(id)).Values()...)
+			}
+		})
 	})
-}
-
-// CustomerRecords returns customers from..from+n-1 as one record batch of
-// schema sc (CustomerSchema or a table created from it).
-func CustomerRecords(sc *iceberg.Schema, seed uint64, from int64, n int) (array.RecordReader, error) {
-	return icebergwrite.Build(func(b *icebergwrite.Builder) {
-		for id := from; id < from+int64(n); id++ {
-			b.Add(NewCustomer(seed, id).Values()...)
-		}
-	})(sc)
 }
 
 // Values is the customer's row in the columns of CustomerSchema.

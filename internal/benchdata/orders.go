@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"github.com/ontoindex/ontoindex/internal/icebergwrite"
@@ -86,18 +85,12 @@ func WriteOrders(ctx context.Context, dir string, seed uint64, rows, customers, 
 	if err != nil {
 		return nil, err
 	}
-	return writeTable(ctx, cat, OrdersIdent, OrderSchema(), rows, files, func(sc *iceberg.Schema, from int64, n int) (array.RecordReader, error) {
-		return OrderRecords(sc, seed, int64(customers), from, n)
+	return writeTable(ctx, cat, OrdersIdent, OrderSchema(), rows, files, func(from, n int) icebergwrite.Rows {
+		return icebergwrite.Build(func(b *icebergwrite.Builder) {
+			for id := from; id < from+n; id++ {
+				o := NewOrder(seed, int64(customers), int64(id))
+				b.Add(o.ID, o.CustomerID, o.Amount, o.Status, o.PlacedAt)
+			}
+		})
 	})
-}
-
-// OrderRecords returns orders from..from+n-1 as one record batch of schema
-// sc (OrderSchema or a table created from it).
-func OrderRecords(sc *iceberg.Schema, seed uint64, customers, from int64, n int) (array.RecordReader, error) {
-	return icebergwrite.Build(func(b *icebergwrite.Builder) {
-		for id := from; id < from+int64(n); id++ {
-			o := NewOrder(seed, customers, id)
-			b.Add(o.ID, o.CustomerID, o.Amount, o.Status, o.PlacedAt)
-		}
-	})(sc)
 }

@@ -1,10 +1,12 @@
 // Package testkit holds, in its sub-packages, the helpers that only tests
 // (and the end-to-end test's seed command) import; none of them is linked
 // into the indexer binary. The production code under internal/ (demo,
-// benchdata, pgserver, searchbench) stays beside testkit, not in it.
+// benchdata, icebergwrite, pgserver, searchbench) stays beside testkit,
+// not in it.
 //
 //   - icebergtest: real Iceberg tables written with iceberg-go in a hadoop
-//     catalog, and the commits the scenarios need.
+//     catalog, and the commits the scenarios need (through icebergwrite,
+//     which the demo and the benchmarks write with too).
 //   - indexertest: indexers opened over icebergtest warehouses, and checks
 //     that an index matches its table.
 //   - fixtures: the read-only loader of the real-engine fixture tables
