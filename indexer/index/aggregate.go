@@ -22,62 +22,77 @@ type Loader func(docs []uint32) ([]*objects.Object, error)
 // dict is an intersection per value, or a lookup per value in the pair
 // counts when the filter is one value or range of another (pairs.go).
 
-type aggMetric struct {
+type metric struct {
 	query.Metric
-	pi *propIndex
+	pi *propertyIndex
 }
 
-type aggGroup struct {
+type grouping struct {
 	query.Group
-	pi     *propIndex
-	ranges []vkeyRange
-	items  []gitem // scratch, per document
+	pi     *propertyIndex
+	ranges []valueRange
+	parts  []groupKeyPart // scratch, per document
 }
 
-type vkeyRange struct {
-	lo, hi       vkey
+type valueRange struct {
+	lo, hi       valueKey
 	hasLo, hasHi bool
 }
 
-// gitem is one group value of one document before it is known whether
-// its group exists yet.
-type gitem struct {
-	kind  byte // 'v' value, 'n' null, 's' default, 'f' fixed width, 'r' range
-	vk    vkey
-	f, hi float64 // a fixed-width bucket
-	ri    int
+// groupKeyPart is one document's value of one grouping, before it is
+// known whether its group exists yet.
+type groupKeyPart struct {
+	kind       groupKeyKind
+	value      valueKey
+	start, end float64 // a fixed-width bucket
+	rangeIndex int
 }
 
-// gacc accumulates one group.
-type gacc struct {
-	keys  []query.GroupKey
-	sorts []any // per grouping: how the group orders (nil last)
-	ids   []string
-	count int64
-	m     []macc
+// groupKeyKind is what a part of a group's key holds. Its letter starts the
+// part in a group's identity, and the id that orders the groups of a
+// grouping whose sort values differ in type (compareGroupAt: a default,
+// "s", before the values, "v"), so the letters are part of the results'
+// order.
+type groupKeyKind byte
+
+const (
+	groupKeyValue      groupKeyKind = 'v' // a value of the property, or of an element of it
+	groupKeyNull       groupKeyKind = 'n' // no value, in the null group
+	groupKeyDefault    groupKeyKind = 's' // no value, in the group of the grouping's default
+	groupKeyFixedWidth groupKeyKind = 'f' // a fixed-width bucket
+	groupKeyRange      groupKeyKind = 'r' // one of the grouping's ranges
+)
+
+// groupAccumulator accumulates one group.
+type groupAccumulator struct {
+	keys    []query.GroupKey
+	sorts   []any // per grouping: how the group orders (nil last)
+	ids     []string
+	count   int64
+	metrics []metricAccumulator
 }
 
-type macc struct {
-	n        int64
-	sumI     int64
-	big      *big.Int // the integer sum once it overflows int64
-	sumF     float64
-	min, max vkey
-	has      bool
-	distinct map[string]struct{}
+type metricAccumulator struct {
+	count     int64
+	intSum    int64
+	bigSum    *big.Int // the integer sum once it overflows int64
+	floatSum  float64
+	min, max  valueKey
+	hasMinMax bool
+	distinct  map[string]struct{}
 }
 
 // aggregation is one running aggregation.
 type aggregation struct {
-	x       *exec
-	metrics []aggMetric
-	groups  []*aggGroup
-	limit   int
-	acc     map[string]*gacc
-	id      []byte
-	load    Loader
-	objs    map[uint32]*objects.Object // loaded for the current batch
-	buf     []vkey
+	x            *exec
+	metrics      []metric
+	groups       []*grouping
+	limit        int
+	accumulators map[string]*groupAccumulator
+	identity     []byte
+	load         Loader
+	loaded       map[uint32]*objects.Object // loaded for the current batch
+	valueBuf     []valueKey
 }
 
 // Aggregate computes an aggregation over the documents a filter matches.
@@ -86,37 +101,37 @@ func (s *Snapshot) Aggregate(ctx context.Context, q *query.Aggregate, load Loade
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := &exec{ctx: ctx, s: s, n: float64(s.alive.GetCardinality())}
+	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.alive.GetCardinality())}
 	defer x.release()
 	root, err := (&compiler{s: s, limits: q.Limits}).compile(q.Filter)
 	if err != nil {
 		return nil, err
 	}
-	a := &aggregation{x: x, limit: q.Limits.MaxGroups, acc: map[string]*gacc{}, load: load}
+	a := &aggregation{x: x, limit: q.Limits.MaxGroups, accumulators: map[string]*groupAccumulator{}, load: load}
 	for _, m := range q.Metrics {
-		am := aggMetric{Metric: m}
+		am := metric{Metric: m}
 		if m.Kind != query.Count {
-			if am.pi = s.prop(m.Property); am.pi == nil {
+			if am.pi = s.property(m.Property); am.pi == nil {
 				return nil, fmt.Errorf("object type %s has no property %q", s.typ.APIName, m.Property)
 			}
 		}
 		a.metrics = append(a.metrics, am)
 	}
 	for _, g := range q.Groups {
-		ag := &aggGroup{Group: g, pi: s.prop(g.Property)}
+		ag := &grouping{Group: g, pi: s.property(g.Property)}
 		if ag.pi == nil {
 			return nil, fmt.Errorf("object type %s has no property %q", s.typ.APIName, g.Property)
 		}
 		for _, r := range g.Ranges {
-			var vr vkeyRange
+			var vr valueRange
 			if r.Start != nil {
-				if vr.lo, err = keyOf(ag.pi.et.Kind, r.Start); err != nil {
+				if vr.lo, err = valueKeyOf(ag.pi.elementType.Kind, r.Start); err != nil {
 					return nil, fmt.Errorf("range of %s: %w", g.Property, err)
 				}
 				vr.hasLo = true
 			}
 			if r.End != nil {
-				if vr.hi, err = keyOf(ag.pi.et.Kind, r.End); err != nil {
+				if vr.hi, err = valueKeyOf(ag.pi.elementType.Kind, r.End); err != nil {
 					return nil, fmt.Errorf("range of %s: %w", g.Property, err)
 				}
 				vr.hasHi = true
@@ -127,13 +142,13 @@ func (s *Snapshot) Aggregate(ctx context.Context, q *query.Aggregate, load Loade
 	}
 	if len(a.groups) == 0 {
 		// One group of every matching object, even when none matches.
-		a.acc[""] = &gacc{m: make([]macc, len(a.metrics))}
+		a.accumulators[""] = &groupAccumulator{metrics: make([]metricAccumulator, len(a.metrics))}
 		if a.countsOnly() {
 			n, err := x.countNode(root)
 			if err != nil {
 				return nil, err
 			}
-			a.acc[""].count = n
+			a.accumulators[""].count = n
 			return a.result(), nil
 		}
 	}
@@ -175,16 +190,16 @@ func (a *aggregation) byDict(bm *roaring.Bitmap) (bool, error) {
 		return false, nil
 	}
 	g := a.groups[0]
-	if g.Kind != query.Exact || g.pi.dict == nil || g.pi.list {
+	if g.Kind != query.Exact || g.pi.dict == nil || g.pi.isList {
 		return false, nil
 	}
-	for k, vbm := range g.pi.dict.m {
+	for k, vbm := range g.pi.dict.values {
 		n := int64(bm.AndCardinality(vbm))
 		if n == 0 {
 			continue
 		}
-		it := gitem{kind: 'v', vk: vkeyOfDict(k)}
-		acc, err := a.group([]gitem{it})
+		it := groupKeyPart{kind: groupKeyValue, value: valueKeyOfDict(k)}
+		acc, err := a.group([]groupKeyPart{it})
 		if err != nil {
 			return true, err
 		}
@@ -209,11 +224,11 @@ func (a *aggregation) byPairs(root node) (bool, error) {
 	var count func(ka string) int64
 	switch n := root.(type) {
 	case *setNode:
-		t := a.x.s.pairCounts(g.pi, n.of) // nil unless n is a dict value
+		t := a.x.s.pairCounts(g.pi, n.dictProperty) // nil unless n is a dict value
 		if t == nil {
 			return false, nil
 		}
-		v := vkeyOfDict(n.key)
+		v := valueKeyOfDict(n.dictValue)
 		count = func(ka string) int64 { return int64(t.cell(ka, v)) }
 	case *runsNode:
 		t := a.x.s.pairCounts(g.pi, n.pi)
@@ -225,13 +240,13 @@ func (a *aggregation) byPairs(root node) (bool, error) {
 		return false, nil
 	}
 	var grouped int64
-	for k := range g.pi.dict.m {
+	for k := range g.pi.dict.values {
 		c := count(k)
 		if c == 0 {
 			continue
 		}
 		grouped += c
-		acc, err := a.group([]gitem{{kind: 'v', vk: vkeyOfDict(k)}})
+		acc, err := a.group([]groupKeyPart{{kind: groupKeyValue, value: valueKeyOfDict(k)}})
 		if err != nil {
 			return true, err
 		}
@@ -248,15 +263,15 @@ func (a *aggregation) byPairs(root node) (bool, error) {
 }
 
 // addNulls counts n matches without a value in the null or default group.
-func (a *aggregation) addNulls(g *aggGroup, n int64) error {
+func (a *aggregation) addNulls(g *grouping, n int64) error {
 	if n <= 0 {
 		return nil
 	}
-	it := gitem{kind: 'n'}
+	it := groupKeyPart{kind: groupKeyNull}
 	if g.Default != nil {
-		it.kind = 's'
+		it.kind = groupKeyDefault
 	}
-	acc, err := a.group([]gitem{it})
+	acc, err := a.group([]groupKeyPart{it})
 	if err != nil {
 		return err
 	}
@@ -266,41 +281,41 @@ func (a *aggregation) addNulls(g *aggGroup, n int64) error {
 
 // values returns the non-null values of a property of a document (array
 // elements each).
-func (a *aggregation) values(pi *propIndex, d uint32) ([]vkey, error) {
-	a.buf = a.buf[:0]
+func (a *aggregation) values(pi *propertyIndex, d uint32) ([]valueKey, error) {
+	a.valueBuf = a.valueBuf[:0]
 	if pi.nulls.Contains(d) {
-		return a.buf, nil
+		return a.valueBuf, nil
 	}
 	switch {
-	case pi.col != nil:
-		return append(a.buf, pi.col.get(d)), nil
-	case pi.lcol != nil:
-		a.buf = pi.lcol.get(d, a.buf)
-		return a.buf, nil
+	case pi.column != nil:
+		return append(a.valueBuf, pi.column.get(d)), nil
+	case pi.listColumn != nil:
+		a.valueBuf = pi.listColumn.get(d, a.valueBuf)
+		return a.valueBuf, nil
 	}
-	o := a.objs[d]
+	o := a.loaded[d]
 	if o == nil {
 		return nil, fmt.Errorf("document %d: object not loaded", d)
 	}
-	v := o.Values[pi.pos]
-	if pi.list {
-		els, err := elementKeys(pi.et.Kind, v, a.buf)
-		a.buf = els
+	v := o.Values[pi.position]
+	if pi.isList {
+		els, err := elementKeys(pi.elementType.Kind, v, a.valueBuf)
+		a.valueBuf = els
 		return els, err
 	}
-	vk, err := keyOf(pi.et.Kind, v)
-	return append(a.buf, vk), err
+	vk, err := valueKeyOf(pi.elementType.Kind, v)
+	return append(a.valueBuf, vk), err
 }
 
 // needsLoad reports whether some property has no values in the index.
 func (a *aggregation) needsLoad() bool {
 	for _, m := range a.metrics {
-		if m.pi != nil && m.pi.col == nil && m.pi.lcol == nil {
+		if m.pi != nil && m.pi.column == nil && m.pi.listColumn == nil {
 			return true
 		}
 	}
 	for _, g := range a.groups {
-		if g.pi.col == nil && g.pi.lcol == nil {
+		if g.pi.column == nil && g.pi.listColumn == nil {
 			return true
 		}
 	}
@@ -329,10 +344,10 @@ func (a *aggregation) scan(bm *roaring.Bitmap) error {
 			if err != nil {
 				return err
 			}
-			a.objs = make(map[uint32]*objects.Object, n)
+			a.loaded = make(map[uint32]*objects.Object, n)
 			for i, d := range docs {
 				if objs[i] != nil {
-					a.objs[d] = objs[i]
+					a.loaded[d] = objs[i]
 				}
 			}
 		}
@@ -344,10 +359,10 @@ func (a *aggregation) scan(bm *roaring.Bitmap) error {
 	}
 }
 
-// items fills the group values of one grouping for a document; none
+// fillParts fills the group key parts of one grouping for a document; none
 // means the document is in no group.
-func (a *aggregation) items(g *aggGroup, d uint32) error {
-	g.items = g.items[:0]
+func (a *aggregation) fillParts(g *grouping, d uint32) error {
+	g.parts = g.parts[:0]
 	vals, err := a.values(g.pi, d)
 	if err != nil {
 		return err
@@ -357,59 +372,59 @@ func (a *aggregation) items(g *aggGroup, d uint32) error {
 		if len(vals) == 0 {
 			switch {
 			case g.Default != nil:
-				g.items = append(g.items, gitem{kind: 's'})
+				g.parts = append(g.parts, groupKeyPart{kind: groupKeyDefault})
 			case g.IncludeNull:
-				g.items = append(g.items, gitem{kind: 'n'})
+				g.parts = append(g.parts, groupKeyPart{kind: groupKeyNull})
 			}
 			return nil
 		}
 		for _, vk := range vals {
-			g.items = appendItem(g.items, gitem{kind: 'v', vk: vk})
+			g.parts = appendPart(g.parts, groupKeyPart{kind: groupKeyValue, value: vk})
 		}
 	case query.FixedWidth:
 		for _, vk := range vals {
-			if lo, hi, ok := fixedBucket(g.pi.et, vk, g.Width); ok {
-				g.items = appendItem(g.items, gitem{kind: 'f', f: lo, hi: hi})
+			if lo, hi, ok := fixedBucket(g.pi.elementType, vk, g.Width); ok {
+				g.parts = appendPart(g.parts, groupKeyPart{kind: groupKeyFixedWidth, start: lo, end: hi})
 			}
 		}
 	case query.Ranges:
 		for _, vk := range vals {
 			for i, r := range g.ranges {
-				if (r.hasLo && compareVK(vk, r.lo) < 0) || (r.hasHi && compareVK(vk, r.hi) >= 0) {
+				if (r.hasLo && compareValueKeys(vk, r.lo) < 0) || (r.hasHi && compareValueKeys(vk, r.hi) >= 0) {
 					continue
 				}
-				g.items = appendItem(g.items, gitem{kind: 'r', ri: i})
+				g.parts = appendPart(g.parts, groupKeyPart{kind: groupKeyRange, rangeIndex: i})
 			}
 		}
 	}
 	return nil
 }
 
-// appendItem adds an item unless the document already has it: an object
+// appendPart adds a part unless the document already has it: an object
 // counts once in a group however many of its elements fall in it.
-func appendItem(items []gitem, it gitem) []gitem {
-	for _, x := range items {
-		if x.kind == it.kind && x.ri == it.ri && x.f == it.f && compareVK(x.vk, it.vk) == 0 {
-			return items
+func appendPart(parts []groupKeyPart, it groupKeyPart) []groupKeyPart {
+	for _, x := range parts {
+		if x.kind == it.kind && x.rangeIndex == it.rangeIndex && x.start == it.start && compareValueKeys(x.value, it.value) == 0 {
+			return parts
 		}
 	}
-	return append(items, it)
+	return append(parts, it)
 }
 
 // add accumulates one document into each group it belongs to.
 func (a *aggregation) add(d uint32) error {
 	combos := 1
 	for _, g := range a.groups {
-		if err := a.items(g, d); err != nil {
+		if err := a.fillParts(g, d); err != nil {
 			return err
 		}
-		combos *= len(g.items)
+		combos *= len(g.parts)
 	}
 	if combos == 0 {
 		return nil
 	}
-	accs := make([]*gacc, 0, combos)
-	pick := make([]gitem, len(a.groups))
+	accs := make([]*groupAccumulator, 0, combos)
+	pick := make([]groupKeyPart, len(a.groups))
 	var walk func(i int) error
 	walk = func(i int) error {
 		if i == len(a.groups) {
@@ -420,7 +435,7 @@ func (a *aggregation) add(d uint32) error {
 			accs = append(accs, acc)
 			return nil
 		}
-		for _, it := range a.groups[i].items {
+		for _, it := range a.groups[i].parts {
 			pick[i] = it
 			if err := walk(i + 1); err != nil {
 				return err
@@ -444,7 +459,7 @@ func (a *aggregation) add(d uint32) error {
 		}
 		for _, acc := range accs {
 			for _, vk := range vals {
-				acc.m[i].add(m, vk)
+				acc.metrics[i].add(m, vk)
 			}
 		}
 	}
@@ -452,83 +467,83 @@ func (a *aggregation) add(d uint32) error {
 }
 
 // group returns the accumulator of a combination of group values.
-func (a *aggregation) group(items []gitem) (*gacc, error) {
-	a.id = a.id[:0]
-	for _, it := range items {
-		a.id = append(a.id, it.kind)
+func (a *aggregation) group(parts []groupKeyPart) (*groupAccumulator, error) {
+	a.identity = a.identity[:0]
+	for _, it := range parts {
+		a.identity = append(a.identity, byte(it.kind))
 		switch it.kind {
-		case 'v':
-			a.id = binary.BigEndian.AppendUint64(a.id, it.vk.pre)
-			a.id = binary.AppendUvarint(a.id, uint64(len(it.vk.exact)))
-			a.id = append(a.id, it.vk.exact...)
-		case 'f':
-			a.id = binary.BigEndian.AppendUint64(a.id, math.Float64bits(it.f))
-		case 'r':
-			a.id = binary.AppendUvarint(a.id, uint64(it.ri))
+		case groupKeyValue:
+			a.identity = binary.BigEndian.AppendUint64(a.identity, it.value.pre)
+			a.identity = binary.AppendUvarint(a.identity, uint64(len(it.value.exact)))
+			a.identity = append(a.identity, it.value.exact...)
+		case groupKeyFixedWidth:
+			a.identity = binary.BigEndian.AppendUint64(a.identity, math.Float64bits(it.start))
+		case groupKeyRange:
+			a.identity = binary.AppendUvarint(a.identity, uint64(it.rangeIndex))
 		}
 	}
-	if acc := a.acc[string(a.id)]; acc != nil {
+	if acc := a.accumulators[string(a.identity)]; acc != nil {
 		return acc, nil
 	}
-	if a.limit > 0 && len(a.acc) >= a.limit {
-		return nil, &query.TooManyGroupsError{Groups: len(a.acc) + 1, Limit: a.limit}
+	if a.limit > 0 && len(a.accumulators) >= a.limit {
+		return nil, &query.TooManyGroupsError{Groups: len(a.accumulators) + 1, Limit: a.limit}
 	}
-	acc := &gacc{m: make([]macc, len(a.metrics))}
-	for i, it := range items {
+	acc := &groupAccumulator{metrics: make([]metricAccumulator, len(a.metrics))}
+	for i, it := range parts {
 		g := a.groups[i]
 		var k query.GroupKey
 		var sort any
 		var id string
 		switch it.kind {
-		case 'v':
-			k.Value = valueOf(g.pi.et, it.vk)
+		case groupKeyValue:
+			k.Value = valueOf(g.pi.elementType, it.value)
 			sort, id = k.Value, "v"+objects.TextOf(k.Value)
-		case 'n':
+		case groupKeyNull:
 			id = "n"
-		case 's':
+		case groupKeyDefault:
 			k.IsDefault = true
 			sort, id = *g.Default, "s"+*g.Default
-		case 'f':
-			k.Start, k.End = it.f, it.hi
-			sort, id = it.f, fmt.Sprintf("f%v", it.f)
-		case 'r':
-			k.Range = it.ri
-			sort, id = it.ri, fmt.Sprintf("r%d", it.ri)
+		case groupKeyFixedWidth:
+			k.Start, k.End = it.start, it.end
+			sort, id = it.start, fmt.Sprintf("f%v", it.start)
+		case groupKeyRange:
+			k.Range = it.rangeIndex
+			sort, id = it.rangeIndex, fmt.Sprintf("r%d", it.rangeIndex)
 		}
 		acc.keys = append(acc.keys, k)
 		acc.sorts = append(acc.sorts, sort)
 		acc.ids = append(acc.ids, id)
 	}
-	a.acc[string(a.id)] = acc
+	a.accumulators[string(a.identity)] = acc
 	return acc, nil
 }
 
-func (m *macc) add(spec aggMetric, vk vkey) {
-	m.n++
-	et := spec.pi.et
+func (m *metricAccumulator) add(spec metric, vk valueKey) {
+	m.count++
+	et := spec.pi.elementType
 	switch spec.Kind {
 	case query.Min:
-		if !m.has || compareVK(vk, m.min) < 0 {
+		if !m.hasMinMax || compareValueKeys(vk, m.min) < 0 {
 			m.min = vk
 		}
-		m.has = true
+		m.hasMinMax = true
 	case query.Max:
-		if !m.has || compareVK(vk, m.max) > 0 {
+		if !m.hasMinMax || compareValueKeys(vk, m.max) > 0 {
 			m.max = vk
 		}
-		m.has = true
+		m.hasMinMax = true
 	case query.Sum, query.Avg:
 		if et.Kind == objects.KindInteger || et.Kind == objects.KindLong {
 			v := int64(vk.pre ^ signBit)
-			if m.big != nil {
-				m.big.Add(m.big, big.NewInt(v))
-			} else if s := m.sumI + v; (v > 0 && s < m.sumI) || (v < 0 && s > m.sumI) {
-				m.big = new(big.Int).Add(big.NewInt(m.sumI), big.NewInt(v))
+			if m.bigSum != nil {
+				m.bigSum.Add(m.bigSum, big.NewInt(v))
+			} else if s := m.intSum + v; (v > 0 && s < m.intSum) || (v < 0 && s > m.intSum) {
+				m.bigSum = new(big.Int).Add(big.NewInt(m.intSum), big.NewInt(v))
 			} else {
-				m.sumI = s
+				m.intSum = s
 			}
 		}
-		m.sumF += numberOf(et, vk)
+		m.floatSum += numberOf(et, vk)
 	case query.ExactDistinct, query.ApproximateDistinct:
 		if m.distinct == nil {
 			m.distinct = map[string]struct{}{}
@@ -537,44 +552,44 @@ func (m *macc) add(spec aggMetric, vk vkey) {
 	}
 }
 
-func (m *macc) value(spec aggMetric, count int64) any {
+func (m *metricAccumulator) value(spec metric, count int64) any {
 	switch spec.Kind {
 	case query.Count:
 		return count
 	case query.Min:
-		if !m.has {
+		if !m.hasMinMax {
 			return nil
 		}
-		return valueOf(spec.pi.et, m.min)
+		return valueOf(spec.pi.elementType, m.min)
 	case query.Max:
-		if !m.has {
+		if !m.hasMinMax {
 			return nil
 		}
-		return valueOf(spec.pi.et, m.max)
+		return valueOf(spec.pi.elementType, m.max)
 	case query.Sum, query.Avg:
-		if m.n == 0 {
+		if m.count == 0 {
 			return nil
 		}
-		et := spec.pi.et
+		et := spec.pi.elementType
 		integer := et.Kind == objects.KindInteger || et.Kind == objects.KindLong
 		if spec.Kind == query.Sum {
 			switch {
-			case integer && m.big != nil:
-				return new(big.Int).Set(m.big)
+			case integer && m.bigSum != nil:
+				return new(big.Int).Set(m.bigSum)
 			case integer:
-				return m.sumI
+				return m.intSum
 			}
-			return m.sumF
+			return m.floatSum
 		}
 		if integer {
-			sum := m.big
+			sum := m.bigSum
 			if sum == nil {
-				sum = big.NewInt(m.sumI)
+				sum = big.NewInt(m.intSum)
 			}
-			f, _ := new(big.Rat).SetFrac(sum, big.NewInt(m.n)).Float64()
+			f, _ := new(big.Rat).SetFrac(sum, big.NewInt(m.count)).Float64()
 			return f
 		}
-		return m.sumF / float64(m.n)
+		return m.floatSum / float64(m.count)
 	}
 	return int64(len(m.distinct))
 }
@@ -584,12 +599,12 @@ func (m *macc) value(spec aggMetric, count int64) any {
 // bucket edges) and rounded to float64 at the end, and its end, start + w.
 // Buckets whose starts round alike are one. NaN and infinities have no
 // bucket.
-func fixedBucket(t objects.DataType, vk vkey, w float64) (lo, hi float64, ok bool) {
+func fixedBucket(t objects.DataType, vk valueKey, w float64) (lo, hi float64, ok bool) {
 	lo, ok = bucketStart(t, vk, w)
 	return lo, lo + w, ok
 }
 
-func bucketStart(t objects.DataType, vk vkey, w float64) (float64, bool) {
+func bucketStart(t objects.DataType, vk valueKey, w float64) (float64, bool) {
 	var v *big.Rat
 	switch t.Kind {
 	case objects.KindInteger, objects.KindLong:

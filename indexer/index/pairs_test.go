@@ -29,12 +29,12 @@ func bruteCells(typ *objects.Type, want state, a, b string) map[string]int {
 }
 
 // tableCells lists the non-zero cells of a table the way bruteCells does.
-func tableCells(t *pairTable, a, b *propIndex) map[string]int {
+func tableCells(t *pairTable, a, b *propertyIndex) map[string]int {
 	out := map[string]int{}
-	for ka := range a.dict.m {
-		for _, v := range t.vals {
+	for ka := range a.dict.values {
+		for _, v := range t.values {
 			if n := t.cell(ka, v); n > 0 {
-				out[fmt.Sprintf("%v|%v", valueOf(a.et, vkeyOfDict(ka)), valueOf(b.et, v))] = int(n)
+				out[fmt.Sprintf("%v|%v", valueOf(a.elementType, valueKeyOfDict(ka)), valueOf(b.elementType, v))] = int(n)
 			}
 		}
 	}
@@ -54,7 +54,7 @@ func TestPairTable_carry(t *testing.T) {
 	for round := range 8 {
 		for _, a := range testPairs {
 			for _, b := range testPairs {
-				if a != b && s.pairCounts(s.prop(a), s.prop(b)) == nil {
+				if a != b && s.pairCounts(s.property(a), s.property(b)) == nil {
 					t.Fatalf("round %d: no table of %s and %s", round, a, b)
 				}
 			}
@@ -91,7 +91,7 @@ func TestPairTable_carry(t *testing.T) {
 				if a == b {
 					continue
 				}
-				pa, pb := s.prop(a), s.prop(b)
+				pa, pb := s.property(a), s.property(b)
 				tb := s.pairCounts(pa, pb) // carried, or made now
 				if got, exp := tableCells(tb, pa, pb), bruteCells(typ, want, a, b); !maps.Equal(got, exp) {
 					t.Fatalf("round %d: %s x %s: %d cells, want %d", round, a, b, len(got), len(exp))

@@ -54,8 +54,8 @@ func (x *exec) splitUnion(n node) (unionSplit, bool) {
 			c = w.count()
 		}
 		u := unionSplit{sets: w, setCount: c, runs: r, both: -1}
-		if t := x.s.pairCounts(sets[0].of, r.pi); t != nil {
-			u.both = t.inRuns(sets[0].key, r.pi, r.runs)
+		if t := x.s.pairCounts(sets[0].dictProperty, r.pi); t != nil {
+			u.both = t.inRuns(sets[0].dictValue, r.pi, r.runs)
 		}
 		return u, true
 	}
@@ -78,5 +78,5 @@ func (u unionSplit) count() int64 {
 // node is the union to test documents against: a bit of S, else the
 // range's test of the document's value.
 func (u unionSplit) node(s *Snapshot) node {
-	return &orNode{s: s, kids: []node{&setNode{w: u.sets}, u.runs}}
+	return &orNode{s: s, kids: []node{&setNode{bits: u.sets}, u.runs}}
 }
