@@ -92,7 +92,7 @@
 // totalCount is exact: a cardinality when the matches are a bitmap, a
 // count along the walked range of a dense bitset, or a count of the
 // filter. Counts and aggregations read columns in document order
-// (aggregate.go) and never decode objects, except metrics over the
+// (aggregate*.go) and never decode objects, except metrics over the
 // properties the index keeps no values of, which a Loader reads from the
 // store.
 //
