@@ -59,10 +59,20 @@ type aggregation struct {
 // Aggregate computes an aggregation over the documents a filter matches.
 // load may be nil when every property involved has values in the index.
 func (s *Snapshot) Aggregate(ctx context.Context, q *query.Aggregate, load Loader) (*query.AggregateResult, error) {
+	return s.aggregate(ctx, q, load, aggregateOptions{})
+}
+
+// aggregateOptions force choices the planner makes, for tests and
+// benchmarks that compare every way to an answer.
+type aggregateOptions struct {
+	noPairs bool // count through the matches, not the pair counts
+}
+
+func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loader, opt aggregateOptions) (*query.AggregateResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.alive.GetCardinality())}
+	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.alive.GetCardinality()), noPairs: opt.noPairs}
 	defer x.release()
 	root, err := (&compiler{s: s, limits: q.Limits}).compile(q.Filter)
 	if err != nil {

@@ -39,7 +39,7 @@ func (a *aggregation) byDict(bm *roaring.Bitmap) (bool, error) {
 // one dict value or one range of another property from their pair counts
 // (pairs.go), without the matches: a lookup per value of the grouping.
 func (a *aggregation) byPairs(root node) (bool, error) {
-	if len(a.groups) != 1 || !a.countsOnly() || a.groups[0].Kind != query.Exact {
+	if len(a.groups) != 1 || !a.countsOnly() || a.groups[0].Kind != query.Exact || a.x.noPairs {
 		return false, nil
 	}
 	g := a.groups[0]

@@ -309,20 +309,26 @@ func mustBuild(tb testing.TB, t *objects.Type, want state) *Snapshot {
 	return b.Finish(1)
 }
 
-// mustEdit draws r.IntN(den) for each object of want: a draw below del
-// deletes it, one of the next rew values rewrites it at random. It applies
-// the changes to s as version 2 (want follows them) and returns the new
-// snapshot with the keys of the objects left.
-func mustEdit(tb testing.TB, r *rand.Rand, s *Snapshot, want state, den, del, rew int) (*Snapshot, map[uint32][]byte) {
+// editMix is how many objects an edit deletes and rewrites: of every
+// outOf objects, deleted and rewritten, drawn at random.
+type editMix struct {
+	deleted, rewritten, outOf int
+}
+
+// mustEdit draws r.IntN(mix.outOf) for each object of want: a draw below
+// mix.deleted deletes it, one of the next mix.rewritten values rewrites it
+// at random. It applies the changes to s as version 2 (want follows them)
+// and returns the new snapshot with the keys of the objects left.
+func mustEdit(tb testing.TB, r *rand.Rand, s *Snapshot, want state, mix editMix) (*Snapshot, map[uint32][]byte) {
 	tb.Helper()
 	t := s.Type()
 	var changes []Change
 	for d := range want {
-		switch n := r.IntN(den); {
-		case n < del:
+		switch n := r.IntN(mix.outOf); {
+		case n < mix.deleted:
 			changes = append(changes, Change{Doc: d})
 			delete(want, d)
-		case n < del+rew:
+		case n < mix.deleted+mix.rewritten:
 			o := randObject(r, want[d].Values[0].(int64))
 			changes = append(changes, Change{Doc: d, Key: mustKey(tb, t, o), Object: o})
 			want[d] = o

@@ -41,6 +41,7 @@ type exec struct {
 	aliveCount float64 // alive documents
 	steps      int
 	sparse     bool    // never use dense bitsets (tests compare both ways)
+	noPairs    bool    // never use pair counts (tests and benchmarks compare both ways)
 	bitsets    []dense // bitsets to give back when the query ends
 }
 

@@ -40,8 +40,10 @@ func (s *Snapshot) Search(ctx context.Context, q *query.Search) (*Result, error)
 // searchOptions force choices the planner makes, for tests that compare
 // every way to an answer.
 type searchOptions struct {
-	plan   Plan // when set and applicable
-	sparse bool // no dense bitsets
+	plan         Plan // when set and applicable
+	sparse       bool // no dense bitsets
+	noPairs      bool // no pair counts
+	noUnionSplit bool // count a union through a bitset of its matches (union.go)
 }
 
 func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOptions) (*Result, error) {
@@ -51,7 +53,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.alive.GetCardinality()), sparse: opt.sparse}
+	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.alive.GetCardinality()), sparse: opt.sparse, noPairs: opt.noPairs}
 	defer x.release()
 	root, err := (&compiler{s: s, limits: q.Limits}).compile(q.Filter)
 	if err != nil {
@@ -81,7 +83,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 			total = c
 			break
 		}
-		if u, ok := x.splitUnion(pl.residual); ok && !pl.bounded {
+		if u, ok := x.splitUnion(pl.residual); ok && !pl.bounded && !opt.noUnionSplit {
 			pl.residual = u.node(s)
 			if docs, err = s.walk(x, pl, so, after, k); err != nil {
 				return nil, err

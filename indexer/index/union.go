@@ -54,7 +54,7 @@ func (x *exec) splitUnion(n node) (unionSplit, bool) {
 			c = w.count()
 		}
 		u := unionSplit{sets: w, setCount: c, runs: r, both: -1}
-		if t := x.s.pairCounts(sets[0].dictProperty, r.pi); t != nil {
+		if t := x.s.pairCounts(sets[0].dictProperty, r.pi); t != nil && !x.noPairs {
 			u.both = t.inRuns(sets[0].dictValue, r.pi, r.runs)
 		}
 		return u, true
