@@ -26,6 +26,23 @@ import (
 // one exactly, by moving each changed document between cells, and drops a
 // table when b's set of values changes (a value appears or disappears),
 // to be made again on first use. Tables are not saved in the index file.
+//
+// The workload they serve is counts that combine two properties of few
+// values each, as dashboards ask them: a count grouped by one property
+// over one value or range of another ("orders per status in a price
+// band"), and the total of a union of a value of one and a range of the
+// other (union.go). Bench search's "count by city where active" and "city
+// = X or visits > Y" are two such queries. On others, at a million
+// customers (BenchmarkSnapshot_AggregatePairs and _SearchUnion, medians of
+// 5 to 8 runs on a shared 2-core machine, noise up to ±40%):
+//
+//   - count by active where 20 <= visits < 30: 12.9 µs with the table,
+//     290 µs through the matches (22x);
+//   - count by visits (100 values) where city = Lima: 181 µs, 2.99 ms (17x);
+//   - the total of "active = false or visits < 3" under a walked page:
+//     13.7 µs with the table, 72 µs reading R along its order (5x).
+//
+// The first query of a pair pays for its table.
 
 // maxPairCells bounds the cells of one table: 8 cities by 1,000 visit
 // counts, 8,000 cells of 4 bytes, made in a few milliseconds at a

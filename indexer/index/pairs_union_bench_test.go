@@ -53,6 +53,7 @@ func BenchmarkSnapshot_SearchUnion(b *testing.B) {
 		f    *query.Filter
 	}{
 		{"inactive or few visits", query.Or(query.Eq("active", false), query.Compare(query.OpLt, "visits", int64(3)))},
+		{"city or top balance", query.Or(query.Eq("city", "Osaka"), query.Compare(query.OpGte, "balance", 990_000.0))},
 		{"city or high balance", query.Or(query.Eq("city", "Osaka"), query.Compare(query.OpGte, "balance", 900_000.0))},
 	} {
 		for _, way := range []struct {
