@@ -81,7 +81,8 @@
 //     bounds the walk instead of being tested. Cost follows the page over
 //     the filter's selectivity, not the matches: a btree index scan.
 //   - collect: materialize the matches and keep the best pageSize+1 in a
-//     heap over the columns. Cost follows the matches, not the table.
+//     heap over the columns (topk.go). Cost follows the matches, not the
+//     table.
 //
 // The planner estimates the documents a walk reads (page / selectivity,
 // at most the walked range) and compares walk and count against
