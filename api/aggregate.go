@@ -27,20 +27,23 @@ import (
 // combination. Groups are ordered by the first metric that has a
 // direction, else by object count (descending), then by group value.
 
-type aggregateRequest struct {
+// aggregationSpec is what both aggregate requests ask to compute.
+type aggregationSpec struct {
 	Aggregation []json.RawMessage `json:"aggregation"`
-	Where       json.RawMessage   `json:"where"`
 	GroupBy     []json.RawMessage `json:"groupBy"`
 	Accuracy    string            `json:"accuracy"`
 }
 
+type aggregateRequest struct {
+	aggregationSpec
+	Where json.RawMessage `json:"where"`
+}
+
 type aggregateSetRequest struct {
-	ObjectSet       json.RawMessage   `json:"objectSet"`
-	Aggregation     []json.RawMessage `json:"aggregation"`
-	GroupBy         []json.RawMessage `json:"groupBy"`
-	Accuracy        string            `json:"accuracy"`
-	TransactionID   string            `json:"transactionId"`
-	IncludeComputes json.RawMessage   `json:"includeComputeUsage"`
+	aggregationSpec
+	ObjectSet       json.RawMessage `json:"objectSet"`
+	TransactionID   string          `json:"transactionId"`
+	IncludeComputes json.RawMessage `json:"includeComputeUsage"`
 }
 
 // metricSpec is a decoded metric: the engine's, with its wire name.
@@ -283,18 +286,18 @@ type aggregateResponse struct {
 }
 
 // aggregate runs an aggregation over the objects f matches.
-func (s *Server) aggregate(ctx context.Context, v *indexer.View, f *query.Filter, metricsRaw, groupsRaw []json.RawMessage, accuracy string) (*aggregateResponse, error) {
-	switch accuracy {
+func (s *Server) aggregate(ctx context.Context, v *indexer.View, f *query.Filter, spec aggregationSpec) (*aggregateResponse, error) {
+	switch spec.Accuracy {
 	case "", "REQUIRE_ACCURATE", "ALLOW_APPROXIMATE":
 	default:
 		return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "accuracy must be REQUIRE_ACCURATE or ALLOW_APPROXIMATE"})
 	}
 	t := v.Type()
-	metrics, err := decodeMetrics(t, metricsRaw)
+	metrics, err := decodeMetrics(t, spec.Aggregation)
 	if err != nil {
 		return nil, err
 	}
-	groups, err := decodeGroups(t, groupsRaw)
+	groups, err := decodeGroups(t, spec.GroupBy)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +386,7 @@ func (s *Server) aggregateObjects(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.aggregate(r.Context(), v, where, req.Aggregation, req.GroupBy, req.Accuracy)
+	return s.aggregate(r.Context(), v, where, req.aggregationSpec)
 }
 
 // aggregateObjectSet is POST /objectSets/aggregate.
@@ -403,5 +406,5 @@ func (s *Server) aggregateObjectSet(r *http.Request) (any, error) {
 	if d.view == nil {
 		return nil, wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"reason": "the object set names no object type (an empty static set)"})
 	}
-	return s.aggregate(r.Context(), d.view, c, req.Aggregation, req.GroupBy, req.Accuracy)
+	return s.aggregate(r.Context(), d.view, c, req.aggregationSpec)
 }

@@ -40,7 +40,7 @@ type dfGV struct {
 // groupVals lists the distinct values an object has for one grouping.
 func (s *dfState) groupVals(g *dfGroupBy, ob *dfObj) []dfGV {
 	p := s.typ.Properties[g.idx]
-	et := p.Type.Primitive()
+	elementType := p.Type.Primitive()
 	els := dfElems(ob.o.Values[g.idx])
 	var out []dfGV
 	add := func(x dfGV) {
@@ -59,7 +59,7 @@ func (s *dfState) groupVals(g *dfGroupBy, ob *dfObj) []dfGV {
 			}
 		}
 		for _, e := range els {
-			add(dfGV{key: "v" + dfIdentity(e), json: objects.JSONValue(et, e), kind: 'v', v: e})
+			add(dfGV{key: "v" + dfIdentity(e), json: objects.JSONValue(elementType, e), kind: 'v', v: e})
 		}
 	case "fixedWidth":
 		w := new(big.Rat).SetFloat64(g.width)
@@ -82,10 +82,10 @@ func (s *dfState) groupVals(g *dfGroupBy, ob *dfObj) []dfGV {
 				if (r.lo == nil || dfCmp(e, r.lo) >= 0) && (r.hi == nil || dfCmp(e, r.hi) < 0) {
 					j := map[string]any{}
 					if r.lo != nil {
-						j["startValue"] = objects.JSONValue(et, r.lo)
+						j["startValue"] = objects.JSONValue(elementType, r.lo)
 					}
 					if r.hi != nil {
-						j["endValue"] = objects.JSONValue(et, r.hi)
+						j["endValue"] = objects.JSONValue(elementType, r.hi)
 					}
 					add(dfGV{key: fmt.Sprint("r", i), json: j, kind: 'r', v: i})
 				}
@@ -242,7 +242,7 @@ func (s *dfState) metric(m dfMetric, objs []*dfObj) dfMV {
 	for _, ob := range objs {
 		els = append(els, dfElems(ob.o.Values[m.idx])...)
 	}
-	et := s.typ.Properties[m.idx].Type.Primitive()
+	elementType := s.typ.Properties[m.idx].Type.Primitive()
 	switch m.kind {
 	case "min", "max":
 		if len(els) == 0 {
@@ -254,7 +254,7 @@ func (s *dfState) metric(m dfMetric, objs []*dfObj) dfMV {
 				best = e
 			}
 		}
-		return dfMV{json: objects.JSONValue(et, best), typed: best}
+		return dfMV{json: objects.JSONValue(elementType, best), typed: best}
 	case "exactDistinct", "approximateDistinct":
 		seen := map[string]bool{}
 		for _, e := range els {
@@ -276,7 +276,7 @@ func (s *dfState) metric(m dfMetric, objs []*dfObj) dfMV {
 		f, _ := r.Float64()
 		abs += math.Abs(f)
 	}
-	if m.kind == "sum" && (et.Kind == objects.KindInteger || et.Kind == objects.KindLong) {
+	if m.kind == "sum" && (elementType.Kind == objects.KindInteger || elementType.Kind == objects.KindLong) {
 		return dfMV{json: json.Number(sum.Num().String()), rat: sum} // exact
 	}
 	val := sum

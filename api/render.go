@@ -264,18 +264,18 @@ func appendScalar(b []byte, t objects.DataType, sc *objects.Scalar) []byte {
 
 // appendTyped writes a list as objects.JSONValue renders it.
 func appendTyped(b []byte, t objects.DataType, list []any) []byte {
-	et := t.Primitive()
+	elementType := t.Primitive()
 	b = append(b, '[')
 	for i, e := range list {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		if l, ok := e.([]any); ok {
-			b = appendTyped(b, et, l)
+			b = appendTyped(b, elementType, l)
 			continue
 		}
-		sc := objects.ScalarOf(et.Kind, e)
-		b = appendScalar(b, et, &sc)
+		sc := objects.ScalarOf(elementType.Kind, e)
+		b = appendScalar(b, elementType, &sc)
 	}
 	return append(b, ']')
 }

@@ -64,14 +64,14 @@ func dataType(t iceberg.Type) (objects.DataType, string) {
 	case iceberg.TimestampTzType, iceberg.TimestampTzNsType:
 		return objects.DataType{Kind: objects.KindTimestampTZ}, ""
 	case *iceberg.ListType:
-		et, why := dataType(x.Element)
+		elementType, why := dataType(x.Element)
 		if why != "" {
 			return objects.DataType{}, "a list of " + why
 		}
-		if et.Kind == objects.KindList {
+		if elementType.Kind == objects.KindList {
 			return objects.DataType{}, "a list of lists"
 		}
-		return objects.DataType{Kind: objects.KindList, Elem: &et}, ""
+		return objects.DataType{Kind: objects.KindList, Elem: &elementType}, ""
 	case *iceberg.StructType:
 		return objects.DataType{}, "a struct"
 	case *iceberg.MapType:

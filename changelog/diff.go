@@ -138,16 +138,23 @@ func (e *InvalidRowError) Error() string {
 	return s + ": " + e.Row.Reason
 }
 
+// RowSource is where a row lives: its data file, and the hash of its
+// encoded object.
+type RowSource struct {
+	File string
+	Hash uint64
+}
+
 // Classify decides what a row found in an added file means, given where
-// its key lives in the baseline. live reports whether a file is live at the
-// target. It returns "" for a duplicate key.
-func Classify(file string, hash uint64, prevFile string, prevHash uint64, found bool, live func(string) bool) ChangeType {
+// its key lives in the baseline (previous, when found). live reports
+// whether a file is live at the target. It returns "" for a duplicate key.
+func Classify(row, previous RowSource, found bool, live func(path string) bool) ChangeType {
 	switch {
 	case !found:
 		return Insert
-	case prevFile == file || live(prevFile):
+	case previous.File == row.File || live(previous.File):
 		return "" // the key is in two rows of the target
-	case prevHash == hash:
+	case previous.Hash == row.Hash:
 		return CarryOver
 	}
 	return UpdateAfter
@@ -230,7 +237,7 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 				if err != nil {
 					return err
 				}
-				typ := Classify(f.Path, hash, prevFile, prevHash, found, live)
+				typ := Classify(RowSource{File: f.Path, Hash: hash}, RowSource{File: prevFile, Hash: prevHash}, found, live)
 				if in.AppendOnly && found {
 					typ = ""
 				}

@@ -22,7 +22,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Classify("new.parquet", 7, tt.prevFile, tt.prevHash, tt.found, live); got != tt.want {
+			if got := Classify(RowSource{File: "new.parquet", Hash: 7}, RowSource{File: tt.prevFile, Hash: tt.prevHash}, tt.found, live); got != tt.want {
 				t.Errorf("Classify = %q, want %q", got, tt.want)
 			}
 		})

@@ -23,24 +23,24 @@ import (
 
 // rowStat counts the rows of one snapshot that have one row value.
 type rowStat struct {
-	d, i   int32   // rows deleted and inserted
-	cd, ci int32   // carry-overs still to drop while emitting
-	key    rowHash // identifier hash, when identifiers are used
-	dFile  int32   // first removed file (replay-wide index) and row holding the value
-	dRow   int64
-	iFile  int32 // first added file and row holding the value
-	iRow   int64
+	deleted, inserted              int32   // rows deleted and inserted
+	carriedDeletes, carriedInserts int32   // carry-overs still to drop while emitting
+	key                            rowHash // identifier hash, when identifiers are used
+	deletedFile                    int32   // first removed file (replay-wide index) and row holding the value
+	deletedRow                     int64
+	insertedFile                   int32 // first added file and row holding the value
+	insertedRow                    int64
 }
 
 // keyStat counts, per identifier, the rows of one snapshot that remain
 // after carry-over removal.
 type keyStat struct {
-	sd, si int32 // remaining DELETE and INSERT rows
-	paired bool  // the UPDATE_AFTER of the pair was emitted
-	dFile  int32
-	dRow   int64
-	iFile  int32
-	iRow   int64
+	deletesLeft, insertsLeft int32 // remaining DELETE and INSERT rows
+	paired                   bool  // the UPDATE_AFTER of the pair was emitted
+	deletedFile              int32
+	deletedRow               int64
+	insertedFile             int32
+	insertedRow              int64
 }
 
 func (c *Changelog) run(ctx context.Context, emit func(arrow.RecordBatch) error) error {
@@ -91,22 +91,22 @@ func (c *Changelog) tally(ctx context.Context, st *step, buffer bool) (rows map[
 				rh := h.row(i)
 				r := rows[rh]
 				if r == nil {
-					r = &rowStat{dFile: -1, iFile: -1}
+					r = &rowStat{deletedFile: -1, insertedFile: -1}
 					if len(c.idIdx) > 0 {
 						r.key = h.key(i)
 					}
 					rows[rh] = r
 				}
 				if f.deleted {
-					if r.d == 0 {
-						r.dFile, r.dRow = int32(f.index), row+int64(i)
+					if r.deleted == 0 {
+						r.deletedFile, r.deletedRow = int32(f.index), row+int64(i)
 					}
-					r.d++
+					r.deleted++
 				} else {
-					if r.i == 0 {
-						r.iFile, r.iRow = int32(f.index), row+int64(i)
+					if r.inserted == 0 {
+						r.insertedFile, r.insertedRow = int32(f.index), row+int64(i)
 					}
-					r.i++
+					r.inserted++
 				}
 			}
 			row += int64(n)
@@ -127,8 +127,8 @@ func (c *Changelog) tally(ctx context.Context, st *step, buffer bool) (rows map[
 		}
 	}
 	for _, r := range rows {
-		m := min(r.d, r.i)
-		r.cd, r.ci = m, m
+		m := min(r.deleted, r.inserted)
+		r.carriedDeletes, r.carriedInserts = m, m
 		c.stats.CarryOvers += int64(m)
 	}
 	return rows, kept, nil
@@ -186,7 +186,7 @@ func (c *Changelog) eachBatch(ctx context.Context, st *step, fi int, kept [][]ar
 func keyStats(rows map[rowHash]*rowStat) map[rowHash]*keyStat {
 	keys := map[rowHash]*keyStat{}
 	for _, r := range rows {
-		sd, si := r.d-r.cd, r.i-r.ci
+		sd, si := r.deleted-r.carriedDeletes, r.inserted-r.carriedInserts
 		if sd == 0 && si == 0 {
 			continue
 		}
@@ -196,12 +196,12 @@ func keyStats(rows map[rowHash]*rowStat) map[rowHash]*keyStat {
 			keys[r.key] = k
 		}
 		if sd > 0 {
-			k.sd += sd
-			k.dFile, k.dRow = r.dFile, r.dRow
+			k.deletesLeft += sd
+			k.deletedFile, k.deletedRow = r.deletedFile, r.deletedRow
 		}
 		if si > 0 {
-			k.si += si
-			k.iFile, k.iRow = r.iFile, r.iRow
+			k.insertsLeft += si
+			k.insertedFile, k.insertedRow = r.insertedFile, r.insertedRow
 		}
 	}
 	return keys
@@ -216,11 +216,11 @@ var errFound = errors.New("found")
 func (c *Changelog) checkKeys(ctx context.Context, st *step, keys map[rowHash]*keyStat, kept [][]arrow.RecordBatch, inserts bool) error {
 	want := ChangeType("")
 	for _, k := range keys {
-		if k.sd > 1 {
+		if k.deletesLeft > 1 {
 			want = Delete
 			break
 		}
-		if inserts && k.si > 1 {
+		if inserts && k.insertsLeft > 1 {
 			want = Insert
 		}
 	}
@@ -240,9 +240,9 @@ func (c *Changelog) checkKeys(ctx context.Context, st *step, keys map[rowHash]*k
 				if k == nil {
 					continue
 				}
-				n := k.sd
+				n := k.deletesLeft
 				if want == Insert {
-					n = k.si
+					n = k.insertsLeft
 				}
 				if n > 1 {
 					dup = &DuplicateIdentifierError{Table: c.name, SnapshotID: st.snapshotID, Ordinal: st.ordinal,
@@ -295,24 +295,24 @@ func (c *Changelog) runStep(ctx context.Context, st *step, emit func(arrow.Recor
 					return fmt.Errorf("table %s: data file %s changed between two reads", c.name, f.task.File.FilePath())
 				}
 				if f.deleted {
-					if r.cd > 0 {
-						r.cd--
+					if r.carriedDeletes > 0 {
+						r.carriedDeletes--
 						continue
 					}
 					t := Delete
-					if keys != nil && keys[r.key].si > 0 {
+					if keys != nil && keys[r.key].insertsLeft > 0 {
 						t = UpdateBefore
 					}
 					sel.add(i, t)
 					continue
 				}
-				if r.ci > 0 {
-					r.ci--
+				if r.carriedInserts > 0 {
+					r.carriedInserts--
 					continue
 				}
 				t := Insert
 				if keys != nil {
-					if k := keys[r.key]; k.sd == 1 && !k.paired {
+					if k := keys[r.key]; k.deletesLeft == 1 && !k.paired {
 						t, k.paired = UpdateAfter, true
 					}
 				}
@@ -460,12 +460,12 @@ func (c *Changelog) runLatest(ctx context.Context, emit func(arrow.RecordBatch) 
 		}
 		for key, k := range keys {
 			switch {
-			case k.si == 1 && k.sd == 1:
-				latest[key] = latestEntry{typ: UpdateAfter, file: k.iFile, row: k.iRow}
-			case k.si == 1:
-				latest[key] = latestEntry{typ: Insert, file: k.iFile, row: k.iRow}
-			case k.sd == 1:
-				latest[key] = latestEntry{typ: Delete, file: k.dFile, row: k.dRow}
+			case k.insertsLeft == 1 && k.deletesLeft == 1:
+				latest[key] = latestEntry{typ: UpdateAfter, file: k.insertedFile, row: k.insertedRow}
+			case k.insertsLeft == 1:
+				latest[key] = latestEntry{typ: Insert, file: k.insertedFile, row: k.insertedRow}
+			case k.deletesLeft == 1:
+				latest[key] = latestEntry{typ: Delete, file: k.deletedFile, row: k.deletedRow}
 			}
 		}
 	}

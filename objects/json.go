@@ -36,9 +36,9 @@ func JSONValue(t DataType, v any) any {
 		return x.UTC().Format(time.RFC3339Nano)
 	case []any:
 		out := make([]any, len(x))
-		et := t.Primitive()
+		elementType := t.Primitive()
 		for i, e := range x {
-			out[i] = JSONValue(et, e)
+			out[i] = JSONValue(elementType, e)
 		}
 		return out
 	}

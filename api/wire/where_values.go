@@ -33,27 +33,27 @@ func notSupported(typ string, p objects.Property, reason string) *Error {
 // 2^53 as strings keep their digits), booleans as JSON booleans or
 // strings, dates as YYYY-MM-DD, timestamps as RFC 3339.
 func ParseValue(p objects.Property, typ string, raw json.RawMessage) (any, error) {
-	et := p.Type.Primitive()
+	elementType := p.Type.Primitive()
 	raw = bytes.TrimSpace(raw)
 	var text string
 	switch {
 	case len(raw) > 0 && raw[0] == '"':
 		s, ok := JSONString(raw)
 		if !ok {
-			return nil, filterValueErr(p, typ, raw, et.String())
+			return nil, filterValueErr(p, typ, raw, elementType.String())
 		}
 		text = s
 	case IsJSONNumber(raw):
 		text = string(raw)
 	case string(raw) == "true" || string(raw) == "false":
-		if et.Kind != objects.KindBoolean {
-			return nil, filterValueErr(p, typ, raw, et.String())
+		if elementType.Kind != objects.KindBoolean {
+			return nil, filterValueErr(p, typ, raw, elementType.String())
 		}
 		return string(raw) == "true", nil
 	default:
-		return nil, filterValueErr(p, typ, raw, et.String())
+		return nil, filterValueErr(p, typ, raw, elementType.String())
 	}
-	if et.Kind == objects.KindInteger || et.Kind == objects.KindLong {
+	if elementType.Kind == objects.KindInteger || elementType.Kind == objects.KindLong {
 		// Accept integral JSON numbers written with a fraction or exponent.
 		if strings.ContainsAny(text, ".eE") {
 			if f, err := json.Number(text).Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
@@ -61,12 +61,12 @@ func ParseValue(p objects.Property, typ string, raw json.RawMessage) (any, error
 			}
 		}
 	}
-	val, err := objects.ParseText(et, text)
+	val, err := objects.ParseText(elementType, text)
 	if err != nil {
-		return nil, filterValueErr(p, typ, raw, et.String())
+		return nil, filterValueErr(p, typ, raw, elementType.String())
 	}
 	if x, ok := val.(float64); ok && (math.IsNaN(x) || math.IsInf(x, 0)) {
-		return nil, filterValueErr(p, typ, raw, "finite "+et.String())
+		return nil, filterValueErr(p, typ, raw, "finite "+elementType.String())
 	}
 	return val, nil
 }

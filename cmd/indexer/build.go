@@ -28,7 +28,7 @@ func runBuild(ctx context.Context, env *Env, args []string) int {
 		return exitUsage
 	}
 	prog := newProgress(env.Stderr)
-	ix, code, ok := openIndex(ctx, env, "build", *cfgPath, *typ, prog.report, exitFailed)
+	ix, code, ok := openIndex(ctx, env, openRequest{command: "build", configPath: *cfgPath, objectType: *typ, progress: prog.report, openFailed: exitFailed})
 	if !ok {
 		return code
 	}

@@ -18,7 +18,7 @@ func runCheck(ctx context.Context, env *Env, args []string) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	ix, code, ok := openIndex(ctx, env, "check", *cfgPath, *typ, nil, exitUsage)
+	ix, code, ok := openIndex(ctx, env, openRequest{command: "check", configPath: *cfgPath, objectType: *typ, openFailed: exitUsage})
 	if !ok {
 		return code
 	}

@@ -20,7 +20,7 @@ func runExport(ctx context.Context, env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "indexer export: --type is required")
 		return exitUsage
 	}
-	ix, code, ok := openIndex(ctx, env, "export", *cfgPath, *typ, nil, exitFailed)
+	ix, code, ok := openIndex(ctx, env, openRequest{command: "export", configPath: *cfgPath, objectType: *typ, openFailed: exitFailed})
 	if !ok {
 		return code
 	}

@@ -16,8 +16,8 @@ import (
 // first metric with an order, else by count descending, then by their
 // values.
 func (a *aggregation) result() *query.AggregateResult {
-	groups := make([]*gacc, 0, len(a.acc))
-	for _, g := range a.acc {
+	groups := make([]*groupAccumulator, 0, len(a.accumulators))
+	for _, g := range a.accumulators {
 		groups = append(groups, g)
 	}
 	for gi, gs := range a.groups {
@@ -25,7 +25,7 @@ func (a *aggregation) result() *query.AggregateResult {
 			continue
 		}
 		totals := map[string]int64{}
-		first := map[string]*gacc{}
+		first := map[string]*groupAccumulator{}
 		for _, g := range groups {
 			totals[g.ids[gi]] += g.count
 			first[g.ids[gi]] = g
@@ -47,7 +47,7 @@ func (a *aggregation) result() *query.AggregateResult {
 		for _, id := range ids[:gs.MaxGroupCount] {
 			keep[id] = true
 		}
-		groups = slices.DeleteFunc(groups, func(g *gacc) bool { return !keep[g.ids[gi]] })
+		groups = slices.DeleteFunc(groups, func(g *groupAccumulator) bool { return !keep[g.ids[gi]] })
 	}
 	orderBy := -1
 	for i, m := range a.metrics {
@@ -56,15 +56,15 @@ func (a *aggregation) result() *query.AggregateResult {
 			break
 		}
 	}
-	values := func(g *gacc) []any {
+	values := func(g *groupAccumulator) []any {
 		out := make([]any, len(a.metrics))
 		for i, m := range a.metrics {
-			out[i] = g.m[i].value(m, g.count)
+			out[i] = g.metrics[i].value(m, g.count)
 		}
 		return out
 	}
 	type row struct {
-		g    *gacc
+		g    *groupAccumulator
 		vals []any
 	}
 	rows := make([]row, len(groups))
@@ -108,7 +108,7 @@ func (a *aggregation) result() *query.AggregateResult {
 // compareGroupAt orders two groups by the value of one grouping: values by
 // their order, the null group last; values of different kinds (the
 // default group among values) by their identity.
-func compareGroupAt(x, y *gacc, gi int) int {
+func compareGroupAt(x, y *groupAccumulator, gi int) int {
 	a, b := x.sorts[gi], y.sorts[gi]
 	switch {
 	case a == nil && b == nil:

@@ -139,7 +139,7 @@ func BenchmarkSnapshot_Values(b *testing.B) {
 					s.Prefetch(docs)
 				}
 				for _, d := range docs {
-					for i := range s.props {
+					for i := range s.properties {
 						s.ReadScalar(d, i, &sc)
 						n += len(sc.Str) // reads the header; the bytes are read below
 						if sc.Str != "" {
@@ -161,7 +161,7 @@ func BenchmarkSnapshot_Values(b *testing.B) {
 // generation (pairs.go).
 func BenchmarkPairTable(b *testing.B) {
 	s := benchSnap()
-	city, visits := s.prop("city"), s.prop("visits")
+	city, visits := s.property("city"), s.property("visits")
 	for b.Loop() {
 		newPairTable(city.dict, visits.dict)
 	}

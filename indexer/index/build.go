@@ -16,13 +16,13 @@ import (
 // generation rebuilt from its store. Add documents in any order, then
 // Finish. A Builder is not safe for concurrent use.
 type Builder struct {
-	s       *Snapshot
-	pk      []pair
-	props   []*propBuilder
-	scratch []vkey
+	s          *Snapshot
+	keyEntries []pair
+	properties []*propertyBuilder
+	scratch    []valueKey
 }
 
-type propBuilder struct {
+type propertyBuilder struct {
 	entries []pair
 	dict    *dictBuilder
 	list    *listBuilder
@@ -34,14 +34,14 @@ func NewBuilder(t *objects.Type) *Builder {
 	s := &Snapshot{typ: t, alive: roaring.New(), keys: &keyColumn{}, bitsets: &sync.Pool{}}
 	b := &Builder{s: s}
 	for i, p := range t.Properties {
-		pi := &propIndex{p: p, pos: i, et: p.Type.Primitive(), list: p.Type.Kind == objects.KindList, nulls: roaring.New()}
-		pb := &propBuilder{}
+		pi := &propertyIndex{property: p, position: i, elementType: p.Type.Primitive(), isList: p.Type.Kind == objects.KindList, nulls: roaring.New()}
+		pb := &propertyBuilder{}
 		values, _, text := structures(p)
 		if values {
-			if pi.list {
-				pb.list = &listBuilder{exact: hasExact(pi.et.Kind)}
+			if pi.isList {
+				pb.list = &listBuilder{exact: hasExact(pi.elementType.Kind)}
 			} else {
-				pi.col = &column{exact: hasExact(pi.et.Kind)}
+				pi.column = &column{exact: hasExact(pi.elementType.Kind)}
 			}
 		}
 		if p.Searchable() {
@@ -50,8 +50,8 @@ func NewBuilder(t *objects.Type) *Builder {
 		if text {
 			pb.terms = &termsBuilder{ids: map[string]uint32{}}
 		}
-		s.props = append(s.props, pi)
-		b.props = append(b.props, pb)
+		s.properties = append(s.properties, pi)
+		b.properties = append(b.properties, pb)
 	}
 	return b
 }
@@ -59,8 +59,8 @@ func NewBuilder(t *objects.Type) *Builder {
 // Add indexes the object of document d under its encoded primary key.
 func (b *Builder) Add(d uint32, key []byte, o *objects.Object) error {
 	s := b.s
-	if len(o.Values) != len(s.props) {
-		return fmt.Errorf("object has %d values, type %s has %d properties", len(o.Values), s.typ.APIName, len(s.props))
+	if len(o.Values) != len(s.properties) {
+		return fmt.Errorf("object has %d values, type %s has %d properties", len(o.Values), s.typ.APIName, len(s.properties))
 	}
 	if s.alive.Contains(d) {
 		return fmt.Errorf("document %d added twice", d)
@@ -69,30 +69,30 @@ func (b *Builder) Add(d uint32, key []byte, o *objects.Object) error {
 	s.alive.Add(d)
 	s.maxDoc = max(s.maxDoc, d+1)
 	s.keys.set(d, k)
-	b.pk = append(b.pk, pair{pre: keyPre(k), doc: d})
-	for i, pi := range s.props {
-		if err := b.addValue(pi, b.props[i], d, k, o.Values[i]); err != nil {
-			return fmt.Errorf("property %s: %w", pi.p.APIName, err)
+	b.keyEntries = append(b.keyEntries, pair{pre: keyPre(k), doc: d})
+	for i, pi := range s.properties {
+		if err := b.addValue(pi, b.properties[i], d, k, o.Values[i]); err != nil {
+			return fmt.Errorf("property %s: %w", pi.property.APIName, err)
 		}
 	}
 	return nil
 }
 
-func (b *Builder) addValue(pi *propIndex, pb *propBuilder, d uint32, key string, v any) error {
+func (b *Builder) addValue(pi *propertyIndex, pb *propertyBuilder, d uint32, key string, v any) error {
 	if v == nil {
 		pi.nulls.Add(d)
 		return nil
 	}
-	if !pi.list {
-		if pi.col == nil && pb.dict == nil {
+	if !pi.isList {
+		if pi.column == nil && pb.dict == nil {
 			return nil // stored only
 		}
-		vk, err := keyOf(pi.et.Kind, v)
+		vk, err := valueKeyOf(pi.elementType.Kind, v)
 		if err != nil {
 			return err
 		}
-		if pi.col != nil {
-			vk = pi.col.set(d, vk)
+		if pi.column != nil {
+			vk = pi.column.set(d, vk)
 		}
 		if pb.dict != nil {
 			pb.dict.add(d, vk)
@@ -106,7 +106,7 @@ func (b *Builder) addValue(pi *propIndex, pb *propBuilder, d uint32, key string,
 	if pb.list == nil {
 		return nil
 	}
-	els, err := elementKeys(pi.et.Kind, v, b.scratch[:0])
+	els, err := elementKeys(pi.elementType.Kind, v, b.scratch[:0])
 	if err != nil {
 		return err
 	}
@@ -121,8 +121,8 @@ func (b *Builder) addValue(pi *propIndex, pb *propBuilder, d uint32, key string,
 	return nil
 }
 
-// elementKeys appends the vkeys of the non-null elements of an array.
-func elementKeys(k objects.Kind, v any, out []vkey) ([]vkey, error) {
+// elementKeys appends the value keys of the non-null elements of an array.
+func elementKeys(k objects.Kind, v any, out []valueKey) ([]valueKey, error) {
 	list, ok := v.([]any)
 	if !ok {
 		return nil, fmt.Errorf("a %T value is not an array", v)
@@ -131,7 +131,7 @@ func elementKeys(k objects.Kind, v any, out []vkey) ([]vkey, error) {
 		if e == nil {
 			continue
 		}
-		vk, err := keyOf(k, e)
+		vk, err := valueKeyOf(k, e)
 		if err != nil {
 			return nil, err
 		}
@@ -141,10 +141,10 @@ func elementKeys(k objects.Kind, v any, out []vkey) ([]vkey, error) {
 }
 
 // distinct returns the distinct keys of els, sorted.
-func distinct(els []vkey) []vkey {
+func distinct(els []valueKey) []valueKey {
 	out := slices.Clone(els)
-	slices.SortFunc(out, compareVK)
-	return slices.CompactFunc(out, func(a, b vkey) bool { return compareVK(a, b) == 0 })
+	slices.SortFunc(out, compareValueKeys)
+	return slices.CompactFunc(out, func(a, b valueKey) bool { return compareValueKeys(a, b) == 0 })
 }
 
 // stringsOf returns the non-null string elements of an array value.
@@ -204,7 +204,7 @@ func (tb *termsBuilder) finish() *terms {
 		byName[i] = uint32(i)
 	}
 	slices.SortFunc(byName, func(a, b uint32) int { return strings.Compare(tb.names[a], tb.names[b]) })
-	var bb blockBuilder
+	var bb termBlockBuilder
 	docs := make([]uint32, 0, 64)
 	for _, id := range byName {
 		docs = docs[:0]
@@ -223,10 +223,10 @@ func (b *Builder) Finish(version uint64) *Snapshot {
 	s := b.s
 	s.version = version
 	s.keys.freeze()
-	jobs := []func(){func() { s.pk = buildOrder(b.pk, keyTies{s.keys}) }}
-	for i, pi := range s.props {
-		pb := b.props[i]
-		_, sorted, _ := structures(pi.p)
+	jobs := []func(){func() { s.keyOrder = buildOrder(b.keyEntries, keyTies{s.keys}) }}
+	for i, pi := range s.properties {
+		pb := b.properties[i]
+		_, sorted, _ := structures(pi.property)
 		jobs = append(jobs, func() {
 			if sorted {
 				pi.order = buildOrder(pb.entries, s.ties(pi))
@@ -235,13 +235,13 @@ func (b *Builder) Finish(version uint64) *Snapshot {
 				pi.dict = pb.dict.finish()
 			}
 			if pb.list != nil {
-				pi.lcol = pb.list.finish()
+				pi.listColumn = pb.list.finish()
 			}
 			if pb.terms != nil {
 				pi.text = pb.terms.finish()
 			}
-			if pi.col != nil {
-				pi.col.freeze()
+			if pi.column != nil {
+				pi.column.freeze()
 			}
 			pi.nulls.RunOptimize()
 		})

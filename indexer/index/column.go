@@ -15,23 +15,23 @@ const (
 )
 
 // column is the scalar values of one property by document number. Null
-// and unused documents hold the zero vkey; the property's nulls bitmap
+// and unused documents hold the zero valueKey; the property's nulls bitmap
 // tells nulls apart.
 type column struct {
 	exact  bool // whether values may keep an exact part
-	chunks []*colChunk
+	chunks []*columnChunk
 }
 
-// colChunk holds the values of chunkDocs documents: pres, and the exact
+// columnChunk holds the values of chunkDocs documents: pres, and the exact
 // parts packed (nil while none has one). While a builder fills it, exact
 // parts collect in build until freeze packs them.
-type colChunk struct {
+type columnChunk struct {
 	pre   []uint64
-	exact *strs
+	exact *packedStrings
 	build []string
 }
 
-func (ch *colChunk) exactAt(o uint32) string {
+func (ch *columnChunk) exactAt(o uint32) string {
 	switch {
 	case ch.exact != nil:
 		return ch.exact.get(int(o))
@@ -41,14 +41,14 @@ func (ch *colChunk) exactAt(o uint32) string {
 	return ""
 }
 
-func (c *column) get(d uint32) vkey {
+func (c *column) get(d uint32) valueKey {
 	i := int(d >> chunkShift)
 	if i >= len(c.chunks) {
-		return vkey{}
+		return valueKey{}
 	}
 	ch := c.chunks[i]
 	o := d & chunkMask
-	return vkey{pre: ch.pre[o], exact: ch.exactAt(o)}
+	return valueKey{pre: ch.pre[o], exact: ch.exactAt(o)}
 }
 
 // touch reads the entries of docs (see Snapshot.Prefetch).
@@ -71,10 +71,10 @@ func (c *column) touch(docs []uint32) uint64 {
 // set writes one value in place and returns it as stored (its exact part
 // copied); only builders call it, on chunks no reader sees, and freeze
 // packs them afterwards.
-func (c *column) set(d uint32, vk vkey) vkey {
+func (c *column) set(d uint32, vk valueKey) valueKey {
 	i := int(d >> chunkShift)
 	for len(c.chunks) <= i {
-		c.chunks = append(c.chunks, &colChunk{pre: make([]uint64, chunkDocs)})
+		c.chunks = append(c.chunks, &columnChunk{pre: make([]uint64, chunkDocs)})
 	}
 	ch := c.chunks[i]
 	ch.pre[d&chunkMask] = vk.pre
@@ -93,25 +93,25 @@ func (c *column) set(d uint32, vk vkey) vkey {
 func (c *column) freeze() {
 	for _, ch := range c.chunks {
 		if ch.build != nil {
-			ch.exact, ch.build = packStrs(ch.build), nil
+			ch.exact, ch.build = packStrings(ch.build), nil
 		}
 	}
 }
 
 // with returns a copy of c with the values of set, sharing the chunks it
 // does not touch.
-func (c *column) with(set map[uint32]vkey) *column {
+func (c *column) with(set map[uint32]valueKey) *column {
 	out := &column{exact: c.exact, chunks: slices.Clone(c.chunks)}
-	copied := map[int]*colChunk{}
+	copied := map[int]*columnChunk{}
 	for d, vk := range set {
 		i := int(d >> chunkShift)
 		for len(out.chunks) <= i {
-			out.chunks = append(out.chunks, &colChunk{pre: make([]uint64, chunkDocs)})
+			out.chunks = append(out.chunks, &columnChunk{pre: make([]uint64, chunkDocs)})
 		}
 		ch := copied[i]
 		if ch == nil {
 			old := out.chunks[i]
-			ch = &colChunk{pre: slices.Clone(old.pre)}
+			ch = &columnChunk{pre: slices.Clone(old.pre)}
 			if old.exact != nil {
 				ch.build = old.exact.unpack()
 			}
@@ -129,7 +129,7 @@ func (c *column) with(set map[uint32]vkey) *column {
 	}
 	for _, ch := range copied {
 		if ch.build != nil {
-			ch.exact, ch.build = packStrs(ch.build), nil
+			ch.exact, ch.build = packStrings(ch.build), nil
 		}
 	}
 	return out
@@ -143,14 +143,14 @@ type listColumn struct {
 }
 
 // listChunk holds the elements of chunkDocs documents: those of document
-// o are pre[off[o]:off[o+1]], and their exact parts likewise.
+// o are pre[offsets[o]:offsets[o+1]], and their exact parts likewise.
 type listChunk struct {
-	off   []uint32
-	pre   []uint64
-	exact *strs // nil unless the column keeps exact parts
+	offsets []uint32
+	pre     []uint64
+	exact   *packedStrings // nil unless the column keeps exact parts
 }
 
-func (c *listColumn) get(d uint32, buf []vkey) []vkey {
+func (c *listColumn) get(d uint32, buf []valueKey) []valueKey {
 	buf = buf[:0]
 	i := int(d >> chunkShift)
 	if i >= len(c.chunks) {
@@ -159,10 +159,10 @@ func (c *listColumn) get(d uint32, buf []vkey) []vkey {
 	return c.chunks[i].elements(d&chunkMask, buf)
 }
 
-func (ch *listChunk) elements(o uint32, buf []vkey) []vkey {
+func (ch *listChunk) elements(o uint32, buf []valueKey) []valueKey {
 	buf = buf[:0]
-	for j := ch.off[o]; j < ch.off[o+1]; j++ {
-		vk := vkey{pre: ch.pre[j]}
+	for j := ch.offsets[o]; j < ch.offsets[o+1]; j++ {
+		vk := valueKey{pre: ch.pre[j]}
 		if ch.exact != nil {
 			vk.exact = ch.exact.get(int(j))
 		}
@@ -172,43 +172,43 @@ func (ch *listChunk) elements(o uint32, buf []vkey) []vkey {
 }
 
 // packList packs the elements of chunkDocs documents (els(o) for each).
-func packList(exact bool, els func(o uint32) []vkey) *listChunk {
-	ch := &listChunk{off: make([]uint32, chunkDocs+1)}
+func packList(exact bool, els func(o uint32) []valueKey) *listChunk {
+	ch := &listChunk{offsets: make([]uint32, chunkDocs+1)}
 	var ex []string
 	for o := uint32(0); o < chunkDocs; o++ {
 		for _, vk := range els(o) {
 			ch.pre = append(ch.pre, vk.pre)
 			if exact {
-				ex = append(ex, vk.exact) // packStrs copies
+				ex = append(ex, vk.exact) // packStrings copies
 			}
 		}
-		ch.off[o+1] = uint32(len(ch.pre))
+		ch.offsets[o+1] = uint32(len(ch.pre))
 	}
 	if exact {
-		ch.exact = packStrs(ex)
+		ch.exact = packStrings(ex)
 	}
 	return ch
 }
 
 // with returns a copy of c with the elements of set (nil or empty: none),
 // rebuilding the chunks it touches.
-func (c *listColumn) with(set map[uint32][]vkey) *listColumn {
-	byChunk := map[int]map[uint32][]vkey{}
+func (c *listColumn) with(set map[uint32][]valueKey) *listColumn {
+	byChunk := map[int]map[uint32][]valueKey{}
 	for d, els := range set {
 		i := int(d >> chunkShift)
 		if byChunk[i] == nil {
-			byChunk[i] = map[uint32][]vkey{}
+			byChunk[i] = map[uint32][]valueKey{}
 		}
 		byChunk[i][d&chunkMask] = els
 	}
 	out := &listColumn{exact: c.exact, chunks: slices.Clone(c.chunks)}
-	var buf []vkey
+	var buf []valueKey
 	for i, docs := range byChunk {
 		for len(out.chunks) <= i {
-			out.chunks = append(out.chunks, &listChunk{off: make([]uint32, chunkDocs+1)})
+			out.chunks = append(out.chunks, &listChunk{offsets: make([]uint32, chunkDocs+1)})
 		}
 		old := out.chunks[i]
-		out.chunks[i] = packList(c.exact, func(o uint32) []vkey {
+		out.chunks[i] = packList(c.exact, func(o uint32) []valueKey {
 			if els, ok := docs[o]; ok {
 				return els
 			}
@@ -222,17 +222,17 @@ func (c *listColumn) with(set map[uint32][]vkey) *listColumn {
 // listBuilder collects the elements of documents added in any order.
 type listBuilder struct {
 	exact bool
-	els   [][]vkey
+	els   [][]valueKey
 }
 
-func (b *listBuilder) add(d uint32, els []vkey) {
+func (b *listBuilder) add(d uint32, els []valueKey) {
 	for uint32(len(b.els)) <= d {
 		b.els = append(b.els, nil)
 	}
-	out := make([]vkey, len(els))
+	out := make([]valueKey, len(els))
 	for i, vk := range els {
 		// Values may alias Arrow buffers that a reader reuses: keep a copy.
-		out[i] = vkey{pre: vk.pre, exact: strings.Clone(vk.exact)}
+		out[i] = valueKey{pre: vk.pre, exact: strings.Clone(vk.exact)}
 	}
 	b.els[d] = out
 }
@@ -240,7 +240,7 @@ func (b *listBuilder) add(d uint32, els []vkey) {
 func (b *listBuilder) finish() *listColumn {
 	c := &listColumn{exact: b.exact}
 	for start := 0; start < len(b.els); start += chunkDocs {
-		c.chunks = append(c.chunks, packList(b.exact, func(o uint32) []vkey {
+		c.chunks = append(c.chunks, packList(b.exact, func(o uint32) []valueKey {
 			if start+int(o) < len(b.els) {
 				return b.els[start+int(o)]
 			}

@@ -14,8 +14,8 @@ import (
 // and decodes back to itself, never a panic.
 func FuzzDecodeCursor(f *testing.F) {
 	f.Add((&position{key: "k1"}).encode(), uint8(0))
-	f.Add((&position{null: []bool{false, true}, vals: []vkey{{pre: 42, exact: "Oslo"}, {}}, key: "\x00\x01"}).encode(), uint8(2))
-	f.Add((&position{null: []bool{false}, vals: []vkey{{pre: 1 << 63}}, key: "key"}).encode(), uint8(1))
+	f.Add((&position{null: []bool{false, true}, values: []valueKey{{pre: 42, exact: "Oslo"}, {}}, key: "\x00\x01"}).encode(), uint8(2))
+	f.Add((&position{null: []bool{false}, values: []valueKey{{pre: 1 << 63}}, key: "key"}).encode(), uint8(1))
 	f.Add([]byte{cursorVersion, 0x80, 0x00, 1, 'k'}, uint8(0)) // a count spelt long
 	f.Add([]byte{}, uint8(3))
 	f.Fuzz(func(t *testing.T, b []byte, fields uint8) {
@@ -27,8 +27,8 @@ func FuzzDecodeCursor(f *testing.F) {
 			}
 			return
 		}
-		if len(p.vals) != n || len(p.null) != n || p.key == "" {
-			t.Fatalf("cursor %q: %d values, %d nulls, key %q for %d fields", b, len(p.vals), len(p.null), p.key, n)
+		if len(p.values) != n || len(p.null) != n || p.key == "" {
+			t.Fatalf("cursor %q: %d values, %d nulls, key %q for %d fields", b, len(p.values), len(p.null), p.key, n)
 		}
 		back, err := decodeCursor(p.encode(), n)
 		if err != nil || !reflect.DeepEqual(back, p) {

@@ -33,21 +33,21 @@ func (x *exec) buffer() dense {
 	n := int(x.s.maxDoc+63) / 64
 	if p, _ := x.s.bitsets.Get().(*dense); p != nil && cap(*p) >= n {
 		w := (*p)[:n]
-		x.bufs = append(x.bufs, w)
+		x.bitsets = append(x.bitsets, w)
 		return w
 	}
 	w := make(dense, n)
-	x.bufs = append(x.bufs, w)
+	x.bitsets = append(x.bitsets, w)
 	return w
 }
 
 // release gives the query's bitsets back. Nothing built on them (bitmaps
 // made by FromDense alias them) may outlive the query.
 func (x *exec) release() {
-	for _, w := range x.bufs {
+	for _, w := range x.bitsets {
 		x.s.bitsets.Put(&w)
 	}
-	x.bufs = nil
+	x.bitsets = nil
 }
 
 func (w dense) has(d uint32) bool {
@@ -156,16 +156,16 @@ func (x *exec) denseOf(bm *roaring.Bitmap) dense {
 // setDense is the documents of a set as a dense bitset the query may
 // modify.
 func (x *exec) setDense(k *setNode) dense {
-	if k.w == nil {
+	if k.bits == nil {
 		return x.denseOf(k.bm)
 	}
-	return x.denseCopy(k.w)
+	return x.denseCopy(k.bits)
 }
 
 // setView is the documents of a set as a dense bitset to read only.
 func (x *exec) setView(k *setNode) dense {
-	if k.w != nil {
-		return k.w
+	if k.bits != nil {
+		return k.bits
 	}
 	return x.denseOf(k.bm)
 }
@@ -174,8 +174,8 @@ func (x *exec) setView(k *setNode) dense {
 // modify (the start of every negation).
 func (x *exec) aliveDense() dense {
 	s := x.s
-	s.aliveOnce.Do(func() { s.aliveW = make(dense, (s.maxDoc+63)/64); s.alive.WriteDenseTo(s.aliveW) })
-	return x.denseCopy(s.aliveW)
+	s.aliveOnce.Do(func() { s.aliveBits = make(dense, (s.maxDoc+63)/64); s.alive.WriteDenseTo(s.aliveBits) })
+	return x.denseCopy(s.aliveBits)
 }
 
 func (w dense) and(v dense) {

@@ -17,12 +17,12 @@ import (
 const dictMax = 1024
 
 type dict struct {
-	m map[string]*roaring.Bitmap // dictKey -> documents
+	values map[string]*roaring.Bitmap // dictKey -> documents
 	// dense holds the dense bitsets of the values that hold many documents,
 	// made when a query first needs one (denseOf). A dict is immutable, so
 	// they stay right for as long as it is used.
-	dense  sync.Map // *roaring.Bitmap -> dense
-	ndense atomic.Int32
+	dense      sync.Map // *roaring.Bitmap -> dense
+	denseCount atomic.Int32
 }
 
 // maxDense bounds the dense bitsets a dict keeps, of maxDoc/8 bytes each:
@@ -42,7 +42,7 @@ func (d *dict) denseOf(bm *roaring.Bitmap, maxDoc uint32) dense {
 	if w, ok := d.dense.Load(bm); ok {
 		return w.(dense)
 	}
-	if d.ndense.Load() >= maxDense {
+	if d.denseCount.Load() >= maxDense {
 		return nil
 	}
 	w := make(dense, (maxDoc+63)/64)
@@ -50,25 +50,25 @@ func (d *dict) denseOf(bm *roaring.Bitmap, maxDoc uint32) dense {
 	if prev, loaded := d.dense.LoadOrStore(bm, w); loaded {
 		return prev.(dense)
 	}
-	d.ndense.Add(1)
+	d.denseCount.Add(1)
 	return w
 }
 
 // dictKey identifies a value in a dict.
-func dictKey(vk vkey) string {
+func dictKey(vk valueKey) string {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], vk.pre)
 	return string(b[:]) + vk.exact
 }
 
-func vkeyOfDict(k string) vkey {
-	return vkey{pre: binary.BigEndian.Uint64([]byte(k[:8])), exact: k[8:]}
+func valueKeyOfDict(k string) valueKey {
+	return valueKey{pre: binary.BigEndian.Uint64([]byte(k[:8])), exact: k[8:]}
 }
 
 // get returns the documents of a value (nil when none has it). The
 // bitmap is shared: callers must not modify it.
-func (d *dict) get(vk vkey) *roaring.Bitmap {
-	return d.m[dictKey(vk)]
+func (d *dict) get(vk valueKey) *roaring.Bitmap {
+	return d.values[dictKey(vk)]
 }
 
 // dictBuilder collects the documents of each value until there are too
@@ -80,7 +80,7 @@ type dictBuilder struct {
 
 func newDictBuilder() *dictBuilder { return &dictBuilder{m: map[string]*roaring.Bitmap{}} }
 
-func (b *dictBuilder) add(d uint32, vk vkey) {
+func (b *dictBuilder) add(d uint32, vk valueKey) {
 	if b.over {
 		return
 	}
@@ -104,14 +104,14 @@ func (b *dictBuilder) finish() *dict {
 	for _, bm := range b.m {
 		bm.RunOptimize()
 	}
-	return &dict{m: b.m}
+	return &dict{values: b.m}
 }
 
 // with returns a copy of d after removing and adding documents of values;
 // bitmaps it does not touch are shared. It returns nil when the property
 // now has too many values for a dict.
 func (d *dict) with(remove, add map[string][]uint32) *dict {
-	m := maps.Clone(d.m)
+	m := maps.Clone(d.values)
 	touched := map[string]*roaring.Bitmap{}
 	get := func(k string) *roaring.Bitmap {
 		if bm, ok := touched[k]; ok {
@@ -144,5 +144,5 @@ func (d *dict) with(remove, add map[string][]uint32) *dict {
 	if len(m) > 2*dictMax {
 		return nil
 	}
-	return &dict{m: m}
+	return &dict{values: m}
 }

@@ -23,12 +23,12 @@ func Diff(want, got *Snapshot) error {
 	if err != nil {
 		return err
 	}
-	if err := diffOrders("primary key", want.pk, got.pk); err != nil {
+	if err := diffOrders("primary key", want.keyOrder, got.keyOrder); err != nil {
 		return err
 	}
-	for i, w := range want.props {
-		if err := diffProp(want, w, got.props[i]); err != nil {
-			return fmt.Errorf("index: property %s: %w", w.p.APIName, err)
+	for i, w := range want.properties {
+		if err := diffProperty(want, w, got.properties[i]); err != nil {
+			return fmt.Errorf("index: property %s: %w", w.property.APIName, err)
 		}
 	}
 	return nil
@@ -48,23 +48,23 @@ func diffOrders(what string, want, got *order) error {
 	return nil
 }
 
-func diffProp(s *Snapshot, want, got *propIndex) error {
+func diffProperty(s *Snapshot, want, got *propertyIndex) error {
 	if !want.nulls.Equals(got.nulls) {
 		return fmt.Errorf("%d nulls, want %d", got.nulls.GetCardinality(), want.nulls.GetCardinality())
 	}
-	if (want.col == nil) != (got.col == nil) || (want.lcol == nil) != (got.lcol == nil) ||
+	if (want.column == nil) != (got.column == nil) || (want.listColumn == nil) != (got.listColumn == nil) ||
 		(want.order == nil) != (got.order == nil) || (want.text == nil) != (got.text == nil) {
 		return fmt.Errorf("different structures")
 	}
 	var err error
-	var wb, gb []vkey
+	var wb, gb []valueKey
 	s.alive.Iterate(func(d uint32) bool {
 		switch {
 		case want.nulls.Contains(d):
-		case want.col != nil && compareVK(want.col.get(d), got.col.get(d)) != 0:
-			err = fmt.Errorf("document %d: value %v, want %v", d, got.col.get(d), want.col.get(d))
-		case want.lcol != nil:
-			wb, gb = want.lcol.get(d, wb), got.lcol.get(d, gb)
+		case want.column != nil && compareValueKeys(want.column.get(d), got.column.get(d)) != 0:
+			err = fmt.Errorf("document %d: value %v, want %v", d, got.column.get(d), want.column.get(d))
+		case want.listColumn != nil:
+			wb, gb = want.listColumn.get(d, wb), got.listColumn.get(d, gb)
 			if !slices.Equal(wb, gb) {
 				err = fmt.Errorf("document %d: elements %v, want %v", d, gb, wb)
 			}
@@ -80,11 +80,11 @@ func diffProp(s *Snapshot, want, got *propIndex) error {
 		}
 	}
 	if want.dict != nil && got.dict != nil {
-		if len(want.dict.m) != len(got.dict.m) {
-			return fmt.Errorf("dict has %d values, want %d", len(got.dict.m), len(want.dict.m))
+		if len(want.dict.values) != len(got.dict.values) {
+			return fmt.Errorf("dict has %d values, want %d", len(got.dict.values), len(want.dict.values))
 		}
-		for k, bm := range want.dict.m {
-			if g := got.dict.m[k]; g == nil || !g.Equals(bm) {
+		for k, bm := range want.dict.values {
+			if g := got.dict.values[k]; g == nil || !g.Equals(bm) {
 				return fmt.Errorf("dict value %q differs", k)
 			}
 		}

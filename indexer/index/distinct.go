@@ -13,14 +13,14 @@ import (
 // from a set of objects to another type: the foreign keys the set holds,
 // or its primary keys, to match against the other type's.
 func (s *Snapshot) Distinct(ctx context.Context, f *query.Filter, limits query.Limits, property string) ([]any, error) {
-	pi := s.prop(property)
+	pi := s.property(property)
 	switch {
 	case pi == nil:
 		return nil, fmt.Errorf("object type %s has no property %q", s.typ.APIName, property)
-	case pi.col == nil:
+	case pi.column == nil:
 		return nil, fmt.Errorf("property %s of %s has no values in the index (an array, or a string of search role none)", property, s.typ.APIName)
 	}
-	x := &exec{ctx: ctx, s: s, n: float64(s.alive.GetCardinality())}
+	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.alive.GetCardinality())}
 	defer x.release()
 	root, err := (&compiler{s: s, limits: limits}).compile(f)
 	if err != nil {
@@ -30,7 +30,7 @@ func (s *Snapshot) Distinct(ctx context.Context, f *query.Filter, limits query.L
 	if err != nil {
 		return nil, err
 	}
-	vks := make([]vkey, 0, bm.GetCardinality())
+	vks := make([]valueKey, 0, bm.GetCardinality())
 	it := bm.Iterator()
 	for n := 0; it.HasNext(); n++ {
 		if n&0xffff == 0 {
@@ -40,14 +40,14 @@ func (s *Snapshot) Distinct(ctx context.Context, f *query.Filter, limits query.L
 		}
 		d := it.Next()
 		if !pi.nulls.Contains(d) {
-			vks = append(vks, pi.col.get(d))
+			vks = append(vks, pi.column.get(d))
 		}
 	}
-	slices.SortFunc(vks, compareVK)
-	vks = slices.CompactFunc(vks, func(a, b vkey) bool { return compareVK(a, b) == 0 })
+	slices.SortFunc(vks, compareValueKeys)
+	vks = slices.CompactFunc(vks, func(a, b valueKey) bool { return compareValueKeys(a, b) == 0 })
 	out := make([]any, len(vks))
 	for i, vk := range vks {
-		out[i] = valueOf(pi.et, vk)
+		out[i] = valueOf(pi.elementType, vk)
 	}
 	return out, nil
 }

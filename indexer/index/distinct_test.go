@@ -16,7 +16,7 @@ func TestSnapshot_Distinct(t *testing.T) {
 	typ := testType(t)
 	want := randState(r, 2000)
 	s := mustBuild(t, typ, want)
-	s, keys := mustEdit(t, r, s, want, 5, 0, 1)
+	s, keys := mustEdit(t, r, s, want, editMix{deleted: 0, rewritten: 1, outOf: 5})
 	or := &oracle{t: typ}
 	props := []string{"id", "city", "code", "balance", "visits", "amount", "day", "at", "active"}
 	for i := range 150 {

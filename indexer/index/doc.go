@@ -14,20 +14,23 @@
 //
 //   - alive, a roaring bitmap of the documents that hold an object;
 //   - keys, the encoded primary key of each document, packed per chunk of
-//     1024 documents, and pk, the documents in key order (an order, below);
-//   - per property, nulls (a bitmap) and, as the property's role needs:
+//     1024 documents, and keyOrder, the documents in key order (an order,
+//     below);
+//   - per property, a propertyIndex: nulls (a bitmap) and, as the
+//     property's role needs:
 //
 // a column, one value per document in chunks of 1024: an 8-byte order-
 // preserving prefix ("pre") of every value in an array, and the exact
 // value where the prefix is not all of it (strings longer than 8 bytes,
-// timestamps with nanoseconds, decimals, uuids), packed. Values compare as
-// (pre, exact), so sorting and ranges are exact for every type: longs and
-// decimals beyond 2^53, doubles in IEEE total order (-0 < +0, NaN last).
-// Columns serve sorting, range tests, aggregation and rendering objects
-// without decoding them. Arrays have a list column (the elements).
+// timestamps with nanoseconds, decimals, uuids), packed. A value in this
+// form is a valueKey (value.go) and compares as (pre, exact), so sorting
+// and ranges are exact for every type: longs and decimals beyond 2^53,
+// doubles in IEEE total order (-0 < +0, NaN last). Columns serve sorting,
+// range tests, aggregation and rendering objects without decoding them.
+// Arrays have a listColumn (the elements).
 //
 // an order, the documents with a non-null value sorted by (value, primary
-// key): the btree of the index. It is a list of blocks of at most 2048
+// key): the btree of the index. It is a list of orderBlocks of at most 2048
 // (pre, document) pairs with the pre inline, so binary searches and walks
 // rarely touch the columns, and updates copy only the blocks they change.
 // A range filter is a run [lo, hi) of positions; a sorted page walks it.
@@ -47,8 +50,8 @@
 //
 // terms, for text properties: the analyzed terms (bleve's unicode
 // tokenizer and lowercase filter, so text matches as it did when bleve
-// held the whole index) in packed sorted blocks, with postings as sorted
-// slices while small and roaring bitmaps beyond 32 documents. Term and
+// held the whole index) in packed sorted termBlocks, with postings as
+// sorted slices while small and roaring bitmaps beyond 32 documents. Term and
 // prefix lookups are binary searches; fuzzy terms walk the sorted terms
 // with a vellum automaton, skipping the prefixes it rules out. Phrases
 // verify candidates against the column.
@@ -78,7 +81,8 @@
 //     bounds the walk instead of being tested. Cost follows the page over
 //     the filter's selectivity, not the matches: a btree index scan.
 //   - collect: materialize the matches and keep the best pageSize+1 in a
-//     heap over the columns. Cost follows the matches, not the table.
+//     heap over the columns (topk.go). Cost follows the matches, not the
+//     table.
 //
 // The planner estimates the documents a walk reads (page / selectivity,
 // at most the walked range) and compares walk and count against
@@ -89,7 +93,7 @@
 // totalCount is exact: a cardinality when the matches are a bitmap, a
 // count along the walked range of a dense bitset, or a count of the
 // filter. Counts and aggregations read columns in document order
-// (aggregate.go) and never decode objects, except metrics over the
+// (aggregate*.go) and never decode objects, except metrics over the
 // properties the index keeps no values of, which a Loader reads from the
 // store.
 //

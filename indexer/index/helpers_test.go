@@ -171,8 +171,8 @@ func verify(tb testing.TB, s *Snapshot, want state) {
 	}
 	byKey := slices.Clone(docs)
 	slices.SortFunc(byKey, s.compareKeys)
-	checkOrder(tb, "primary key", s.pk, byKey)
-	for i, pi := range s.props {
+	checkOrder(tb, "primary key", s.keyOrder, byKey)
+	for i, pi := range s.properties {
 		verifyProp(tb, s, pi, want, docs, i)
 	}
 }
@@ -198,9 +198,9 @@ func head(ds []uint32) []uint32 {
 	return ds
 }
 
-func verifyProp(tb testing.TB, s *Snapshot, pi *propIndex, want state, docs []uint32, i int) {
+func verifyProp(tb testing.TB, s *Snapshot, pi *propertyIndex, want state, docs []uint32, i int) {
 	tb.Helper()
-	name := pi.p.APIName
+	name := pi.property.APIName
 	var nonNull []uint32
 	values := map[string][]uint32{} // dictKey -> documents
 	termDocs := map[string][]uint32{}
@@ -216,14 +216,14 @@ func verifyProp(tb testing.TB, s *Snapshot, pi *propIndex, want state, docs []ui
 			tb.Fatalf("%s: document %d is in nulls with value %v", name, d, v)
 		}
 		nonNull = append(nonNull, d)
-		var els []vkey
-		if pi.list {
+		var els []valueKey
+		if pi.isList {
 			var err error
-			if els, err = elementKeys(pi.et.Kind, v, nil); err != nil {
+			if els, err = elementKeys(pi.elementType.Kind, v, nil); err != nil {
 				tb.Fatal(err)
 			}
-			if pi.lcol != nil {
-				if got := pi.lcol.get(d, nil); !slices.Equal(got, els) {
+			if pi.listColumn != nil {
+				if got := pi.listColumn.get(d, nil); !slices.Equal(got, els) {
 					tb.Fatalf("%s: document %d elements %v, want %v", name, d, got, els)
 				}
 			}
@@ -233,13 +233,13 @@ func verifyProp(tb testing.TB, s *Snapshot, pi *propIndex, want state, docs []ui
 				}
 			}
 		} else {
-			vk, err := keyOf(pi.et.Kind, v)
+			vk, err := valueKeyOf(pi.elementType.Kind, v)
 			if err != nil {
 				tb.Fatal(err)
 			}
-			els = []vkey{vk}
-			if pi.col != nil && compareVK(pi.col.get(d), vk) != 0 {
-				tb.Fatalf("%s: document %d value %v, want %v", name, d, pi.col.get(d), vk)
+			els = []valueKey{vk}
+			if pi.column != nil && compareValueKeys(pi.column.get(d), vk) != 0 {
+				tb.Fatalf("%s: document %d value %v, want %v", name, d, pi.column.get(d), vk)
 			}
 			if pi.text != nil {
 				for _, term := range termSet([]string{v.(string)}) {
@@ -257,7 +257,7 @@ func verifyProp(tb testing.TB, s *Snapshot, pi *propIndex, want state, docs []ui
 	if pi.order != nil {
 		sorted := slices.Clone(nonNull)
 		slices.SortFunc(sorted, func(a, b uint32) int {
-			if c := compareVK(pi.col.get(a), pi.col.get(b)); c != 0 {
+			if c := compareValueKeys(pi.column.get(a), pi.column.get(b)); c != 0 {
 				return c
 			}
 			return s.compareKeys(a, b)
@@ -265,12 +265,12 @@ func verifyProp(tb testing.TB, s *Snapshot, pi *propIndex, want state, docs []ui
 		checkOrder(tb, name, pi.order, sorted)
 	}
 	if pi.dict != nil {
-		if len(pi.dict.m) != len(values) {
-			tb.Fatalf("%s: dict has %d values, want %d", name, len(pi.dict.m), len(values))
+		if len(pi.dict.values) != len(values) {
+			tb.Fatalf("%s: dict has %d values, want %d", name, len(pi.dict.values), len(values))
 		}
 		for k, ds := range values {
 			slices.Sort(ds)
-			if got := pi.dict.m[k]; got == nil || !slices.Equal(got.ToArray(), ds) {
+			if got := pi.dict.values[k]; got == nil || !slices.Equal(got.ToArray(), ds) {
 				tb.Fatalf("%s: dict value %q: wrong documents", name, k)
 			}
 		}
@@ -309,20 +309,26 @@ func mustBuild(tb testing.TB, t *objects.Type, want state) *Snapshot {
 	return b.Finish(1)
 }
 
-// mustEdit draws r.IntN(den) for each object of want: a draw below del
-// deletes it, one of the next rew values rewrites it at random. It applies
-// the changes to s as version 2 (want follows them) and returns the new
-// snapshot with the keys of the objects left.
-func mustEdit(tb testing.TB, r *rand.Rand, s *Snapshot, want state, den, del, rew int) (*Snapshot, map[uint32][]byte) {
+// editMix is how many objects an edit deletes and rewrites: of every
+// outOf objects, deleted and rewritten, drawn at random.
+type editMix struct {
+	deleted, rewritten, outOf int
+}
+
+// mustEdit draws r.IntN(mix.outOf) for each object of want: a draw below
+// mix.deleted deletes it, one of the next mix.rewritten values rewrites it
+// at random. It applies the changes to s as version 2 (want follows them)
+// and returns the new snapshot with the keys of the objects left.
+func mustEdit(tb testing.TB, r *rand.Rand, s *Snapshot, want state, mix editMix) (*Snapshot, map[uint32][]byte) {
 	tb.Helper()
 	t := s.Type()
 	var changes []Change
 	for d := range want {
-		switch n := r.IntN(den); {
-		case n < del:
+		switch n := r.IntN(mix.outOf); {
+		case n < mix.deleted:
 			changes = append(changes, Change{Doc: d})
 			delete(want, d)
-		case n < del+rew:
+		case n < mix.deleted+mix.rewritten:
 			o := randObject(r, want[d].Values[0].(int64))
 			changes = append(changes, Change{Doc: d, Key: mustKey(tb, t, o), Object: o})
 			want[d] = o

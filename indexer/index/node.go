@@ -36,12 +36,13 @@ type node interface {
 
 // exec is one query's evaluation context.
 type exec struct {
-	ctx    context.Context
-	s      *Snapshot
-	n      float64 // alive documents
-	steps  int
-	sparse bool    // never use dense bitsets (tests compare both ways)
-	bufs   []dense // bitsets to give back when the query ends
+	ctx        context.Context
+	s          *Snapshot
+	aliveCount float64 // alive documents
+	steps      int
+	sparse     bool    // never use dense bitsets (tests compare both ways)
+	noPairs    bool    // never use pair counts (tests and benchmarks compare both ways)
+	bitsets    []dense // bitsets to give back when the query ends
 }
 
 // tick checks for cancellation every so often in long loops.
@@ -92,11 +93,11 @@ type setNode struct {
 	bm *roaring.Bitmap
 	// w is the documents as a dense bitset, never modified: the only form
 	// when bm is nil, else the one a dict keeps of a large bitmap.
-	w dense
+	bits dense
 	// of and key name the dict value the set is, when it is one (the
 	// pair counts of pairs.go know its intersections).
-	of  *propIndex
-	key string
+	dictProperty *propertyIndex
+	dictValue    string
 }
 
 func noneNode() node { return &setNode{bm: roaring.New()} }
@@ -105,21 +106,21 @@ func isNone(n node) bool { s, ok := n.(*setNode); return ok && s.bm != nil && s.
 
 func (n *setNode) bitmap(*exec) (*roaring.Bitmap, error) {
 	if n.bm == nil {
-		return roaring.FromDense(n.w, false), nil
+		return roaring.FromDense(n.bits, false), nil
 	}
 	return n.bm, nil
 }
 
 func (n *setNode) test(d uint32) bool {
-	if n.w != nil {
-		return n.w.has(d)
+	if n.bits != nil {
+		return n.bits.has(d)
 	}
 	return n.bm.Contains(d)
 }
 
 func (n *setNode) est() float64 {
 	if n.bm == nil {
-		return float64(n.w.count())
+		return float64(n.bits.count())
 	}
 	return float64(n.bm.GetCardinality())
 }
@@ -152,9 +153,9 @@ type run struct{ lo, hi int }
 // runsNode is the documents of some runs of a property's order, whose
 // values are those in accepts.
 type runsNode struct {
-	pi   *propIndex
+	pi   *propertyIndex
 	runs []run
-	in   func(vk vkey) bool
+	in   func(vk valueKey) bool
 	cost float64 // of one in
 }
 
@@ -171,7 +172,7 @@ func (n *runsNode) bitmap(x *exec) (*roaring.Bitmap, error) {
 }
 
 func (n *runsNode) test(d uint32) bool {
-	return !n.pi.nulls.Contains(d) && n.in(n.pi.col.get(d))
+	return !n.pi.nulls.Contains(d) && n.in(n.pi.column.get(d))
 }
 func (n *runsNode) mcost() float64 { return n.est() * costSet }
 func (n *runsNode) tcost() float64 { return costColumn + n.cost }
@@ -180,32 +181,32 @@ func (n *runsNode) tcost() float64 { return costColumn + n.cost }
 // element), and text forms of keyword values. With a dict it is exact and
 // cheap to materialize; without, it scans.
 type predNode struct {
-	s    *Snapshot
-	pi   *propIndex
-	in   func(vk vkey) bool
-	cost float64
-	e    float64
-	buf  []vkey
+	s         *Snapshot
+	pi        *propertyIndex
+	in        func(vk valueKey) bool
+	cost      float64
+	estimated float64
+	buf       []valueKey
 }
 
-func (n *predNode) est() float64 { return n.e }
+func (n *predNode) est() float64 { return n.estimated }
 
 func (n *predNode) test(d uint32) bool {
 	if n.pi.nulls.Contains(d) {
 		return false
 	}
-	if n.pi.lcol == nil {
-		return n.in(n.pi.col.get(d))
+	if n.pi.listColumn == nil {
+		return n.in(n.pi.column.get(d))
 	}
-	n.buf = n.pi.lcol.get(d, n.buf)
+	n.buf = n.pi.listColumn.get(d, n.buf)
 	return slices.ContainsFunc(n.buf, n.in)
 }
 
 func (n *predNode) bitmap(x *exec) (*roaring.Bitmap, error) {
 	if n.pi.dict != nil {
 		var bms []*roaring.Bitmap
-		for k, bm := range n.pi.dict.m {
-			if n.in(vkeyOfDict(k)) {
+		for k, bm := range n.pi.dict.values {
+			if n.in(valueKeyOfDict(k)) {
 				bms = append(bms, bm)
 			}
 		}
@@ -216,7 +217,7 @@ func (n *predNode) bitmap(x *exec) (*roaring.Bitmap, error) {
 
 func (n *predNode) mcost() float64 {
 	if n.pi.dict != nil {
-		return float64(len(n.pi.dict.m)) * n.cost
+		return float64(len(n.pi.dict.values)) * n.cost
 	}
 	return float64(n.s.alive.GetCardinality()) * (costColumn + n.cost)
 }
@@ -227,12 +228,12 @@ func (n *predNode) tcost() float64 { return costColumn + n.cost }
 func (n *predNode) estimate() {
 	if n.pi.dict != nil {
 		t := 0.0
-		for k, bm := range n.pi.dict.m {
-			if n.in(vkeyOfDict(k)) {
+		for k, bm := range n.pi.dict.values {
+			if n.in(valueKeyOfDict(k)) {
 				t += float64(bm.GetCardinality())
 			}
 		}
-		n.e = t
+		n.estimated = t
 		return
 	}
 	total := n.s.alive.GetCardinality()
@@ -252,7 +253,7 @@ func (n *predNode) estimate() {
 			hit++
 		}
 	}
-	n.e = float64(total) * float64(hit) / float64(max(seen, 1))
+	n.estimated = float64(total) * float64(hit) / float64(max(seen, 1))
 }
 
 // notNode is the complement of its kid.

@@ -12,8 +12,8 @@ import (
 // keeps values of. Arrays (whose null elements the index drops) and
 // strings of role none are read from the store instead.
 func (s *Snapshot) Readable() bool {
-	for _, pi := range s.props {
-		if pi.col == nil {
+	for _, pi := range s.properties {
+		if pi.column == nil {
 			return false
 		}
 	}
@@ -23,17 +23,17 @@ func (s *Snapshot) Readable() bool {
 // Object rebuilds the object of a document from the columns, exactly as
 // the store holds it; Readable must be true.
 func (s *Snapshot) Object(d uint32) *objects.Object {
-	return &objects.Object{Values: s.Values(d, make([]any, len(s.props)))}
+	return &objects.Object{Values: s.Values(d, make([]any, len(s.properties)))}
 }
 
 // Values fills vals (one per property) with the values of a document;
 // Readable must be true.
 func (s *Snapshot) Values(d uint32, vals []any) []any {
-	for i, pi := range s.props {
+	for i, pi := range s.properties {
 		if pi.nulls.Contains(d) {
 			vals[i] = nil
 		} else {
-			vals[i] = valueOf(pi.et, pi.col.get(d))
+			vals[i] = valueOf(pi.elementType, pi.column.get(d))
 		}
 	}
 	return vals
@@ -45,12 +45,12 @@ func (s *Snapshot) Values(d uint32, vals []any) []any {
 // were, so that a loop reuses one Scalar (80 bytes; rendering a page reads
 // a thousand).
 func (s *Snapshot) ReadScalar(d uint32, i int, sc *objects.Scalar) {
-	pi := s.props[i]
+	pi := s.properties[i]
 	if sc.Null = pi.nulls.Contains(d); sc.Null {
 		return
 	}
-	vk := pi.col.get(d)
-	switch pi.et.Kind {
+	vk := pi.column.get(d)
+	switch pi.elementType.Kind {
 	case objects.KindBoolean:
 		sc.Int = int64(vk.pre)
 	case objects.KindInteger, objects.KindLong, objects.KindDate, objects.KindTime:
@@ -60,9 +60,9 @@ func (s *Snapshot) ReadScalar(d uint32, i int, sc *objects.Scalar) {
 	case objects.KindString:
 		sc.Str = vk.exact
 	case objects.KindTimestamp, objects.KindTimestampTZ:
-		sc.Time = valueOf(pi.et, vk).(time.Time)
+		sc.Time = valueOf(pi.elementType, vk).(time.Time)
 	default:
-		sc.Other = valueOf(pi.et, vk)
+		sc.Other = valueOf(pi.elementType, vk)
 	}
 }
 
@@ -75,9 +75,9 @@ func (s *Snapshot) ReadScalar(d uint32, i int, sc *objects.Scalar) {
 // documents: 69 µs without, 31 µs with, BenchmarkSnapshot_Values).
 func (s *Snapshot) Prefetch(docs []uint32) {
 	var x uint64
-	for _, pi := range s.props {
-		if pi.col != nil {
-			x += pi.col.touch(docs)
+	for _, pi := range s.properties {
+		if pi.column != nil {
+			x += pi.column.touch(docs)
 		}
 	}
 	x += s.keys.touch(docs)

@@ -19,7 +19,7 @@ const (
 )
 
 type order struct {
-	blocks []*oblock
+	blocks []*orderBlock
 	starts []int // starts[i] is the position of blocks[i]'s first entry; starts[len(blocks)] the total
 	// lastPre and lastDoc are each block's last entry, side by side: the
 	// binary search over the blocks reads them, not the blocks (one
@@ -28,7 +28,7 @@ type order struct {
 	lastDoc []uint32
 }
 
-type oblock struct {
+type orderBlock struct {
 	pre []uint64
 	doc []uint32
 }
@@ -42,19 +42,19 @@ type ties interface {
 
 // entry is a (value, key, document) that an order holds or will hold.
 type entry struct {
-	vk  vkey
-	key string
-	doc uint32
+	value valueKey
+	key   string
+	doc   uint32
 }
 
 func compareEntries(a, b *entry) int {
-	if c := compareVK(a.vk, b.vk); c != 0 {
+	if c := compareValueKeys(a.value, b.value); c != 0 {
 		return c
 	}
 	return strings.Compare(a.key, b.key)
 }
 
-func newOrder(blocks []*oblock) *order {
+func newOrder(blocks []*orderBlock) *order {
 	o := &order{blocks: blocks}
 	o.index()
 	return o
@@ -99,7 +99,7 @@ func (o *order) search(before func(pre uint64, doc uint32) bool) int {
 }
 
 // lowerBound is the first position whose value is >= v (> v when after).
-func (o *order) lowerBound(t ties, v vkey, after bool) int {
+func (o *order) lowerBound(t ties, v valueKey, after bool) int {
 	return o.search(func(pre uint64, d uint32) bool {
 		if pre != v.pre {
 			return pre < v.pre
@@ -113,7 +113,7 @@ func (o *order) lowerBound(t ties, v vkey, after bool) int {
 }
 
 // afterEntry is the first position whose (value, key) is > (v, key).
-func (o *order) afterEntry(t ties, v vkey, key string) int {
+func (o *order) afterEntry(t ties, v valueKey, key string) int {
 	return o.search(func(pre uint64, d uint32) bool {
 		if pre != v.pre {
 			return pre < v.pre
@@ -164,10 +164,10 @@ func buildOrder(ps []pair, t ties) *order {
 		}
 		return strings.Compare(t.keyOf(a.doc), t.keyOf(b.doc))
 	})
-	var blocks []*oblock
+	var blocks []*orderBlock
 	for len(ps) > 0 {
 		n := min(len(ps), blockTarget)
-		b := &oblock{pre: make([]uint64, n), doc: make([]uint32, n)}
+		b := &orderBlock{pre: make([]uint64, n), doc: make([]uint32, n)}
 		for i := range n {
 			b.pre[i], b.doc[i] = ps[i].pre, ps[i].doc
 		}
@@ -182,7 +182,7 @@ func orderOf(es []entry) *order {
 	slices.SortFunc(es, func(a, b entry) int { return compareEntries(&a, &b) })
 	ps := make([]pair, len(es))
 	for i, e := range es {
-		ps[i] = pair{pre: e.vk.pre, doc: e.doc}
+		ps[i] = pair{pre: e.value.pre, doc: e.doc}
 	}
 	return buildOrder(ps, noTies{})
 }
@@ -225,10 +225,10 @@ func (o *order) update(t ties, removed, added []entry) (*order, error) {
 	}
 	before := func(x *entry) func(uint64, uint32) bool {
 		return func(pre uint64, d uint32) bool {
-			if pre != x.vk.pre {
-				return pre < x.vk.pre
+			if pre != x.value.pre {
+				return pre < x.value.pre
 			}
-			if c := strings.Compare(t.exactOf(d), x.vk.exact); c != 0 {
+			if c := strings.Compare(t.exactOf(d), x.value.exact); c != 0 {
 				return c < 0
 			}
 			return t.keyOf(d) < x.key
@@ -255,7 +255,7 @@ func (o *order) update(t ties, removed, added []entry) (*order, error) {
 		e := editOf(bi)
 		e.ins = append(e.ins, insert{at: j, e: a})
 	}
-	blocks := make([]*oblock, 0, len(o.blocks)+len(edits))
+	blocks := make([]*orderBlock, 0, len(o.blocks)+len(edits))
 	for bi, b := range o.blocks {
 		e := edits[bi]
 		if e == nil {
@@ -265,7 +265,7 @@ func (o *order) update(t ties, removed, added []entry) (*order, error) {
 		slices.Sort(e.drop)
 		// Added entries are sorted, so their offsets are too.
 		n := len(b.doc) - len(e.drop) + len(e.ins)
-		nb := &oblock{pre: make([]uint64, 0, n), doc: make([]uint32, 0, n)}
+		nb := &orderBlock{pre: make([]uint64, 0, n), doc: make([]uint32, 0, n)}
 		from, di, ii := 0, 0, 0
 		for from <= len(b.doc) {
 			// The next offset where something happens.
@@ -278,7 +278,7 @@ func (o *order) update(t ties, removed, added []entry) (*order, error) {
 			}
 			nb.pre, nb.doc = append(nb.pre, b.pre[from:next]...), append(nb.doc, b.doc[from:next]...)
 			for ; ii < len(e.ins) && e.ins[ii].at == next; ii++ {
-				nb.pre, nb.doc = append(nb.pre, e.ins[ii].e.vk.pre), append(nb.doc, e.ins[ii].e.doc)
+				nb.pre, nb.doc = append(nb.pre, e.ins[ii].e.value.pre), append(nb.doc, e.ins[ii].e.doc)
 			}
 			from = next
 			if di < len(e.drop) && e.drop[di] == next {
@@ -289,8 +289,8 @@ func (o *order) update(t ties, removed, added []entry) (*order, error) {
 			}
 		}
 		for len(nb.doc) > blockMax {
-			blocks = append(blocks, &oblock{pre: slices.Clip(nb.pre[:blockTarget]), doc: slices.Clip(nb.doc[:blockTarget])})
-			nb = &oblock{pre: nb.pre[blockTarget:], doc: nb.doc[blockTarget:]}
+			blocks = append(blocks, &orderBlock{pre: slices.Clip(nb.pre[:blockTarget]), doc: slices.Clip(nb.doc[:blockTarget])})
+			nb = &orderBlock{pre: nb.pre[blockTarget:], doc: nb.doc[blockTarget:]}
 		}
 		if len(nb.doc) > 0 {
 			blocks = append(blocks, nb)

@@ -10,7 +10,7 @@ import (
 // cursor moves forward through the order, and each bound is found by
 // galloping from it, since a link's keys (thousands, each on a few
 // entries) are near one another.
-func (o *order) runsOf(t ties, vks []vkey) []run {
+func (o *order) runsOf(t ties, vks []valueKey) []run {
 	out := make([]run, 0, len(vks))
 	bi, j := 0, 0 // the cursor: block and offset
 	for _, v := range vks {
@@ -30,7 +30,7 @@ func (o *order) runsOf(t ties, vks []vkey) []run {
 // gallop returns the first entry at or after the cursor (bi, j) that does
 // not order before v (with after, that orders after v): its block, offset
 // and position; bi is len(blocks) when there is none.
-func (o *order) gallop(t ties, v vkey, after bool, bi, j int) (int, int, int) {
+func (o *order) gallop(t ties, v valueKey, after bool, bi, j int) (int, int, int) {
 	for ; bi < len(o.blocks); bi, j = bi+1, 0 {
 		b := o.blocks[bi]
 		n := len(b.doc)
@@ -55,7 +55,7 @@ func (o *order) gallop(t ties, v vkey, after bool, bi, j int) (int, int, int) {
 
 // beforeValue reports whether entry j of block b orders before v (with
 // after, whether it is at or before v), as lowerBound compares.
-func beforeValue(t ties, v vkey, after bool, b *oblock, j int) bool {
+func beforeValue(t ties, v valueKey, after bool, b *orderBlock, j int) bool {
 	if pre := b.pre[j]; pre != v.pre {
 		return pre < v.pre
 	}

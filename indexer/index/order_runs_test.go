@@ -15,24 +15,24 @@ func TestOrder_runsOf(t *testing.T) {
 	typ := testType(t)
 	s := mustBuild(t, typ, randState(r, 20_000))
 	for _, name := range []string{"code", "balance", "id", "day"} {
-		pi := s.prop(name)
+		pi := s.property(name)
 		if pi.order == nil || len(pi.order.blocks) < 10 {
 			t.Fatalf("%s: want an order of many blocks", name)
 		}
 		tt := s.ties(pi)
 		for range 40 {
 			// Values of the order, and values between and beyond them.
-			var vks []vkey
+			var vks []valueKey
 			for range r.IntN(300) {
 				p := r.IntN(pi.order.len())
-				vk := pi.col.get(pi.order.doc(p))
+				vk := pi.column.get(pi.order.doc(p))
 				if r.IntN(4) == 0 {
 					vk.pre += uint64(r.IntN(3)) - 1
 				}
 				vks = append(vks, vk)
 			}
-			slices.SortFunc(vks, compareVK)
-			vks = slices.CompactFunc(vks, func(a, b vkey) bool { return compareVK(a, b) == 0 })
+			slices.SortFunc(vks, compareValueKeys)
+			vks = slices.CompactFunc(vks, func(a, b valueKey) bool { return compareValueKeys(a, b) == 0 })
 			var want []run
 			for _, vk := range vks {
 				if rn := (run{pi.order.lowerBound(tt, vk, false), pi.order.lowerBound(tt, vk, true)}); rn.hi > rn.lo {

@@ -26,6 +26,23 @@ import (
 // one exactly, by moving each changed document between cells, and drops a
 // table when b's set of values changes (a value appears or disappears),
 // to be made again on first use. Tables are not saved in the index file.
+//
+// The workload they serve is counts that combine two properties of few
+// values each, as dashboards ask them: a count grouped by one property
+// over one value or range of another ("orders per status in a price
+// band"), and the total of a union of a value of one and a range of the
+// other (union.go). Bench search's "count by city where active" and "city
+// = X or visits > Y" are two such queries. On others, at a million
+// customers (BenchmarkSnapshot_AggregatePairs and _SearchUnion, medians of
+// 5 to 8 runs on a shared 2-core machine, noise up to ±40%):
+//
+//   - count by active where 20 <= visits < 30: 12.9 µs with the table,
+//     290 µs through the matches (22x);
+//   - count by visits (100 values) where city = Lima: 181 µs, 2.99 ms (17x);
+//   - the total of "active = false or visits < 3" under a walked page:
+//     13.7 µs with the table, 72 µs reading R along its order (5x).
+//
+// The first query of a pair pays for its table.
 
 // maxPairCells bounds the cells of one table: 8 cities by 1,000 visit
 // counts, 8,000 cells of 4 bytes, made in a few milliseconds at a
@@ -37,26 +54,28 @@ type pairKey struct{ a, b int }
 
 // pairTable holds the counts of the documents of each pair of values.
 type pairTable struct {
-	vals []vkey // b's values, sorted
-	// rows: dictKey of a value of a -> running counts over vals:
-	// row[i] is the documents of that value whose b is one of vals[:i].
+	values []valueKey // b's values, sorted
+	// rows: dictKey of a value of a -> running counts over values:
+	// row[i] is the documents of that value whose b is one of values[:i].
 	// A missing row counts zero.
 	rows map[string][]uint32
 }
 
 // pairable reports whether pair counts can hold pi: a scalar property
 // with a dict.
-func pairable(pi *propIndex) bool { return pi != nil && pi.dict != nil && pi.col != nil && !pi.list }
+func pairable(pi *propertyIndex) bool {
+	return pi != nil && pi.dict != nil && pi.column != nil && !pi.isList
+}
 
 // pairCounts returns the table of a and b, made on first use, or nil when
 // the two cannot have one.
-func (s *Snapshot) pairCounts(a, b *propIndex) *pairTable {
-	if a == b || !pairable(a) || !pairable(b) || len(a.dict.m)*len(b.dict.m) > maxPairCells {
+func (s *Snapshot) pairCounts(a, b *propertyIndex) *pairTable {
+	if a == b || !pairable(a) || !pairable(b) || len(a.dict.values)*len(b.dict.values) > maxPairCells {
 		return nil
 	}
-	k := pairKey{a.pos, b.pos}
-	s.pairMu.Lock()
-	defer s.pairMu.Unlock()
+	k := pairKey{a.position, b.position}
+	s.pairsMu.Lock()
+	defer s.pairsMu.Unlock()
 	if t := s.pairs[k]; t != nil {
 		return t
 	}
@@ -70,23 +89,23 @@ func (s *Snapshot) pairCounts(a, b *propIndex) *pairTable {
 
 // pairTables returns the tables s has made so far.
 func (s *Snapshot) pairTables() map[pairKey]*pairTable {
-	s.pairMu.Lock()
-	defer s.pairMu.Unlock()
+	s.pairsMu.Lock()
+	defer s.pairsMu.Unlock()
 	return maps.Clone(s.pairs)
 }
 
 func newPairTable(a, b *dict) *pairTable {
-	vals := make([]vkey, 0, len(b.m))
-	for k := range b.m {
-		vals = append(vals, vkeyOfDict(k))
+	vals := make([]valueKey, 0, len(b.values))
+	for k := range b.values {
+		vals = append(vals, valueKeyOfDict(k))
 	}
-	slices.SortFunc(vals, compareVK)
+	slices.SortFunc(vals, compareValueKeys)
 	bms := make([]*roaring.Bitmap, len(vals))
 	for i, v := range vals {
-		bms[i] = b.m[dictKey(v)]
+		bms[i] = b.values[dictKey(v)]
 	}
-	t := &pairTable{vals: vals, rows: make(map[string][]uint32, len(a.m))}
-	for k, abm := range a.m {
+	t := &pairTable{values: vals, rows: make(map[string][]uint32, len(a.values))}
+	for k, abm := range a.values {
 		row := make([]uint32, len(vals)+1)
 		for i, bbm := range bms {
 			row[i+1] = row[i] + uint32(abm.AndCardinality(bbm))
@@ -98,11 +117,13 @@ func newPairTable(a, b *dict) *pairTable {
 	return t
 }
 
-// rank is the index of a value of b in vals.
-func (t *pairTable) rank(v vkey) (int, bool) { return slices.BinarySearchFunc(t.vals, v, compareVK) }
+// rank is the index of a value of b in values.
+func (t *pairTable) rank(v valueKey) (int, bool) {
+	return slices.BinarySearchFunc(t.values, v, compareValueKeys)
+}
 
 // cell is the number of documents with a's value ka and b's value v.
-func (t *pairTable) cell(ka string, v vkey) uint32 {
+func (t *pairTable) cell(ka string, v valueKey) uint32 {
 	row := t.rows[ka]
 	i, ok := t.rank(v)
 	if row == nil || !ok {
@@ -113,7 +134,7 @@ func (t *pairTable) cell(ka string, v vkey) uint32 {
 
 // inRuns is the number of documents with a's value ka whose b lies in runs
 // of b's order, which cover whole values (as the runs of a filter do).
-func (t *pairTable) inRuns(ka string, b *propIndex, runs []run) int64 {
+func (t *pairTable) inRuns(ka string, b *propertyIndex, runs []run) int64 {
 	row := t.rows[ka]
 	if row == nil {
 		return 0
@@ -123,8 +144,8 @@ func (t *pairTable) inRuns(ka string, b *propIndex, runs []run) int64 {
 		if r.lo >= r.hi {
 			continue
 		}
-		i, ok1 := t.rank(b.col.get(b.order.doc(r.lo)))
-		j, ok2 := t.rank(b.col.get(b.order.doc(r.hi - 1)))
+		i, ok1 := t.rank(b.column.get(b.order.doc(r.lo)))
+		j, ok2 := t.rank(b.column.get(b.order.doc(r.hi - 1)))
 		if !ok1 || !ok2 { // the table is of this snapshot: cannot happen
 			panic("index: pair table without a value of its order")
 		}
@@ -136,8 +157,8 @@ func (t *pairTable) inRuns(ka string, b *propIndex, runs []run) int64 {
 // carry returns t after the changes that made n from s, or nil when n
 // cannot keep it (a or b lost its dict, or b's values changed).
 func (t *pairTable) carry(s, n *Snapshot, k pairKey, changes []Change) *pairTable {
-	oa, ob, na, nb := s.props[k.a], s.props[k.b], n.props[k.a], n.props[k.b]
-	if !pairable(na) || !pairable(nb) || len(nb.dict.m) != len(t.vals) || len(na.dict.m)*len(nb.dict.m) > maxPairCells {
+	oa, ob, na, nb := s.properties[k.a], s.properties[k.b], n.properties[k.a], n.properties[k.b]
+	if !pairable(na) || !pairable(nb) || len(nb.dict.values) != len(t.values) || len(na.dict.values)*len(nb.dict.values) > maxPairCells {
 		return nil
 	}
 	delta := map[string]map[int]int64{}
@@ -152,27 +173,27 @@ func (t *pairTable) carry(s, n *Snapshot, k pairKey, changes []Change) *pairTabl
 	for _, c := range changes {
 		va, vb := s.oldState(oa, c.Doc), s.oldState(ob, c.Doc)
 		wa, wb := n.oldState(na, c.Doc), n.oldState(nb, c.Doc)
-		if va.present == wa.present && vb.present == wb.present && compareVK(va.vk, wa.vk) == 0 && compareVK(vb.vk, wb.vk) == 0 {
+		if va.present == wa.present && vb.present == wb.present && compareValueKeys(va.value, wa.value) == 0 && compareValueKeys(vb.value, wb.value) == 0 {
 			continue
 		}
 		if va.present && vb.present {
-			i, _ := t.rank(vb.vk) // a value of s, so in vals
-			move(dictKey(va.vk), i, -1)
+			i, _ := t.rank(vb.value) // a value of s, so in values
+			move(dictKey(va.value), i, -1)
 		}
 		if wa.present && wb.present {
-			i, ok := t.rank(wb.vk)
+			i, ok := t.rank(wb.value)
 			if !ok {
 				return nil // a new value of b
 			}
-			move(dictKey(wa.vk), i, 1)
+			move(dictKey(wa.value), i, 1)
 		}
 	}
 	rows := maps.Clone(t.rows)
 	for ka, d := range delta {
 		old := t.rows[ka]
-		row := make([]uint32, len(t.vals)+1)
+		row := make([]uint32, len(t.values)+1)
 		var sum int64
-		for i := range t.vals {
+		for i := range t.values {
 			c := d[i]
 			if old != nil {
 				c += int64(old[i+1] - old[i])
@@ -186,7 +207,7 @@ func (t *pairTable) carry(s, n *Snapshot, k pairKey, changes []Change) *pairTabl
 			rows[ka] = row
 		}
 	}
-	return &pairTable{vals: t.vals, rows: rows}
+	return &pairTable{values: t.values, rows: rows}
 }
 
 // carryPairs returns the tables of s carried into n.

@@ -29,12 +29,12 @@ func bruteCells(typ *objects.Type, want state, a, b string) map[string]int {
 }
 
 // tableCells lists the non-zero cells of a table the way bruteCells does.
-func tableCells(t *pairTable, a, b *propIndex) map[string]int {
+func tableCells(t *pairTable, a, b *propertyIndex) map[string]int {
 	out := map[string]int{}
-	for ka := range a.dict.m {
-		for _, v := range t.vals {
+	for ka := range a.dict.values {
+		for _, v := range t.values {
 			if n := t.cell(ka, v); n > 0 {
-				out[fmt.Sprintf("%v|%v", valueOf(a.et, vkeyOfDict(ka)), valueOf(b.et, v))] = int(n)
+				out[fmt.Sprintf("%v|%v", valueOf(a.elementType, valueKeyOfDict(ka)), valueOf(b.elementType, v))] = int(n)
 			}
 		}
 	}
@@ -54,7 +54,7 @@ func TestPairTable_carry(t *testing.T) {
 	for round := range 8 {
 		for _, a := range testPairs {
 			for _, b := range testPairs {
-				if a != b && s.pairCounts(s.prop(a), s.prop(b)) == nil {
+				if a != b && s.pairCounts(s.property(a), s.property(b)) == nil {
 					t.Fatalf("round %d: no table of %s and %s", round, a, b)
 				}
 			}
@@ -75,7 +75,7 @@ func TestPairTable_carry(t *testing.T) {
 				}
 			}
 		} else {
-			s, _ = mustEdit(t, r, s, want, 5, 1, 2)
+			s, _ = mustEdit(t, r, s, want, editMix{deleted: 1, rewritten: 2, outOf: 5})
 			for d := uint32(3000 + round*100); d < uint32(3000+round*100+r.IntN(100)); d++ {
 				o := randObject(r, int64(d))
 				want[d] = o
@@ -91,7 +91,7 @@ func TestPairTable_carry(t *testing.T) {
 				if a == b {
 					continue
 				}
-				pa, pb := s.prop(a), s.prop(b)
+				pa, pb := s.property(a), s.property(b)
 				tb := s.pairCounts(pa, pb) // carried, or made now
 				if got, exp := tableCells(tb, pa, pb), bruteCells(typ, want, a, b); !maps.Equal(got, exp) {
 					t.Fatalf("round %d: %s x %s: %d cells, want %d", round, a, b, len(got), len(exp))
@@ -115,7 +115,7 @@ func TestSnapshot_AggregatePairs(t *testing.T) {
 	or := &oracle{t: typ}
 	for round := range 4 {
 		var keys map[uint32][]byte
-		s, keys = mustEdit(t, r, s, want, 4, 1, 2)
+		s, keys = mustEdit(t, r, s, want, editMix{deleted: 1, rewritten: 2, outOf: 4})
 		for i := range 80 {
 			by := testPairs[r.IntN(len(testPairs))]
 			of := testPairs[r.IntN(len(testPairs))]
@@ -145,11 +145,13 @@ func TestSnapshot_AggregatePairs(t *testing.T) {
 				g.MaxGroupCount = 1 + r.IntN(3)
 			}
 			q := &query.Aggregate{Filter: f, Metrics: []query.Metric{{Kind: query.Count}}, Groups: []query.Group{g}}
-			res, err := s.Aggregate(t.Context(), q, nil)
-			if err != nil {
-				t.Fatalf("round %d, %d: %v: %v", round, i, f, err)
+			for _, opt := range []aggregateOptions{{}, {noPairs: true}} {
+				res, err := s.aggregate(t.Context(), q, nil, opt)
+				if err != nil {
+					t.Fatalf("round %d, %d: %v %+v: %v", round, i, f, opt, err)
+				}
+				checkAggregate(t, "round "+strconv.Itoa(round)+", "+strconv.Itoa(i)+": "+f.String(), typ, q, res, or.aggregate(want, keys, q))
 			}
-			checkAggregate(t, "round "+strconv.Itoa(round)+", "+strconv.Itoa(i)+": "+f.String(), typ, q, res, or.aggregate(want, keys, q))
 		}
 		if len(s.pairTables()) == 0 {
 			t.Fatalf("round %d: no pair table was used", round)

@@ -72,10 +72,10 @@ func (e *encoder) u32s(vs []uint32) {
 	}
 }
 
-// strs writes packed strings: their count, offsets and bytes.
-func (e *encoder) strs(a *strs) {
+// packedStrings writes packed strings: their count, offsets and bytes.
+func (e *encoder) packedStrings(a *packedStrings) {
 	e.uvarint(uint64(a.len()))
-	e.u32s(a.off[1:])
+	e.u32s(a.offsets[1:])
 	e.flush()
 	if e.err == nil {
 		_, _ = e.h.Write(a.data)
@@ -111,12 +111,12 @@ func (s *Snapshot) WriteTo(w io.Writer) (int64, error) {
 	e.bitmap(s.alive)
 	e.uvarint(uint64(len(s.keys.chunks)))
 	for _, ch := range s.keys.chunks {
-		e.strs(ch.packed)
+		e.packedStrings(ch.packed)
 	}
-	e.order(s.pk)
-	e.uvarint(uint64(len(s.props)))
-	for _, pi := range s.props {
-		e.prop(pi)
+	e.order(s.keyOrder)
+	e.uvarint(uint64(len(s.properties)))
+	for _, pi := range s.properties {
+		e.property(pi)
 	}
 	e.flush()
 	if e.err == nil {
@@ -148,28 +148,28 @@ func (e *encoder) order(o *order) {
 	}
 }
 
-func (e *encoder) prop(pi *propIndex) {
+func (e *encoder) property(pi *propertyIndex) {
 	e.bitmap(pi.nulls)
-	e.flag(pi.col != nil)
-	if pi.col != nil {
-		e.uvarint(uint64(len(pi.col.chunks)))
-		for _, ch := range pi.col.chunks {
+	e.flag(pi.column != nil)
+	if pi.column != nil {
+		e.uvarint(uint64(len(pi.column.chunks)))
+		for _, ch := range pi.column.chunks {
 			e.u64s(ch.pre)
 			e.flag(ch.exact != nil)
 			if ch.exact != nil {
-				e.strs(ch.exact)
+				e.packedStrings(ch.exact)
 			}
 		}
 	}
-	e.flag(pi.lcol != nil)
-	if pi.lcol != nil {
-		e.uvarint(uint64(len(pi.lcol.chunks)))
-		for _, ch := range pi.lcol.chunks {
-			e.u32s(ch.off)
+	e.flag(pi.listColumn != nil)
+	if pi.listColumn != nil {
+		e.uvarint(uint64(len(pi.listColumn.chunks)))
+		for _, ch := range pi.listColumn.chunks {
+			e.u32s(ch.offsets)
 			e.u64s(ch.pre)
 			e.flag(ch.exact != nil)
 			if ch.exact != nil {
-				e.strs(ch.exact)
+				e.packedStrings(ch.exact)
 			}
 		}
 	}
@@ -179,8 +179,8 @@ func (e *encoder) prop(pi *propIndex) {
 	}
 	e.flag(pi.dict != nil)
 	if pi.dict != nil {
-		e.uvarint(uint64(len(pi.dict.m)))
-		for k, bm := range pi.dict.m {
+		e.uvarint(uint64(len(pi.dict.values)))
+		for k, bm := range pi.dict.values {
 			e.str(k)
 			e.bitmap(bm)
 		}
@@ -189,11 +189,11 @@ func (e *encoder) prop(pi *propIndex) {
 	if pi.text != nil {
 		e.uvarint(uint64(len(pi.text.blocks)))
 		for _, b := range pi.text.blocks {
-			e.strs(b.term)
-			e.u32s(b.poff[1:])
+			e.packedStrings(b.terms)
+			e.u32s(b.postingOffsets[1:])
 			e.u32s(b.docs)
-			e.uvarint(uint64(len(b.big)))
-			for j, bm := range b.big {
+			e.uvarint(uint64(len(b.large)))
+			for j, bm := range b.large {
 				e.uvarint(uint64(j))
 				e.bitmap(bm)
 			}

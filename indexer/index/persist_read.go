@@ -115,9 +115,10 @@ func (d *decoder) u32s(n int) []uint32 {
 	return out
 }
 
-// strs reads packed strings written by encoder.strs; n is their count.
-func (d *decoder) strs(n int) *strs {
-	a := d.strsUpTo(uint64(n))
+// packedStrings reads packed strings written by encoder.packedStrings;
+// n is their count.
+func (d *decoder) packedStrings(n int) *packedStrings {
+	a := d.packedStringsUpTo(uint64(n))
 	if d.err == nil && a.len() != n {
 		d.fail("%d strings, want %d", a.len(), n)
 	}
@@ -126,22 +127,22 @@ func (d *decoder) strs(n int) *strs {
 
 // strsUpTo reads packed strings, at most limit of them; none after an
 // error.
-func (d *decoder) strsUpTo(limit uint64) *strs {
+func (d *decoder) packedStringsUpTo(limit uint64) *packedStrings {
 	n := d.count(limit, "strings")
 	off := d.u32s(n)
 	if d.err != nil {
-		return packStrs(nil)
+		return packStrings(nil)
 	}
-	a := &strs{off: append([]uint32{0}, off...)}
+	a := &packedStrings{offsets: append([]uint32{0}, off...)}
 	for i := 1; i <= n; i++ {
-		if a.off[i] < a.off[i-1] {
+		if a.offsets[i] < a.offsets[i-1] {
 			d.fail("string offsets out of order")
-			return packStrs(nil)
+			return packStrings(nil)
 		}
 	}
-	a.data = d.full(int(a.off[n]))
+	a.data = d.full(int(a.offsets[n]))
 	if a.data == nil {
-		return packStrs(nil)
+		return packStrings(nil)
 	}
 	return a
 }
@@ -186,9 +187,9 @@ func Read(r io.Reader, t *objects.Type) (*Snapshot, error) {
 		if d.err != nil {
 			break // a damaged count may claim millions of chunks
 		}
-		s.keys.chunks = append(s.keys.chunks, &keyChunk{packed: d.strs(chunkDocs)})
+		s.keys.chunks = append(s.keys.chunks, &keyChunk{packed: d.packedStrings(chunkDocs)})
 	}
-	s.pk = d.order()
+	s.keyOrder = d.order()
 	if n := d.count(uint64(len(t.Properties)), "properties"); d.err == nil && n != len(t.Properties) {
 		d.fail("%d properties, type %s has %d", n, t.APIName, len(t.Properties))
 	}
@@ -196,7 +197,7 @@ func Read(r io.Reader, t *objects.Type) (*Snapshot, error) {
 		if d.err != nil {
 			break
 		}
-		s.props = append(s.props, d.prop(i, p))
+		s.properties = append(s.properties, d.property(i, p))
 	}
 	if d.err != nil {
 		return nil, d.err
@@ -217,7 +218,7 @@ func (d *decoder) order() *order {
 	// Room for what a file of its size can hold, not for the claim: a
 	// damaged count of 100 million blocks cost 900 MiB before the first
 	// block was read (FuzzRead).
-	blocks := make([]*oblock, 0, min(n, 1024))
+	blocks := make([]*orderBlock, 0, min(n, 1024))
 	for range n {
 		m := d.count(blockMax, "order block")
 		if d.err != nil {
@@ -227,55 +228,55 @@ func (d *decoder) order() *order {
 			d.fail("empty order block")
 			break
 		}
-		blocks = append(blocks, &oblock{pre: d.u64s(m), doc: d.u32s(m)})
+		blocks = append(blocks, &orderBlock{pre: d.u64s(m), doc: d.u32s(m)})
 	}
 	return newOrder(blocks)
 }
 
-func (d *decoder) prop(i int, p objects.Property) *propIndex {
-	pi := &propIndex{p: p, pos: i, et: p.Type.Primitive(), list: p.Type.Kind == objects.KindList}
+func (d *decoder) property(i int, p objects.Property) *propertyIndex {
+	pi := &propertyIndex{property: p, position: i, elementType: p.Type.Primitive(), isList: p.Type.Kind == objects.KindList}
 	pi.nulls = d.bitmap()
 	if d.flag() {
-		pi.col = &column{exact: hasExact(pi.et.Kind)}
+		pi.column = &column{exact: hasExact(pi.elementType.Kind)}
 		n := d.count(1<<20, "column chunks")
 		for range n {
-			ch := &colChunk{pre: d.u64s(chunkDocs)}
+			ch := &columnChunk{pre: d.u64s(chunkDocs)}
 			if d.flag() {
-				ch.exact = d.strs(chunkDocs)
+				ch.exact = d.packedStrings(chunkDocs)
 			}
-			pi.col.chunks = append(pi.col.chunks, ch)
+			pi.column.chunks = append(pi.column.chunks, ch)
 			if d.err != nil {
 				return pi
 			}
 		}
 	}
 	if d.flag() {
-		pi.lcol = &listColumn{exact: hasExact(pi.et.Kind)}
+		pi.listColumn = &listColumn{exact: hasExact(pi.elementType.Kind)}
 		n := d.count(1<<20, "list chunks")
 		for range n {
-			ch := &listChunk{off: d.u32s(chunkDocs + 1)}
+			ch := &listChunk{offsets: d.u32s(chunkDocs + 1)}
 			if d.err != nil {
 				return pi
 			}
-			m := int(ch.off[chunkDocs])
+			m := int(ch.offsets[chunkDocs])
 			for o := 1; o <= chunkDocs; o++ {
-				if ch.off[o] < ch.off[o-1] {
+				if ch.offsets[o] < ch.offsets[o-1] {
 					d.fail("list offsets out of order")
 					return pi
 				}
 			}
 			ch.pre = d.u64s(m)
 			if d.flag() {
-				ch.exact = d.strs(m)
+				ch.exact = d.packedStrings(m)
 			}
-			pi.lcol.chunks = append(pi.lcol.chunks, ch)
+			pi.listColumn.chunks = append(pi.listColumn.chunks, ch)
 		}
 	}
 	if d.flag() {
 		pi.order = d.order()
 	}
 	if d.flag() {
-		pi.dict = &dict{m: map[string]*roaring.Bitmap{}}
+		pi.dict = &dict{values: map[string]*roaring.Bitmap{}}
 		n := d.count(1<<20, "dict values")
 		for range n {
 			k := d.str()
@@ -283,32 +284,32 @@ func (d *decoder) prop(i int, p objects.Property) *propIndex {
 				d.fail("dict key")
 				return pi
 			}
-			pi.dict.m[k] = d.bitmap()
+			pi.dict.values[k] = d.bitmap()
 		}
 	}
 	if d.flag() {
 		pi.text = &terms{}
 		n := d.count(1<<31, "term blocks")
 		for range n {
-			b := &tblock{}
-			b.term = d.strsUpTo(blockMax)
-			m := b.term.len()
-			b.poff = append([]uint32{0}, d.u32s(m)...)
+			b := &termBlock{}
+			b.terms = d.packedStringsUpTo(blockMax)
+			m := b.terms.len()
+			b.postingOffsets = append([]uint32{0}, d.u32s(m)...)
 			if d.err != nil {
 				return pi
 			}
 			for j := 1; j <= m; j++ {
-				if b.poff[j] < b.poff[j-1] {
+				if b.postingOffsets[j] < b.postingOffsets[j-1] {
 					d.fail("posting offsets out of order")
 					return pi
 				}
 			}
-			b.docs = d.u32s(int(b.poff[m]))
+			b.docs = d.u32s(int(b.postingOffsets[m]))
 			if nb := d.count(uint64(m), "large postings"); nb > 0 {
-				b.big = make(map[int32]*roaring.Bitmap, nb)
+				b.large = make(map[int32]*roaring.Bitmap, nb)
 				for range nb {
 					j := d.count(uint64(m-1), "posting")
-					b.big[int32(j)] = d.bitmap()
+					b.large[int32(j)] = d.bitmap()
 				}
 			}
 			if d.err != nil || m == 0 {

@@ -54,7 +54,7 @@ func (c *compiler) compile(f *query.Filter) (node, error) {
 		}
 		return &setNode{bm: bm}, nil
 	}
-	pi := s.prop(f.Property)
+	pi := s.property(f.Property)
 	if pi == nil {
 		return nil, fmt.Errorf("object type %s has no property %q", s.typ.APIName, f.Property)
 	}
@@ -71,7 +71,7 @@ func (c *compiler) compile(f *query.Filter) (node, error) {
 		if len(f.Values) == 0 {
 			return allNode{s}, nil
 		}
-		if len(f.Values) > 1 && pi.dict == nil && pi.order != nil && !pi.list {
+		if len(f.Values) > 1 && pi.dict == nil && pi.order != nil && !pi.isList {
 			return c.inOrder(pi, f.Values)
 		}
 		var kids []node
@@ -148,7 +148,7 @@ func (c *compiler) combine(f *query.Filter) (node, error) {
 // and lt hi) into one run, so the AND materializes or tests one range,
 // and a walk of that property is bounded by it.
 func mergeRanges(kids []node) []node {
-	byProp := map[*propIndex]*runsNode{}
+	byProp := map[*propertyIndex]*runsNode{}
 	out := kids[:0:0]
 	for _, k := range kids {
 		r, ok := k.(*runsNode)
@@ -166,7 +166,7 @@ func mergeRanges(kids []node) []node {
 		in1, in2 := prev.in, r.in
 		lo, hi := max(prev.runs[0].lo, r.runs[0].lo), min(prev.runs[0].hi, r.runs[0].hi)
 		prev.runs = []run{{lo, max(lo, hi)}}
-		prev.in = func(vk vkey) bool { return in1(vk) && in2(vk) }
+		prev.in = func(vk valueKey) bool { return in1(vk) && in2(vk) }
 		prev.cost += r.cost
 	}
 	return out
@@ -183,23 +183,23 @@ func or(s *Snapshot, kids []node) node {
 }
 
 // searchable returns an error for a filter on a property without values.
-func (c *compiler) values(pi *propIndex) error {
-	if pi.col == nil && pi.lcol == nil || !pi.p.Searchable() {
-		return fmt.Errorf("property %s is not searchable", pi.p.APIName)
+func (c *compiler) values(pi *propertyIndex) error {
+	if pi.column == nil && pi.listColumn == nil || !pi.property.Searchable() {
+		return fmt.Errorf("property %s is not searchable", pi.property.APIName)
 	}
 	return nil
 }
 
-func (c *compiler) key(pi *propIndex, v any) (vkey, error) {
-	vk, err := keyOf(pi.et.Kind, v)
+func (c *compiler) key(pi *propertyIndex, v any) (valueKey, error) {
+	vk, err := valueKeyOf(pi.elementType.Kind, v)
 	if err != nil {
-		return vk, fmt.Errorf("property %s: %w", pi.p.APIName, err)
+		return vk, fmt.Errorf("property %s: %w", pi.property.APIName, err)
 	}
 	return vk, nil
 }
 
 // eq matches the documents whose value (or an element) equals v.
-func (c *compiler) eq(pi *propIndex, v any) (node, error) {
+func (c *compiler) eq(pi *propertyIndex, v any) (node, error) {
 	if err := c.values(pi); err != nil {
 		return nil, err
 	}
@@ -209,11 +209,11 @@ func (c *compiler) eq(pi *propIndex, v any) (node, error) {
 	}
 	if pi.dict != nil {
 		if bm := pi.dict.get(vk); bm != nil {
-			return &setNode{bm: bm, w: pi.dict.denseOf(bm, c.s.maxDoc), of: pi, key: dictKey(vk)}, nil
+			return &setNode{bm: bm, bits: pi.dict.denseOf(bm, c.s.maxDoc), dictProperty: pi, dictValue: dictKey(vk)}, nil
 		}
 		return noneNode(), nil
 	}
-	in := func(x vkey) bool { return compareVK(x, vk) == 0 }
+	in := func(x valueKey) bool { return compareValueKeys(x, vk) == 0 }
 	if pi.order != nil {
 		t := c.s.ties(pi)
 		return &runsNode{pi: pi, runs: []run{{pi.order.lowerBound(t, vk, false), pi.order.lowerBound(t, vk, true)}}, in: in}, nil
@@ -225,11 +225,11 @@ func (c *compiler) eq(pi *propIndex, v any) (node, error) {
 // over the runs of the property's order that hold them, instead of an OR
 // of one node per value: a link followed from thousands of objects asks
 // for thousands of keys.
-func (c *compiler) inOrder(pi *propIndex, vals []any) (node, error) {
+func (c *compiler) inOrder(pi *propertyIndex, vals []any) (node, error) {
 	if err := c.values(pi); err != nil {
 		return nil, err
 	}
-	vks := make([]vkey, 0, len(vals))
+	vks := make([]valueKey, 0, len(vals))
 	for _, v := range vals {
 		vk, err := c.key(pi, v)
 		if err != nil {
@@ -237,27 +237,27 @@ func (c *compiler) inOrder(pi *propIndex, vals []any) (node, error) {
 		}
 		vks = append(vks, vk)
 	}
-	if !slices.IsSortedFunc(vks, compareVK) { // a link's keys come sorted
-		slices.SortFunc(vks, compareVK)
+	if !slices.IsSortedFunc(vks, compareValueKeys) { // a link's keys come sorted
+		slices.SortFunc(vks, compareValueKeys)
 	}
-	vks = slices.CompactFunc(vks, func(a, b vkey) bool { return compareVK(a, b) == 0 })
+	vks = slices.CompactFunc(vks, func(a, b valueKey) bool { return compareValueKeys(a, b) == 0 })
 	runs := pi.order.runsOf(c.s.ties(pi), vks)
-	in := func(x vkey) bool {
-		_, found := slices.BinarySearchFunc(vks, x, compareVK)
+	in := func(x valueKey) bool {
+		_, found := slices.BinarySearchFunc(vks, x, compareValueKeys)
 		return found
 	}
 	// cost: a binary search of vks per test
 	return &runsNode{pi: pi, runs: runs, in: in, cost: 2 * math.Log2(float64(len(vks))+1)}, nil
 }
 
-func (c *compiler) pred(pi *propIndex, in func(vkey) bool, cost float64) node {
+func (c *compiler) pred(pi *propertyIndex, in func(valueKey) bool, cost float64) node {
 	n := &predNode{s: c.s, pi: pi, in: in, cost: cost}
 	n.estimate()
 	return n
 }
 
 // compare matches a range.
-func (c *compiler) compare(pi *propIndex, op query.Op, v any) (node, error) {
+func (c *compiler) compare(pi *propertyIndex, op query.Op, v any) (node, error) {
 	if err := c.values(pi); err != nil {
 		return nil, err
 	}
@@ -265,8 +265,8 @@ func (c *compiler) compare(pi *propIndex, op query.Op, v any) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := func(x vkey) bool {
-		cmp := compareVK(x, vk)
+	in := func(x valueKey) bool {
+		cmp := compareValueKeys(x, vk)
 		switch op {
 		case query.OpGt:
 			return cmp > 0
@@ -297,20 +297,20 @@ func (c *compiler) compare(pi *propIndex, op query.Op, v any) (node, error) {
 
 // textOf is the text form of a value that startsWith, wildcard and regex
 // match: the string itself, or the text of another keyword value.
-func textOf(pi *propIndex, vk vkey) string {
-	if pi.et.Kind == objects.KindString {
+func textOf(pi *propertyIndex, vk valueKey) string {
+	if pi.elementType.Kind == objects.KindString {
 		return vk.exact
 	}
-	return objects.TextOf(valueOf(pi.et, vk))
+	return objects.TextOf(valueOf(pi.elementType, vk))
 }
 
 // startsWith matches keyword values with a prefix.
-func (c *compiler) startsWith(pi *propIndex, prefix string) (node, error) {
+func (c *compiler) startsWith(pi *propertyIndex, prefix string) (node, error) {
 	if err := c.values(pi); err != nil {
 		return nil, err
 	}
-	in := func(x vkey) bool { return strings.HasPrefix(textOf(pi, x), prefix) }
-	if pi.order == nil || pi.et.Kind != objects.KindString {
+	in := func(x valueKey) bool { return strings.HasPrefix(textOf(pi, x), prefix) }
+	if pi.order == nil || pi.elementType.Kind != objects.KindString {
 		return c.pred(pi, in, 5), nil
 	}
 	return &runsNode{pi: pi, runs: []run{c.prefixRun(pi, prefix)}, in: in, cost: 5}, nil
@@ -318,16 +318,16 @@ func (c *compiler) startsWith(pi *propIndex, prefix string) (node, error) {
 
 // prefixRun is the run of a string property's order whose values have
 // the prefix: strings with a prefix are contiguous in byte order.
-func (c *compiler) prefixRun(pi *propIndex, prefix string) run {
+func (c *compiler) prefixRun(pi *propertyIndex, prefix string) run {
 	t := c.s.ties(pi)
-	lo := pi.order.lowerBound(t, vkey{pre: prefix8(prefix), exact: prefix}, false)
+	lo := pi.order.lowerBound(t, valueKey{pre: prefix8(prefix), exact: prefix}, false)
 	hi := pi.order.len()
 	if succ := successor(prefix); succ != "" {
-		hi = pi.order.lowerBound(t, vkey{pre: prefix8(succ), exact: succ}, false)
+		hi = pi.order.lowerBound(t, valueKey{pre: prefix8(succ), exact: succ}, false)
 	}
 	return run{lo, hi}
 }
 
-func (c *compiler) tooMany(pi *propIndex, f *query.Filter, format string, args ...any) error {
-	return &query.TooExpensiveError{Property: pi.p.APIName, Op: f.Op, Limit: c.limits.MaxTerms, Reason: fmt.Sprintf(format, args...)}
+func (c *compiler) tooMany(pi *propertyIndex, f *query.Filter, format string, args ...any) error {
+	return &query.TooExpensiveError{Property: pi.property.APIName, Op: f.Op, Limit: c.limits.MaxTerms, Reason: fmt.Sprintf(format, args...)}
 }

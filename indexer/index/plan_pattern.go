@@ -40,17 +40,17 @@ const (
 )
 
 // pattern matches whole exact values against a wildcard or regex.
-func (c *compiler) pattern(pi *propIndex, f *query.Filter) (node, error) {
+func (c *compiler) pattern(pi *propertyIndex, f *query.Filter) (node, error) {
 	if err := c.values(pi); err != nil {
 		return nil, err
 	}
 	re, err := query.Pattern(f.Op, f.Text)
 	if err != nil {
-		return nil, fmt.Errorf("property %s: %w", pi.p.APIName, err)
+		return nil, fmt.Errorf("property %s: %w", pi.property.APIName, err)
 	}
 	match := matcher(f, re)
-	in := func(x vkey) bool { return match(textOf(pi, x)) }
-	if pi.order == nil || pi.et.Kind != objects.KindString || pi.dict != nil {
+	in := func(x valueKey) bool { return match(textOf(pi, x)) }
+	if pi.order == nil || pi.elementType.Kind != objects.KindString || pi.dict != nil {
 		// A dict tests each of its few values once; arrays and the text
 		// forms of other types are tested value by value.
 		return c.pred(pi, in, costPattern), nil
@@ -72,7 +72,7 @@ func (c *compiler) pattern(pi *propIndex, f *query.Filter) (node, error) {
 	}
 	// The AND materializes the prefix's run and tests the pattern on it.
 	scan.estimateIn(pi.order, span)
-	hasPrefix := func(x vkey) bool { return strings.HasPrefix(x.exact, prefix) }
+	hasPrefix := func(x valueKey) bool { return strings.HasPrefix(x.exact, prefix) }
 	return newAnd(c.s, []node{&runsNode{pi: pi, runs: []run{span}, in: hasPrefix, cost: 5}, scan}), nil
 }
 
@@ -80,7 +80,7 @@ func (c *compiler) pattern(pi *propIndex, f *query.Filter) (node, error) {
 // match and returns the run of each match, or false when the walk would
 // visit more values than its budget, or match more than Limits.MaxTerms
 // (so many runs cost more than the scan that replaces them).
-func (c *compiler) walkPattern(pi *propIndex, re vellum.Automaton, prefix string, span run) ([]run, bool) {
+func (c *compiler) walkPattern(pi *propertyIndex, re vellum.Automaton, prefix string, span run) ([]run, bool) {
 	t := c.s.ties(pi)
 	o := pi.order
 	budget := max((span.hi-span.lo)/walkPerScan, minWalk)
@@ -96,7 +96,7 @@ func (c *compiler) walkPattern(pi *propIndex, re vellum.Automaton, prefix string
 			return "", false
 		}
 		from = max(from, prefix)
-		p := o.lowerBound(t, vkey{pre: prefix8(from), exact: from}, false)
+		p := o.lowerBound(t, valueKey{pre: prefix8(from), exact: from}, false)
 		if p >= span.hi {
 			return "", false
 		}
@@ -106,7 +106,7 @@ func (c *compiler) walkPattern(pi *propIndex, re vellum.Automaton, prefix string
 			complete = false
 			return false
 		}
-		vk := vkey{pre: prefix8(s), exact: s}
+		vk := valueKey{pre: prefix8(s), exact: s}
 		runs = append(runs, run{o.lowerBound(t, vk, false), o.lowerBound(t, vk, true)})
 		return true
 	})
@@ -130,7 +130,7 @@ func (n *predNode) estimateIn(o *order, r run) {
 			hit++
 		}
 	}
-	n.e = float64(n.s.alive.GetCardinality()) * float64(hit) / float64(seen)
+	n.estimated = float64(n.s.alive.GetCardinality()) * float64(hit) / float64(seen)
 }
 
 // accepts runs an automaton over s. (vellum.AutomatonContains stops at

@@ -26,13 +26,13 @@ var levBuilders = sync.OnceValues(func() ([3]*levenshtein.LevenshteinAutomatonBu
 })
 
 // text compiles the text queries of a text property.
-func (c *compiler) text(pi *propIndex, f *query.Filter) (node, error) {
+func (c *compiler) text(pi *propertyIndex, f *query.Filter) (node, error) {
 	if pi.text == nil {
-		return nil, fmt.Errorf("property %s is not a text property", pi.p.APIName)
+		return nil, fmt.Errorf("property %s is not a text property", pi.property.APIName)
 	}
 	terms := query.Analyze(f.Text)
 	if len(terms) == 0 {
-		return nil, fmt.Errorf("property %s: %q holds no terms", pi.p.APIName, f.Text)
+		return nil, fmt.Errorf("property %s: %q holds no terms", pi.property.APIName, f.Text)
 	}
 	switch f.Op {
 	case query.OpAllTerms, query.OpAnyTerm:
@@ -120,7 +120,7 @@ func (c *compiler) combineNodes(op query.Op, kids []node) node {
 }
 
 // term matches one analyzed term, or the terms within its edit distance.
-func (c *compiler) term(pi *propIndex, f *query.Filter, t string, fuzzy bool) (node, error) {
+func (c *compiler) term(pi *propertyIndex, f *query.Filter, t string, fuzzy bool) (node, error) {
 	d := 0
 	if fuzzy {
 		d = query.Fuzziness(t)
@@ -182,16 +182,16 @@ func union(posts []posting) node {
 
 // phrase returns a check that a document's text holds the terms as
 // adjacent terms of one value (the last one as a prefix when prefixLast).
-func (c *compiler) phrase(pi *propIndex, terms []string, prefixLast bool) func(d uint32) bool {
-	var buf []vkey
+func (c *compiler) phrase(pi *propertyIndex, terms []string, prefixLast bool) func(d uint32) bool {
+	var buf []valueKey
 	return func(d uint32) bool {
 		if pi.nulls.Contains(d) {
 			return false
 		}
-		if pi.col != nil {
-			return hasPhrase(query.Analyze(pi.col.get(d).exact), terms, prefixLast)
+		if pi.column != nil {
+			return hasPhrase(query.Analyze(pi.column.get(d).exact), terms, prefixLast)
 		}
-		buf = pi.lcol.get(d, buf)
+		buf = pi.listColumn.get(d, buf)
 		for _, vk := range buf {
 			if hasPhrase(query.Analyze(vk.exact), terms, prefixLast) {
 				return true

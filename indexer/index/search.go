@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -40,8 +39,10 @@ func (s *Snapshot) Search(ctx context.Context, q *query.Search) (*Result, error)
 // searchOptions force choices the planner makes, for tests that compare
 // every way to an answer.
 type searchOptions struct {
-	plan   Plan // when set and applicable
-	sparse bool // no dense bitsets
+	plan         Plan // when set and applicable
+	sparse       bool // no dense bitsets
+	noPairs      bool // no pair counts
+	noUnionSplit bool // count a union through a bitset of its matches (union.go)
 }
 
 func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOptions) (*Result, error) {
@@ -51,7 +52,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := &exec{ctx: ctx, s: s, n: float64(s.alive.GetCardinality()), sparse: opt.sparse}
+	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.alive.GetCardinality()), sparse: opt.sparse, noPairs: opt.noPairs}
 	defer x.release()
 	root, err := (&compiler{s: s, limits: q.Limits}).compile(q.Filter)
 	if err != nil {
@@ -81,7 +82,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 			total = c
 			break
 		}
-		if u, ok := x.splitUnion(pl.residual); ok && !pl.bounded {
+		if u, ok := x.splitUnion(pl.residual); ok && !pl.bounded && !opt.noUnionSplit {
 			pl.residual = u.node(s)
 			if docs, err = s.walk(x, pl, so, after, k); err != nil {
 				return nil, err
@@ -96,7 +97,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 			return nil, err
 		}
 		if ok {
-			pl.residual = &setNode{bm: nil, w: rw}
+			pl.residual = &setNode{bm: nil, bits: rw}
 		}
 		if docs, err = s.walk(x, pl, so, after, k); err != nil {
 			return nil, err
@@ -141,13 +142,13 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 // walkPlan is a chosen plan; for walks, the order walked, the part of
 // it the filter allows, and what is left to test.
 type walkPlan struct {
-	plan     Plan
-	pi       *propIndex // nil: the primary-key order
-	desc     bool
-	lo, hi   int
-	residual node
-	nulls    bool // documents with a null sort value may match
-	bounded  bool // [lo, hi) is the range the filter puts on pi
+	plan       Plan
+	pi         *propertyIndex // nil: the primary-key order
+	descending bool
+	lo, hi     int
+	residual   node
+	nulls      bool // documents with a null sort value may match
+	bounded    bool // [lo, hi) is the range the filter puts on pi
 }
 
 // choose picks between walking the sort order and collecting, from the
@@ -158,10 +159,10 @@ func (s *Snapshot) choose(x *exec, root node, so *sorter, k int, force Plan) wal
 		return collect
 	}
 	w := walkPlan{plan: PlanWalk, residual: root, nulls: true}
-	o := s.pk
+	o := s.keyOrder
 	if len(so.fields) == 1 {
 		f := so.fields[0]
-		w.pi, w.desc, o = f.pi, f.desc, f.pi.order
+		w.pi, w.descending, o = f.pi, f.descending, f.pi.order
 	}
 	w.lo, w.hi = 0, o.len()
 	// Ranges on the walked property bound the walk instead of being tested.
@@ -196,7 +197,7 @@ func (s *Snapshot) choose(x *exec, root node, so *sorter, k int, force Plan) wal
 	span := float64(max(w.hi-w.lo, 0))
 	sel := 1.0
 	if !isAll(w.residual) {
-		sel = math.Max(w.residual.est()/math.Max(x.n, 1), 1/math.Max(x.n, 1))
+		sel = math.Max(w.residual.est()/math.Max(x.aliveCount, 1), 1/math.Max(x.aliveCount, 1))
 	}
 	walked := math.Min(span, float64(k)/sel)
 	walkCost := walked * (w.residual.tcost() + costScan)
@@ -237,23 +238,23 @@ func (s *Snapshot) walk(x *exec, w walkPlan, so *sorter, after *position, k int)
 	if w.pi == nil {
 		from := w.lo
 		if after != nil {
-			from = s.pk.afterEntry(keyTies{s.keys}, vkey{pre: keyPre(after.key), exact: after.key}, after.key)
+			from = s.keyOrder.afterEntry(keyTies{s.keys}, valueKey{pre: keyPre(after.key), exact: after.key}, after.key)
 		}
-		s.pk.forEach(from, w.hi, take)
+		s.keyOrder.forEach(from, w.hi, take)
 		return docs, err
 	}
 	o, t := w.pi.order, s.ties(w.pi)
 	inNulls := after != nil && after.null[0]
 	if !inNulls {
 		switch {
-		case !w.desc:
+		case !w.descending:
 			from := w.lo
 			if after != nil {
-				from = max(from, o.afterEntry(t, after.vals[0], after.key))
+				from = max(from, o.afterEntry(t, after.values[0], after.key))
 			}
 			o.forEach(from, w.hi, take)
 		default:
-			walkDesc(o, t, w.lo, w.hi, after, take)
+			walkDesc(o, t, run{w.lo, w.hi}, after, take)
 		}
 		if err != nil || len(docs) == k || !w.nulls {
 			return docs, err
@@ -269,12 +270,13 @@ func (s *Snapshot) walk(x *exec, w walkPlan, so *sorter, after *position, k int)
 	return append(docs, more...), err
 }
 
-// walkDesc walks [lo, hi) of an order by descending value, each run of
-// equal values by ascending key, starting after the cursor.
-func walkDesc(o *order, t ties, lo, hi int, after *position, fn func(int, uint32) bool) {
+// walkDesc walks the positions of span of an order by descending value,
+// each run of equal values by ascending key, starting after the cursor.
+func walkDesc(o *order, t ties, span run, after *position, fn func(int, uint32) bool) {
+	lo, hi := span.lo, span.hi
 	p := hi
 	if after != nil {
-		v := after.vals[0]
+		v := after.values[0]
 		gs, ge := o.lowerBound(t, v, false), o.lowerBound(t, v, true)
 		from := max(o.afterEntry(t, v, after.key), lo)
 		if !o.forEach(from, min(ge, hi), fn) {
@@ -297,7 +299,7 @@ func walkDesc(o *order, t ties, lo, hi int, after *position, fn func(int, uint32
 				break
 			}
 			if steps == 16 {
-				gs = max(o.lowerBound(t, vkey{pre: pre, exact: ex}, false), lo)
+				gs = max(o.lowerBound(t, valueKey{pre: pre, exact: ex}, false), lo)
 				g = o.cursor(gs)
 				break
 			}
@@ -317,163 +319,24 @@ func walkDesc(o *order, t ties, lo, hi int, after *position, fn func(int, uint32
 	}
 }
 
-// ocursor is a position in an order that moves by one in O(1).
-type ocursor struct {
-	o     *order
-	bi, j int
+// orderCursor is a position in an order that moves by one in O(1).
+type orderCursor struct {
+	o             *order
+	block, offset int
 }
 
-func (o *order) cursor(p int) ocursor {
+func (o *order) cursor(p int) orderCursor {
 	bi, j := o.locate(p)
-	return ocursor{o: o, bi: bi, j: j}
+	return orderCursor{o: o, block: bi, offset: j}
 }
 
-func (c ocursor) pre() uint64 { return c.o.blocks[c.bi].pre[c.j] }
-func (c ocursor) doc() uint32 { return c.o.blocks[c.bi].doc[c.j] }
+func (c orderCursor) pre() uint64 { return c.o.blocks[c.block].pre[c.offset] }
+func (c orderCursor) doc() uint32 { return c.o.blocks[c.block].doc[c.offset] }
 
 // prev is the position before c; c must not be the first.
-func (c ocursor) prev() ocursor {
-	if c.j > 0 {
-		return ocursor{o: c.o, bi: c.bi, j: c.j - 1}
+func (c orderCursor) prev() orderCursor {
+	if c.offset > 0 {
+		return orderCursor{o: c.o, block: c.block, offset: c.offset - 1}
 	}
-	return ocursor{o: c.o, bi: c.bi - 1, j: len(c.o.blocks[c.bi-1].doc) - 1}
-}
-
-// topK returns the first k documents of bm after the cursor, in order.
-func (x *exec) topK(bm *roaring.Bitmap, so *sorter, after *position, k int) ([]uint32, error) {
-	h := newTopK(so, after, k)
-	it := bm.ManyIterator()
-	buf := make([]uint32, 256)
-	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-		if err := x.ctx.Err(); err != nil {
-			return nil, err
-		}
-		for _, d := range buf[:n] {
-			h.offer(d)
-		}
-	}
-	return h.sorted(), nil
-}
-
-// topKDense is topK over a dense bitset.
-func (x *exec) topKDense(w dense, so *sorter, after *position, k int) []uint32 {
-	h := newTopK(so, after, k)
-	w.each(func(d uint32) bool { h.offer(d); return true })
-	return h.sorted()
-}
-
-// topk keeps the best k documents after a cursor in a max-heap (the worst
-// on top). Each entry caches its first sort value, so that most
-// candidates are turned away by one comparison with the top.
-type topk struct {
-	so    *sorter
-	after *position
-	k     int
-	e     []topEntry
-}
-
-type topEntry struct {
-	null bool // the first sort value is null
-	vk   vkey // the first sort value, or the primary key without sort fields
-	doc  uint32
-}
-
-func newTopK(so *sorter, after *position, k int) *topk {
-	return &topk{so: so, after: after, k: k, e: make([]topEntry, 0, k)}
-}
-
-func (h *topk) entry(d uint32) topEntry {
-	if len(h.so.fields) == 0 {
-		key := h.so.s.keys.get(d)
-		return topEntry{vk: vkey{pre: keyPre(key), exact: key}, doc: d}
-	}
-	f := h.so.fields[0]
-	if f.pi.nulls.Contains(d) {
-		return topEntry{null: true, doc: d}
-	}
-	return topEntry{vk: f.pi.col.get(d), doc: d}
-}
-
-// less orders two entries: by the cached first value, then in full.
-func (h *topk) less(a, b *topEntry) bool {
-	switch {
-	case a.null != b.null:
-		return b.null // nulls last
-	case !a.null:
-		c := compareVK(a.vk, b.vk)
-		if len(h.so.fields) > 0 && h.so.fields[0].desc {
-			c = -c
-		}
-		if c != 0 {
-			return c < 0
-		}
-		if len(h.so.fields) == 0 {
-			return false // keys are unique
-		}
-	}
-	return h.so.compare(a.doc, b.doc) < 0
-}
-
-func (h *topk) offer(d uint32) {
-	if h.after != nil && h.so.compareTo(d, h.after) <= 0 {
-		return
-	}
-	e := h.entry(d)
-	if len(h.e) < h.k {
-		h.e = append(h.e, e)
-		h.up(len(h.e) - 1)
-		return
-	}
-	if !h.less(&e, &h.e[0]) {
-		return
-	}
-	h.e[0] = e
-	h.down(0)
-}
-
-// The heap keeps its worst entry at 0: a parent is never less than a kid.
-func (h *topk) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(&h.e[p], &h.e[i]) {
-			return
-		}
-		h.e[p], h.e[i] = h.e[i], h.e[p]
-		i = p
-	}
-}
-
-func (h *topk) down(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h.e) {
-			return
-		}
-		m := l
-		if r := l + 1; r < len(h.e) && h.less(&h.e[l], &h.e[r]) {
-			m = r
-		}
-		if !h.less(&h.e[i], &h.e[m]) {
-			return
-		}
-		h.e[i], h.e[m] = h.e[m], h.e[i]
-		i = m
-	}
-}
-
-func (h *topk) sorted() []uint32 {
-	slices.SortFunc(h.e, func(a, b topEntry) int {
-		switch {
-		case h.less(&a, &b):
-			return -1
-		case h.less(&b, &a):
-			return 1
-		}
-		return 0
-	})
-	out := make([]uint32, len(h.e))
-	for i, e := range h.e {
-		out[i] = e.doc
-	}
-	return out
+	return orderCursor{o: c.o, block: c.block - 1, offset: len(c.o.blocks[c.block-1].doc) - 1}
 }

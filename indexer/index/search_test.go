@@ -182,7 +182,7 @@ func TestSnapshot_Search(t *testing.T) {
 	s := mustBuild(t, typ, want)
 	// Rewrite a third of the objects and delete some, so that the
 	// structures searched are updated ones.
-	s, keys := mustEdit(t, r, s, want, 6, 1, 2)
+	s, keys := mustEdit(t, r, s, want, editMix{deleted: 1, rewritten: 2, outOf: 6})
 	or := &oracle{t: typ}
 	n := 400
 	if testing.Short() {

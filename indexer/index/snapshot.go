@@ -14,36 +14,36 @@ import (
 // derives the next snapshot from it, sharing every part it does not
 // change.
 type Snapshot struct {
-	typ     *objects.Type
-	version uint64
-	maxDoc  uint32          // document numbers are below maxDoc
-	alive   *roaring.Bitmap // the documents that hold an object
-	keys    *keyColumn      // document -> encoded primary key
-	pk      *order          // documents by primary key
-	props   []*propIndex    // by property position
+	typ        *objects.Type
+	version    uint64
+	maxDoc     uint32           // document numbers are below maxDoc
+	alive      *roaring.Bitmap  // the documents that hold an object
+	keys       *keyColumn       // document -> encoded primary key
+	keyOrder   *order           // documents by primary key
+	properties []*propertyIndex // by property position
 	// bitsets recycles the dense bitsets of queries; shared by the
 	// snapshots of one generation.
 	bitsets *sync.Pool
-	// aliveW is alive as a dense bitset, made on first use.
+	// aliveBits is alive as a dense bitset, made on first use.
 	aliveOnce sync.Once
-	aliveW    dense
+	aliveBits dense
 	// pairs are the pair counts made so far (pairs.go).
-	pairMu sync.Mutex
-	pairs  map[pairKey]*pairTable
+	pairsMu sync.Mutex
+	pairs   map[pairKey]*pairTable
 }
 
-// propIndex is what the index holds for one property.
-type propIndex struct {
-	p     objects.Property
-	pos   int
-	et    objects.DataType // the element type of arrays, else the type
-	list  bool
-	nulls *roaring.Bitmap // documents whose value is null
-	col   *column         // scalar values (searchable or fixed-width ones)
-	lcol  *listColumn     // array elements (searchable arrays)
-	order *order          // sortable properties
-	dict  *dict           // searchable properties with few values
-	text  *terms          // text properties
+// propertyIndex is what the index holds for one property.
+type propertyIndex struct {
+	property    objects.Property
+	position    int
+	elementType objects.DataType // the element type of arrays, else the type
+	isList      bool
+	nulls       *roaring.Bitmap // documents whose value is null
+	column      *column         // scalar values (searchable or fixed-width ones)
+	listColumn  *listColumn     // array elements (searchable arrays)
+	order       *order          // sortable properties
+	dict        *dict           // searchable properties with few values
+	text        *terms          // text properties
 }
 
 // keyColumn is the encoded primary key of each document, packed per
@@ -53,7 +53,7 @@ type keyColumn struct {
 }
 
 type keyChunk struct {
-	packed *strs
+	packed *packedStrings
 	build  []string
 }
 
@@ -94,7 +94,7 @@ func (k *keyColumn) touch(docs []uint32) uint64 {
 func (k *keyColumn) freeze() {
 	for _, ch := range k.chunks {
 		if ch.build != nil {
-			ch.packed, ch.build = packStrs(ch.build), nil
+			ch.packed, ch.build = packStrings(ch.build), nil
 		}
 	}
 }
@@ -105,7 +105,7 @@ func (k *keyColumn) with(set map[uint32]string) *keyColumn {
 	for d, key := range set {
 		i := int(d >> chunkShift)
 		for len(out.chunks) <= i {
-			out.chunks = append(out.chunks, &keyChunk{packed: packStrs(make([]string, chunkDocs))})
+			out.chunks = append(out.chunks, &keyChunk{packed: packStrings(make([]string, chunkDocs))})
 		}
 		ch := copied[i]
 		if ch == nil {
@@ -116,7 +116,7 @@ func (k *keyColumn) with(set map[uint32]string) *keyColumn {
 		ch.build[d&chunkMask] = key
 	}
 	for _, ch := range copied {
-		ch.packed, ch.build = packStrs(ch.build), nil
+		ch.packed, ch.build = packStrings(ch.build), nil
 	}
 	return out
 }
@@ -150,11 +150,11 @@ func (s *Snapshot) Key(d uint32) []byte { return []byte(s.keys.get(d)) }
 // is; keys that share their first bytes are bisected among by key.
 func (s *Snapshot) Lookup(key []byte) (uint32, bool) {
 	pre := keyPre(string(key))
-	bi, j := s.pk.seekPre(pre)
-	if bi == len(s.pk.blocks) || s.pk.blocks[bi].pre[j] != pre {
+	bi, j := s.keyOrder.seekPre(pre)
+	if bi == len(s.keyOrder.blocks) || s.keyOrder.blocks[bi].pre[j] != pre {
 		return 0, false // no key has the pre
 	}
-	d := s.pk.blocks[bi].doc[j]
+	d := s.keyOrder.blocks[bi].doc[j]
 	switch c := strings.Compare(s.keys.get(d), string(key)); {
 	case c == 0:
 		return d, true
@@ -166,9 +166,9 @@ func (s *Snapshot) Lookup(key []byte) (uint32, bool) {
 
 // lookupTied is Lookup among keys that share their pre.
 func (s *Snapshot) lookupTied(k string) (uint32, bool) {
-	p := s.pk.lowerBound(keyTies{s.keys}, vkey{pre: keyPre(k), exact: k}, false)
-	if p < s.pk.len() {
-		if d := s.pk.doc(p); s.keys.get(d) == k {
+	p := s.keyOrder.lowerBound(keyTies{s.keys}, valueKey{pre: keyPre(k), exact: k}, false)
+	if p < s.keyOrder.len() {
+		if d := s.keyOrder.doc(p); s.keys.get(d) == k {
 			return d, true
 		}
 	}
@@ -176,18 +176,18 @@ func (s *Snapshot) lookupTied(k string) (uint32, bool) {
 }
 
 // propTies breaks ties in the order of one property.
-type propTies struct {
+type propertyTies struct {
 	col  *column
 	keys *keyColumn
 }
 
-func (t propTies) exactOf(d uint32) string {
+func (t propertyTies) exactOf(d uint32) string {
 	if !t.col.exact {
 		return ""
 	}
 	return t.col.get(d).exact
 }
-func (t propTies) keyOf(d uint32) string { return t.keys.get(d) }
+func (t propertyTies) keyOf(d uint32) string { return t.keys.get(d) }
 
 // keyTies breaks ties in the primary-key order: the exact part is the key.
 type keyTies struct{ keys *keyColumn }
@@ -196,18 +196,18 @@ func (t keyTies) exactOf(d uint32) string { return t.keys.get(d) }
 func (t keyTies) keyOf(d uint32) string   { return t.keys.get(d) }
 
 func keyEntry(key string, d uint32) entry {
-	return entry{vk: vkey{pre: keyPre(key), exact: key}, key: key, doc: d}
+	return entry{value: valueKey{pre: keyPre(key), exact: key}, key: key, doc: d}
 }
 
-func (s *Snapshot) ties(pi *propIndex) ties { return propTies{col: pi.col, keys: s.keys} }
+func (s *Snapshot) ties(pi *propertyIndex) ties { return propertyTies{col: pi.column, keys: s.keys} }
 
 // prop returns the index of a property by apiName.
-func (s *Snapshot) prop(name string) *propIndex {
+func (s *Snapshot) property(name string) *propertyIndex {
 	i := s.typ.PropertyIndex(name)
 	if i < 0 {
 		return nil
 	}
-	return s.props[i]
+	return s.properties[i]
 }
 
 // compareKeys orders two documents by primary key.

@@ -16,21 +16,21 @@ type sorter struct {
 }
 
 type sortField struct {
-	pi   *propIndex
-	desc bool
+	pi         *propertyIndex
+	descending bool
 }
 
 func newSorter(s *Snapshot, sorts []query.Sort) (*sorter, error) {
 	so := &sorter{s: s}
 	for _, f := range sorts {
-		pi := s.prop(f.Property)
+		pi := s.property(f.Property)
 		if pi == nil {
 			return nil, fmt.Errorf("object type %s has no property %q", s.typ.APIName, f.Property)
 		}
 		if pi.order == nil {
 			return nil, fmt.Errorf("property %s is not sortable", f.Property)
 		}
-		so.fields = append(so.fields, sortField{pi: pi, desc: f.Desc})
+		so.fields = append(so.fields, sortField{pi: pi, descending: f.Desc})
 	}
 	return so, nil
 }
@@ -38,18 +38,18 @@ func newSorter(s *Snapshot, sorts []query.Sort) (*sorter, error) {
 // position is where a document sits in the sort order: its sort values
 // and its key. A cursor is the position of the last document of a page.
 type position struct {
-	null []bool
-	vals []vkey
-	key  string
+	null   []bool
+	values []valueKey
+	key    string
 }
 
 func (so *sorter) positionOf(d uint32) position {
-	p := position{null: make([]bool, len(so.fields)), vals: make([]vkey, len(so.fields)), key: so.s.keys.get(d)}
+	p := position{null: make([]bool, len(so.fields)), values: make([]valueKey, len(so.fields)), key: so.s.keys.get(d)}
 	for i, f := range so.fields {
 		if f.pi.nulls.Contains(d) {
 			p.null[i] = true
 		} else {
-			p.vals[i] = f.pi.col.get(d)
+			p.values[i] = f.pi.column.get(d)
 		}
 	}
 	return p
@@ -67,8 +67,8 @@ func (so *sorter) compare(a, b uint32) int {
 		case bn:
 			return -1
 		}
-		c := compareVK(f.pi.col.get(a), f.pi.col.get(b))
-		if f.desc {
+		c := compareValueKeys(f.pi.column.get(a), f.pi.column.get(b))
+		if f.descending {
 			c = -c
 		}
 		if c != 0 {
@@ -90,8 +90,8 @@ func (so *sorter) compareTo(d uint32, p *position) int {
 		case p.null[i]:
 			return -1
 		}
-		c := compareVK(f.pi.col.get(d), p.vals[i])
-		if f.desc {
+		c := compareValueKeys(f.pi.column.get(d), p.values[i])
+		if f.descending {
 			c = -c
 		}
 		if c != 0 {
@@ -106,8 +106,8 @@ const cursorVersion = 1
 // encode is the cursor of a position.
 func (p *position) encode() []byte {
 	b := []byte{cursorVersion}
-	b = binary.AppendUvarint(b, uint64(len(p.vals)))
-	for i, v := range p.vals {
+	b = binary.AppendUvarint(b, uint64(len(p.values)))
+	for i, v := range p.values {
 		if p.null[i] {
 			b = append(b, 0)
 			continue
@@ -141,7 +141,7 @@ func decodeCursor(b []byte, n int) (*position, error) {
 		b = b[k+int(l):]
 		return s, true
 	}
-	p := &position{null: make([]bool, n), vals: make([]vkey, n)}
+	p := &position{null: make([]bool, n), values: make([]valueKey, n)}
 	for i := range n {
 		if len(b) == 0 {
 			return nil, query.ErrBadCursor
@@ -155,13 +155,13 @@ func decodeCursor(b []byte, n int) (*position, error) {
 			if len(b) < 8 {
 				return nil, query.ErrBadCursor
 			}
-			p.vals[i].pre = binary.BigEndian.Uint64(b)
+			p.values[i].pre = binary.BigEndian.Uint64(b)
 			b = b[8:]
 			s, ok := str()
 			if !ok {
 				return nil, query.ErrBadCursor
 			}
-			p.vals[i].exact = s
+			p.values[i].exact = s
 		default:
 			return nil, query.ErrBadCursor
 		}

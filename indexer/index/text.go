@@ -16,65 +16,66 @@ import (
 // expressions walk the sorted terms with a vellum automaton, skipping every
 // term under a prefix the automaton cannot match.
 type terms struct {
-	blocks []*tblock
+	blocks []*termBlock
 }
 
-// tblock is a block of terms, packed: the terms, the small postings
-// concatenated (those of term j are docs[poff[j]:poff[j+1]]), and the
-// bitmaps of the large ones.
-type tblock struct {
-	term *strs
-	poff []uint32
-	docs []uint32
-	big  map[int32]*roaring.Bitmap
+// termBlock is a block of terms, packed: the terms, the small postings
+// concatenated (those of term j are
+// docs[postingOffsets[j]:postingOffsets[j+1]]), and the bitmaps of the
+// large ones.
+type termBlock struct {
+	terms          *packedStrings
+	postingOffsets []uint32
+	docs           []uint32
+	large          map[int32]*roaring.Bitmap
 }
 
-func (b *tblock) len() int { return b.term.len() }
+func (b *termBlock) len() int { return b.terms.len() }
 
 // post returns the posting of term j; it shares the block's memory.
-func (b *tblock) post(j int) posting {
-	if bm := b.big[int32(j)]; bm != nil {
+func (b *termBlock) post(j int) posting {
+	if bm := b.large[int32(j)]; bm != nil {
 		return posting{bm: bm}
 	}
-	return posting{docs: b.docs[b.poff[j]:b.poff[j+1]:b.poff[j+1]]}
+	return posting{docs: b.docs[b.postingOffsets[j]:b.postingOffsets[j+1]:b.postingOffsets[j+1]]}
 }
 
-// blockBuilder packs terms, added in order, into blocks.
-type blockBuilder struct {
-	out  []*tblock
-	term []string
-	poff []uint32
-	docs []uint32
-	big  map[int32]*roaring.Bitmap
+// termBlockBuilder packs terms, added in order, into blocks.
+type termBlockBuilder struct {
+	out            []*termBlock
+	terms          []string
+	postingOffsets []uint32
+	docs           []uint32
+	large          map[int32]*roaring.Bitmap
 }
 
-func (bb *blockBuilder) add(term string, p posting) {
-	if len(bb.term) == blockTarget {
+func (bb *termBlockBuilder) add(term string, p posting) {
+	if len(bb.terms) == blockTarget {
 		bb.flush()
 	}
-	if bb.poff == nil {
-		bb.poff = []uint32{0}
+	if bb.postingOffsets == nil {
+		bb.postingOffsets = []uint32{0}
 	}
 	if p.bm != nil {
-		if bb.big == nil {
-			bb.big = map[int32]*roaring.Bitmap{}
+		if bb.large == nil {
+			bb.large = map[int32]*roaring.Bitmap{}
 		}
-		bb.big[int32(len(bb.term))] = p.bm
+		bb.large[int32(len(bb.terms))] = p.bm
 	} else {
 		bb.docs = append(bb.docs, p.docs...)
 	}
-	bb.term = append(bb.term, term)
-	bb.poff = append(bb.poff, uint32(len(bb.docs)))
+	bb.terms = append(bb.terms, term)
+	bb.postingOffsets = append(bb.postingOffsets, uint32(len(bb.docs)))
 }
 
-func (bb *blockBuilder) flush() {
-	if len(bb.term) > 0 {
-		bb.out = append(bb.out, &tblock{term: packStrs(bb.term), poff: bb.poff, docs: slices.Clip(bb.docs), big: bb.big})
+func (bb *termBlockBuilder) flush() {
+	if len(bb.terms) > 0 {
+		bb.out = append(bb.out, &termBlock{terms: packStrings(bb.terms), postingOffsets: bb.postingOffsets, docs: slices.Clip(bb.docs), large: bb.large})
 	}
-	bb.term, bb.poff, bb.docs, bb.big = nil, nil, nil, nil
+	bb.terms, bb.postingOffsets, bb.docs, bb.large = nil, nil, nil, nil
 }
 
-func (bb *blockBuilder) blocks() []*tblock {
+func (bb *termBlockBuilder) blocks() []*termBlock {
 	bb.flush()
 	return bb.out
 }
@@ -150,19 +151,19 @@ func (t *terms) len() int {
 func (t *terms) seek(s string) (int, int) {
 	bi := sort.Search(len(t.blocks), func(i int) bool {
 		b := t.blocks[i]
-		return b.term.get(b.len()-1) >= s
+		return b.terms.get(b.len()-1) >= s
 	})
 	if bi == len(t.blocks) {
 		return bi, 0
 	}
 	b := t.blocks[bi]
-	return bi, sort.Search(b.len(), func(j int) bool { return b.term.get(j) >= s })
+	return bi, sort.Search(b.len(), func(j int) bool { return b.terms.get(j) >= s })
 }
 
 // get returns the posting of a term.
 func (t *terms) get(s string) (posting, bool) {
 	bi, j := t.seek(s)
-	if bi < len(t.blocks) && t.blocks[bi].term.get(j) == s {
+	if bi < len(t.blocks) && t.blocks[bi].terms.get(j) == s {
 		return t.blocks[bi].post(j), true
 	}
 	return posting{}, false
@@ -174,7 +175,7 @@ func (t *terms) each(from string, fn func(term string, p posting) bool) {
 	for ; bi < len(t.blocks); bi, j = bi+1, 0 {
 		b := t.blocks[bi]
 		for ; j < b.len(); j++ {
-			if !fn(b.term.get(j), b.post(j)) {
+			if !fn(b.terms.get(j), b.post(j)) {
 				return
 			}
 		}
@@ -253,7 +254,7 @@ func (t *terms) walk(a vellum.Automaton, fn func(term string, p posting) bool) {
 		if bi == len(t.blocks) {
 			return "", false
 		}
-		return t.blocks[bi].term.get(j), true
+		return t.blocks[bi].terms.get(j), true
 	}, func(s string) bool {
 		p, _ := t.get(s)
 		return fn(s, p)
@@ -290,7 +291,7 @@ func (t *terms) with(edits map[string]*termEdit) *terms {
 			}
 			continue
 		}
-		var bb blockBuilder
+		var bb termBlockBuilder
 		apply := func(s string, p posting) {
 			e := edits[s]
 			if p = p.with(e.remove, e.add); p.card() > 0 {
@@ -301,7 +302,7 @@ func (t *terms) with(edits map[string]*termEdit) *terms {
 		if bi < len(t.blocks) {
 			old := t.blocks[bi]
 			for j := range old.len() {
-				s := old.term.get(j)
+				s := old.terms.get(j)
 				for i < len(names) && names[i] < s {
 					apply(names[i], posting{})
 					i++

@@ -14,7 +14,7 @@ func TestExec_splitUnion(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	typ := testType(t)
 	want := randState(r, 3000)
-	s, _ := mustEdit(t, r, mustBuild(t, typ, want), want, 6, 1, 2)
+	s, _ := mustEdit(t, r, mustBuild(t, typ, want), want, editMix{deleted: 1, rewritten: 2, outOf: 6})
 	for _, tt := range []struct {
 		name string
 		f    *query.Filter
@@ -27,7 +27,7 @@ func TestExec_splitUnion(t *testing.T) {
 		{"and", query.And(query.Eq("city", "Oslo"), query.Compare(query.OpGt, "visits", int64(40))), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			x := &exec{ctx: t.Context(), s: s, n: float64(s.alive.GetCardinality())}
+			x := &exec{ctx: t.Context(), s: s, aliveCount: float64(s.alive.GetCardinality())}
 			defer x.release()
 			n, err := (&compiler{s: s}).compile(tt.f)
 			if err != nil {
@@ -53,7 +53,7 @@ func TestSnapshot_SearchUnion(t *testing.T) {
 	for round := range 3 {
 		// Each round edits a third of the objects and deletes some, so
 		// that the structures are updated ones.
-		s, keys = mustEdit(t, r, s, want, 6, 1, 2)
+		s, keys = mustEdit(t, r, s, want, editMix{deleted: 1, rewritten: 2, outOf: 6})
 		for i := range 60 {
 			sets := []*query.Filter{query.Eq("city", testCities[r.IntN(len(testCities))])}
 			if r.IntN(2) == 0 {
@@ -71,7 +71,7 @@ func TestSnapshot_SearchUnion(t *testing.T) {
 			}
 			q := query.Search{Filter: f, Sort: sort, PageSize: []int{1, 7, 100}[r.IntN(3)]}
 			exp := or.sorted(want, keys, f, q.Sort)
-			for _, opt := range []searchOptions{{}, {plan: PlanWalk}, {plan: PlanCollect}} {
+			for _, opt := range []searchOptions{{}, {plan: PlanWalk}, {plan: PlanWalk, noPairs: true}, {plan: PlanWalk, noUnionSplit: true}, {plan: PlanCollect}} {
 				got, total, err := pageAll(t, s, q, opt)
 				if err != nil {
 					t.Fatalf("round %d, %d: %v %+v: %v", round, i, f, opt, err)

@@ -23,7 +23,7 @@ type Change struct {
 func (s *Snapshot) Apply(changes []Change, version uint64) (*Snapshot, error) {
 	if len(changes) == 0 {
 		return &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive, keys: s.keys,
-			pk: s.pk, props: s.props, bitsets: s.bitsets, pairs: s.pairTables()}, nil
+			keyOrder: s.keyOrder, properties: s.properties, bitsets: s.bitsets, pairs: s.pairTables()}, nil
 	}
 	n := &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive.Clone(), bitsets: s.bitsets}
 	seen := make(map[uint32]bool, len(changes))
@@ -41,8 +41,8 @@ func (s *Snapshot) Apply(changes []Change, version uint64) (*Snapshot, error) {
 			newKey = ""
 			n.alive.Remove(c.Doc)
 		} else {
-			if len(c.Object.Values) != len(s.props) {
-				return nil, fmt.Errorf("object has %d values, type %s has %d properties", len(c.Object.Values), s.typ.APIName, len(s.props))
+			if len(c.Object.Values) != len(s.properties) {
+				return nil, fmt.Errorf("object has %d values, type %s has %d properties", len(c.Object.Values), s.typ.APIName, len(s.properties))
 			}
 			n.alive.Add(c.Doc)
 			n.maxDoc = max(n.maxDoc, c.Doc+1)
@@ -60,16 +60,16 @@ func (s *Snapshot) Apply(changes []Change, version uint64) (*Snapshot, error) {
 	}
 	n.keys = s.keys.with(keys)
 	var err error
-	if n.pk, err = s.pk.update(keyTies{s.keys}, pkRemoved, pkAdded); err != nil {
+	if n.keyOrder, err = s.keyOrder.update(keyTies{s.keys}, pkRemoved, pkAdded); err != nil {
 		return nil, fmt.Errorf("primary keys: %w", err)
 	}
-	n.props = make([]*propIndex, len(s.props))
-	for i, pi := range s.props {
-		np, err := s.applyProp(pi, changes)
+	n.properties = make([]*propertyIndex, len(s.properties))
+	for i, pi := range s.properties {
+		np, err := s.applyProperty(pi, changes)
 		if err != nil {
-			return nil, fmt.Errorf("property %s: %w", pi.p.APIName, err)
+			return nil, fmt.Errorf("property %s: %w", pi.property.APIName, err)
 		}
-		n.props[i] = np
+		n.properties[i] = np
 	}
 	n.alive.RunOptimize()
 	n.pairs = s.carryPairs(n, changes)
@@ -78,27 +78,27 @@ func (s *Snapshot) Apply(changes []Change, version uint64) (*Snapshot, error) {
 
 // docState is one document's value of one property before or after.
 type docState struct {
-	present bool   // holds an object with a non-null value
-	vk      vkey   // scalars
-	els     []vkey // arrays: the elements
-	texts   []string
+	present  bool       // holds an object with a non-null value
+	value    valueKey   // scalars
+	elements []valueKey // arrays: the elements
+	texts    []string
 }
 
-func (s *Snapshot) oldState(pi *propIndex, d uint32) docState {
+func (s *Snapshot) oldState(pi *propertyIndex, d uint32) docState {
 	if !s.alive.Contains(d) || pi.nulls.Contains(d) {
 		return docState{}
 	}
 	st := docState{present: true}
 	switch {
-	case pi.col != nil:
-		st.vk = pi.col.get(d)
+	case pi.column != nil:
+		st.value = pi.column.get(d)
 		if pi.text != nil {
-			st.texts = []string{st.vk.exact}
+			st.texts = []string{st.value.exact}
 		}
-	case pi.lcol != nil:
-		st.els = pi.lcol.get(d, nil)
+	case pi.listColumn != nil:
+		st.elements = pi.listColumn.get(d, nil)
 		if pi.text != nil {
-			for _, vk := range st.els {
+			for _, vk := range st.elements {
 				st.texts = append(st.texts, vk.exact)
 			}
 		}
@@ -106,28 +106,28 @@ func (s *Snapshot) oldState(pi *propIndex, d uint32) docState {
 	return st
 }
 
-func newState(pi *propIndex, o *objects.Object) (docState, error) {
-	if o == nil || o.Values[pi.pos] == nil {
+func newState(pi *propertyIndex, o *objects.Object) (docState, error) {
+	if o == nil || o.Values[pi.position] == nil {
 		return docState{}, nil
 	}
-	v := o.Values[pi.pos]
+	v := o.Values[pi.position]
 	st := docState{present: true}
 	switch {
-	case pi.col != nil:
-		vk, err := keyOf(pi.et.Kind, v)
+	case pi.column != nil:
+		vk, err := valueKeyOf(pi.elementType.Kind, v)
 		if err != nil {
 			return st, err
 		}
-		st.vk = vk
+		st.value = vk
 		if pi.text != nil {
 			st.texts = []string{v.(string)}
 		}
-	case pi.lcol != nil:
-		els, err := elementKeys(pi.et.Kind, v, nil)
+	case pi.listColumn != nil:
+		els, err := elementKeys(pi.elementType.Kind, v, nil)
 		if err != nil {
 			return st, err
 		}
-		st.els = els
+		st.elements = els
 		if pi.text != nil {
 			st.texts = stringsOf(v)
 		}
@@ -135,11 +135,11 @@ func newState(pi *propIndex, o *objects.Object) (docState, error) {
 	return st, nil
 }
 
-func (s *Snapshot) applyProp(pi *propIndex, changes []Change) (*propIndex, error) {
+func (s *Snapshot) applyProperty(pi *propertyIndex, changes []Change) (*propertyIndex, error) {
 	np := *pi
 	np.nulls = pi.nulls.Clone()
-	colSet := map[uint32]vkey{}
-	listSet := map[uint32][]vkey{}
+	colSet := map[uint32]valueKey{}
+	listSet := map[uint32][]valueKey{}
 	var removed, added []entry
 	dictRemove, dictAdd := map[string][]uint32{}, map[string][]uint32{}
 	edits := map[string]*termEdit{}
@@ -158,7 +158,7 @@ func (s *Snapshot) applyProp(pi *propIndex, changes []Change) (*propIndex, error
 		if err != nil {
 			return nil, err
 		}
-		if c.Object != nil && c.Object.Values[pi.pos] == nil {
+		if c.Object != nil && c.Object.Values[pi.position] == nil {
 			np.nulls.Add(d)
 		} else {
 			np.nulls.Remove(d)
@@ -170,35 +170,35 @@ func (s *Snapshot) applyProp(pi *propIndex, changes []Change) (*propIndex, error
 		if !cur.present {
 			newKey = ""
 		}
-		if pi.col != nil {
-			colSet[d] = cur.vk
-			if pi.order != nil && (old.present != cur.present || compareVK(old.vk, cur.vk) != 0 || oldKey != newKey) {
+		if pi.column != nil {
+			colSet[d] = cur.value
+			if pi.order != nil && (old.present != cur.present || compareValueKeys(old.value, cur.value) != 0 || oldKey != newKey) {
 				if old.present {
-					removed = append(removed, entry{vk: old.vk, key: oldKey, doc: d})
+					removed = append(removed, entry{value: old.value, key: oldKey, doc: d})
 				}
 				if cur.present {
-					added = append(added, entry{vk: cur.vk, key: newKey, doc: d})
+					added = append(added, entry{value: cur.value, key: newKey, doc: d})
 				}
 			}
-			if pi.dict != nil && (old.present != cur.present || compareVK(old.vk, cur.vk) != 0) {
+			if pi.dict != nil && (old.present != cur.present || compareValueKeys(old.value, cur.value) != 0) {
 				if old.present {
-					k := dictKey(old.vk)
+					k := dictKey(old.value)
 					dictRemove[k] = append(dictRemove[k], d)
 				}
 				if cur.present {
-					k := dictKey(cur.vk)
+					k := dictKey(cur.value)
 					dictAdd[k] = append(dictAdd[k], d)
 				}
 			}
 		}
-		if pi.lcol != nil {
-			listSet[d] = cur.els
+		if pi.listColumn != nil {
+			listSet[d] = cur.elements
 			if pi.dict != nil {
-				for _, vk := range distinct(old.els) {
+				for _, vk := range distinct(old.elements) {
 					k := dictKey(vk)
 					dictRemove[k] = append(dictRemove[k], d)
 				}
-				for _, vk := range distinct(cur.els) {
+				for _, vk := range distinct(cur.elements) {
 					k := dictKey(vk)
 					dictAdd[k] = append(dictAdd[k], d)
 				}
@@ -219,11 +219,11 @@ func (s *Snapshot) applyProp(pi *propIndex, changes []Change) (*propIndex, error
 		}
 	}
 	np.nulls.RunOptimize()
-	if pi.col != nil {
-		np.col = pi.col.with(colSet)
+	if pi.column != nil {
+		np.column = pi.column.with(colSet)
 	}
-	if pi.lcol != nil {
-		np.lcol = pi.lcol.with(listSet)
+	if pi.listColumn != nil {
+		np.listColumn = pi.listColumn.with(listSet)
 	}
 	if pi.order != nil {
 		var err error

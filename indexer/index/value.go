@@ -11,7 +11,7 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// vkey is a value in the index's comparable form: pre orders values, and
+// valueKey is a value in the index's comparable form: pre orders values, and
 // when two pres are equal, exact (compared as bytes) decides. Keys order
 // exactly like query semantics: strings by bytes, the rest like
 // objects.AppendKey.
@@ -22,12 +22,12 @@ import (
 // keep their key encoding (pre is its first 8 bytes). A timestamp with
 // nanoseconds beyond the microsecond keeps its key encoding in exact,
 // which sorts after the empty exact of the same microsecond.
-type vkey struct {
+type valueKey struct {
 	pre   uint64
 	exact string
 }
 
-func compareVK(a, b vkey) int {
+func compareValueKeys(a, b valueKey) int {
 	switch {
 	case a.pre < b.pre:
 		return -1
@@ -70,37 +70,37 @@ func floatOfKey(u uint64) float64 {
 	return math.Float64frombits(^u)
 }
 
-// keyOf is the vkey of a value of kind k. Values of another Go type than
-// the kind holds are an error.
-func keyOf(k objects.Kind, v any) (vkey, error) {
+// valueKeyOf is the valueKey of a value of kind k. Values of another Go
+// type than the kind holds are an error.
+func valueKeyOf(k objects.Kind, v any) (valueKey, error) {
 	switch x := v.(type) {
 	case bool:
 		if k == objects.KindBoolean {
 			if x {
-				return vkey{pre: 1}, nil
+				return valueKey{pre: 1}, nil
 			}
-			return vkey{}, nil
+			return valueKey{}, nil
 		}
 	case int64:
 		if k == objects.KindInteger || k == objects.KindLong {
-			return vkey{pre: uint64(x) ^ signBit}, nil
+			return valueKey{pre: uint64(x) ^ signBit}, nil
 		}
 	case float64:
 		if k == objects.KindFloat || k == objects.KindDouble {
-			return vkey{pre: floatKey(x)}, nil
+			return valueKey{pre: floatKey(x)}, nil
 		}
 	case objects.Date:
 		if k == objects.KindDate {
-			return vkey{pre: uint64(int64(x)) ^ signBit}, nil
+			return valueKey{pre: uint64(int64(x)) ^ signBit}, nil
 		}
 	case objects.Time:
 		if k == objects.KindTime {
-			return vkey{pre: uint64(int64(x)) ^ signBit}, nil
+			return valueKey{pre: uint64(int64(x)) ^ signBit}, nil
 		}
 	case time.Time:
 		if k == objects.KindTimestamp || k == objects.KindTimestampTZ {
 			us := x.Unix()*1_000_000 + int64(x.Nanosecond()/1000)
-			vk := vkey{pre: uint64(us) ^ signBit}
+			vk := valueKey{pre: uint64(us) ^ signBit}
 			if x.Nanosecond()%1000 != 0 {
 				b, _ := objects.AppendKey(nil, x)
 				vk.exact = string(b)
@@ -109,27 +109,27 @@ func keyOf(k objects.Kind, v any) (vkey, error) {
 		}
 	case string:
 		if k == objects.KindString {
-			return vkey{pre: prefix8(x), exact: x}, nil
+			return valueKey{pre: prefix8(x), exact: x}, nil
 		}
 	case objects.UUID:
 		if k == objects.KindUUID {
-			return vkey{pre: binary.BigEndian.Uint64(x[:8]), exact: string(x[:])}, nil
+			return valueKey{pre: binary.BigEndian.Uint64(x[:8]), exact: string(x[:])}, nil
 		}
 	case objects.Decimal:
 		if k == objects.KindDecimal {
 			b, err := objects.AppendKey(nil, x)
 			if err != nil {
-				return vkey{}, err
+				return valueKey{}, err
 			}
 			b = b[1:] // drop the tag: all values of the property share it
-			return vkey{pre: binary.BigEndian.Uint64(b), exact: string(b)}, nil
+			return valueKey{pre: binary.BigEndian.Uint64(b), exact: string(b)}, nil
 		}
 	}
-	return vkey{}, fmt.Errorf("a %T value is not a %s", v, k)
+	return valueKey{}, fmt.Errorf("a %T value is not a %s", v, k)
 }
 
-// valueOf inverts keyOf for a property of type t (its primitive type).
-func valueOf(t objects.DataType, vk vkey) any {
+// valueOf inverts valueKeyOf for a property of type t (its primitive type).
+func valueOf(t objects.DataType, vk valueKey) any {
 	switch t.Kind {
 	case objects.KindBoolean:
 		return vk.pre == 1
@@ -174,7 +174,7 @@ func valueOf(t objects.DataType, vk vkey) any {
 // numberOf is the float64 of a numeric, date or timestamp value (dates and
 // timestamps as Unix nanoseconds), as fixed-width groups and float sums
 // use it.
-func numberOf(t objects.DataType, vk vkey) float64 {
+func numberOf(t objects.DataType, vk valueKey) float64 {
 	switch t.Kind {
 	case objects.KindInteger, objects.KindLong:
 		return float64(int64(vk.pre ^ signBit))
