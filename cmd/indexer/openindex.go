@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/internal/cli"
 )
 
 // openIndex loads --config, checks --type against it (when set) and opens
@@ -20,7 +21,7 @@ func openIndex(ctx context.Context, env *Env, cmd, cfgPath, typ string, progress
 	if !checkType(env, cmd, cfg, typ) {
 		return nil, exitUsage, false
 	}
-	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: logger(env), Progress: progress})
+	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: cli.Logger(env), Progress: progress})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "indexer %s: %v\n", cmd, err)
 		return nil, openFailed, false
