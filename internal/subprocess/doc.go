@@ -19,5 +19,8 @@
 // drains for up to its stop grace), goes at once rather than later or
 // never. PostgreSQL's backends notice their postmaster's death and exit
 // themselves. Only Linux has the signal; elsewhere a child outlives an
-// owner that dies without stopping it.
+// owner that dies without stopping it. The kernel ties the signal to the
+// thread that started the child, not the process: Go keeps its threads
+// unless a goroutine that locked one (runtime.LockOSThread) exits locked,
+// which no owner here does.
 package subprocess
