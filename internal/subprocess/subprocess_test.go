@@ -173,9 +173,6 @@ func TestProcess_WaitMatch(t *testing.T) {
 }
 
 func TestProcess_Stop(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no SIGTERM on Windows: Stop kills")
-	}
 	tests := []struct {
 		name, mode string
 		error      string // "": none
