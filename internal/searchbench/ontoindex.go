@@ -143,28 +143,7 @@ func startChild(ctx context.Context, cmd *exec.Cmd, label string, progress io.Wr
 // waitReady polls /readyz until every object type has a generation to
 // serve.
 func (s *ontoServer) waitReady(ctx context.Context) error {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/readyz", nil)
-		if err != nil {
-			return err
-		}
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-s.proc.Exited():
-			return fmt.Errorf("ontoindex server exited (%v) before it was ready:\n%s", s.proc.Err(), s.proc.Tail())
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-		}
-	}
+	return s.proc.WaitHTTP(ctx, http.DefaultClient, s.base+"/readyz")
 }
 
 // objects returns the number of objects the server reports for a type.

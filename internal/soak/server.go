@@ -3,7 +3,6 @@ package soak
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -62,30 +61,13 @@ func (s *server) listen(ctx context.Context) error {
 // waitReady polls /readyz until every object type has a generation to
 // serve.
 func (s *server) waitReady(ctx context.Context, hc *http.Client, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/readyz", nil)
-		if err != nil {
-			return err
-		}
-		if resp, err := hc.Do(req); err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-s.proc.Exited():
-			return fmt.Errorf("indexer serve exited (%v) before it was ready:\n%s", s.proc.Err(), s.tail())
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("indexer serve not ready after %s:\n%s", timeout, s.tail())
-		}
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := s.proc.WaitHTTP(wctx, hc, s.base+"/readyz")
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
 	}
+	return err
 }
 
 // kill sends SIGKILL, the campaign's kill -9, and waits for the exit.

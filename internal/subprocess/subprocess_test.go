@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -15,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -55,6 +58,20 @@ func child(mode string) int {
 		return 2
 	case "sleep":
 		select {}
+	case "http": // serves 503 on /readyz twice, then 200 (NEVER=1: 503 always)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		var calls atomic.Int32
+		fmt.Fprintf(os.Stderr, "listening on http://%s\n", ln.Addr())
+		_ = http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/readyz" || calls.Add(1) <= 2 || os.Getenv("NEVER") == "1" {
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}
+		}))
+		return 1
 	case "parent": // starts a sleeping child, with Start or (PLAIN=1) os/exec alone, prints its pid, sleeps
 		cmd := exec.Command(os.Args[0])
 		cmd.Env = append(os.Environ(), "SUBPROCESS_TEST_CHILD=sleep")
@@ -280,4 +297,47 @@ func TestStart_parentDeath(t *testing.T) {
 	p, orphan := mustChildPID(t, false, false)
 	p.Kill()
 	waitGone(t, orphan)
+}
+
+func TestProcess_WaitHTTP(t *testing.T) {
+	readyz := func(t *testing.T, env ...string) (*Process, string) {
+		p := mustStart(t, childCmd("http", env...), Options{Match: regexp.MustCompile(`listening on (\S+)`)})
+		m, err := p.WaitMatch(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, m[1] + "/readyz"
+	}
+	t.Run("ready", func(t *testing.T) {
+		p, url := readyz(t)
+		if err := p.WaitHTTP(context.Background(), http.DefaultClient, url); err != nil {
+			t.Fatalf("WaitHTTP: %v", err)
+		}
+	})
+	t.Run("never ready", func(t *testing.T) {
+		p, url := readyz(t, "NEVER=1")
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		if err := p.WaitHTTP(ctx, http.DefaultClient, url); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want the context's deadline: 503 is not ready", err)
+		}
+	})
+	// Nothing listens on the URL: the child's exit or the context ends
+	// the wait.
+	url := "http://127.0.0.1:1/readyz"
+	t.Run("exits first", func(t *testing.T) {
+		p := mustStart(t, childCmd("exit"), Options{})
+		err := p.WaitHTTP(context.Background(), http.DefaultClient, url)
+		if err == nil || !strings.Contains(err.Error(), "exit status 2") || !strings.Contains(err.Error(), "cannot start: config error") {
+			t.Errorf("err = %v, want the exit and the last lines", err)
+		}
+	})
+	t.Run("context done", func(t *testing.T) {
+		p := mustStart(t, childCmd("deaf"), Options{})
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := p.WaitHTTP(ctx, http.DefaultClient, url); !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	})
 }
