@@ -190,14 +190,17 @@ func TestProcess_WaitMatch(t *testing.T) {
 }
 
 func TestProcess_Stop(t *testing.T) {
+	// A child that stops gets a minute, one that never does a moment:
+	// nothing here depends on how fast a child stops.
 	tests := []struct {
 		name, mode string
+		grace      time.Duration
 		error      string // "": none
 		exitCode   int
 	}{
-		{"graceful", "serve", "", 0},
-		{"fails on the signal", "fail-on-term", "stopped with exit status 3:\nready\nfailing", 3},
-		{"ignores the signal: killed after the grace", "deaf", "did not stop within 200ms of terminated:\nready", -1},
+		{"graceful", "serve", time.Minute, "", 0},
+		{"fails on the signal", "fail-on-term", time.Minute, "stopped with exit status 3:\nready\nfailing", 3},
+		{"ignores the signal: killed after the grace", "deaf", 200 * time.Millisecond, "did not stop within 200ms of terminated:\nready", -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -205,7 +208,7 @@ func TestProcess_Stop(t *testing.T) {
 			if _, err := p.WaitMatch(context.Background()); err != nil {
 				t.Fatal(err) // the child handles SIGTERM from here on
 			}
-			err := p.Stop(syscall.SIGTERM, 200*time.Millisecond)
+			err := p.Stop(syscall.SIGTERM, tt.grace)
 			if tt.error == "" && err != nil || tt.error != "" && (err == nil || !strings.Contains(err.Error(), tt.error)) {
 				t.Errorf("Stop = %v, want %q", err, tt.error)
 			}
