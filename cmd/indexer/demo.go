@@ -16,6 +16,7 @@ import (
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/internal/cli"
 	"github.com/ontoindex/ontoindex/internal/demo"
 )
 
@@ -111,7 +112,7 @@ func demoFailed(env *Env, err error) int {
 // provokes merge-on-read refusals on purpose, and reports them itself.
 func demoLogger(env *Env) *slog.Logger {
 	if os.Getenv("INDEXER_LOG") != "" {
-		return logger(env)
+		return cli.Logger(env)
 	}
 	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/internal/cli"
 )
 
 // openRequest is what a command asks of openIndex.
@@ -29,7 +30,7 @@ func openIndex(ctx context.Context, env *Env, req openRequest) (*indexer.Indexer
 	if !checkType(env, req.command, cfg, req.objectType) {
 		return nil, exitUsage, false
 	}
-	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: logger(env), Progress: req.progress})
+	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: cli.Logger(env), Progress: req.progress})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "indexer %s: %v\n", req.command, err)
 		return nil, req.openFailed, false

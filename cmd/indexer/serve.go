@@ -21,6 +21,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
+	"github.com/ontoindex/ontoindex/internal/cli"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -51,7 +52,7 @@ func runServe(ctx context.Context, env *Env, args []string) int {
 		return code
 	}
 	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+		stop, err := cli.StartCPUProfile(*cpuProfile)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "indexer serve: %v\n", err)
 			return exitFailed
@@ -119,7 +120,7 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 	}
 	log := o.Log
 	if log == nil {
-		log = logger(env)
+		log = cli.Logger(env)
 	}
 	events := o.Events
 	if events == nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/internal/testkit/commandtest"
 )
 
 // unitFile is the systemd unit the repository ships.
@@ -41,7 +42,7 @@ func TestSystemdUnit(t *testing.T) {
 		t.Fatalf("ExecStart=%s: want /path/to/indexer serve --config FILE", starts[0])
 	}
 	_, _, help := run("serve", "-h")
-	serveFlags := helpFlags(help)
+	serveFlags := commandtest.HelpFlags(help)
 	flags := map[string]string{}
 	for i := 2; i < len(argv); i++ {
 		name, value, hasValue := strings.Cut(strings.TrimLeft(argv[i], "-"), "=")

@@ -16,9 +16,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/ontoindex/ontoindex/internal/subprocess"
 )
 
 // Superuser is the database superuser of the cluster (trust authentication).
@@ -54,9 +56,7 @@ type Server struct {
 	runAs    *osUser
 	settings map[string]string
 
-	cmd     *exec.Cmd
-	exited  chan struct{} // closed once the postmaster has exited
-	waitErr error         // the postmaster's exit, set before exited closes
+	proc *subprocess.Process // the postmaster; nil when not running
 
 	stopOnce sync.Once
 	stopErr  error
@@ -134,7 +134,7 @@ func (s *Server) initdb(ctx context.Context, runAs *osUser) error {
 	cmd := exec.CommandContext(ctx, filepath.Join(s.binDir, "initdb"), "-D", s.DataDir(), "-U", Superuser,
 		"--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync")
 	cmd.Env = childEnv()
-	cmd.SysProcAttr = procAttr(runAs, false)
+	cmd.SysProcAttr = procAttr(runAs)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %w\n%s", err, out)
 	}
@@ -154,27 +154,26 @@ func (s *Server) start(ctx context.Context, runAs *osUser, port int, settings ma
 	cmd := exec.Command(filepath.Join(s.binDir, "postgres"), args...)
 	cmd.Env = childEnv()
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = procAttr(runAs, true)
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = procAttr(runAs)
+	// A group of its own: a Ctrl-C at the terminal reaches this process,
+	// which stops the server in order, and a kill reaches the backends.
+	proc, err := subprocess.Start(cmd, subprocess.Options{Group: true})
+	if err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
-	s.cmd, s.port, s.exited = cmd, port, make(chan struct{})
-	go func() {
-		s.waitErr = cmd.Wait()
-		close(s.exited)
-	}()
+	s.proc, s.port = proc, port
 
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
-		case <-s.exited:
+		case <-proc.Exited():
 			tail := s.logTail()
-			s.cmd = nil
+			s.proc = nil
 			if strings.Contains(tail, "Address already in use") {
 				return fmt.Errorf("postgres on port %d: %w", port, errPortTaken)
 			}
-			return fmt.Errorf("postgres exited during startup (%v):\n%s", s.waitErr, tail)
+			return fmt.Errorf("postgres exited during startup (%v):\n%s", proc.Err(), tail)
 		case <-ctx.Done():
 			return fmt.Errorf("postgres did not accept connections in time: %w\n%s", ctx.Err(), s.logTail())
 		case <-tick.C:
@@ -199,7 +198,7 @@ func (s *Server) ping(ctx context.Context) error {
 // more than once; later calls return the first result.
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
-		if s.cmd != nil {
+		if s.proc != nil {
 			s.shutdown()
 		}
 		if err := os.RemoveAll(s.dir); err != nil {
@@ -213,11 +212,11 @@ func (s *Server) Stop() error {
 // database goes away under its clients. It returns once the postmaster
 // exited.
 func (s *Server) Shutdown() error {
-	if s.cmd == nil {
+	if s.proc == nil {
 		return nil
 	}
 	s.shutdown()
-	s.cmd = nil
+	s.proc = nil
 	return nil
 }
 
@@ -231,19 +230,12 @@ func (s *Server) Restart(ctx context.Context) error {
 	return s.start(ctx, s.runAs, s.port, s.settings)
 }
 
-// shutdown asks for an immediate shutdown and kills the server if that
-// takes too long.
+// shutdown asks for an immediate shutdown (SIGQUIT: no checkpoint, as
+// the cluster is deleted next) and kills the server and its backends if
+// that takes too long.
 func (s *Server) shutdown() {
-	if err := quit(s.cmd.Process); err != nil {
-		kill(s.cmd.Process)
-	}
-	select {
-	case <-s.exited:
-	case <-time.After(10 * time.Second):
-		kill(s.cmd.Process)
-		<-s.exited
-	}
-	s.log.Debug("pgserver: stopped", "port", s.port)
+	err := s.proc.Stop(syscall.SIGQUIT, 10*time.Second)
+	s.log.Debug("pgserver: stopped", "port", s.port, "error", err)
 }
 
 // URL is a connection string for database (use "postgres" for the one
@@ -270,10 +262,10 @@ func (s *Server) Version() string { return s.version }
 
 // PID is the process id of the postmaster (its backends are its children).
 func (s *Server) PID() int {
-	if s.cmd == nil {
+	if s.proc == nil {
 		return 0
 	}
-	return s.cmd.Process.Pid
+	return s.proc.PID()
 }
 
 func (s *Server) logTail() string {

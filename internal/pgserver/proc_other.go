@@ -3,7 +3,6 @@
 package pgserver
 
 import (
-	"os"
 	"syscall"
 )
 
@@ -14,9 +13,4 @@ func runAsUser(string) (*osUser, error) { return nil, nil }
 
 func handTo(string, *osUser) error { return nil }
 
-func procAttr(*osUser, bool) *syscall.SysProcAttr { return nil }
-
-// quit stops the server; without signals that is a kill.
-func quit(p *os.Process) error { return p.Kill() }
-
-func kill(p *os.Process) { _ = p.Kill() }
+func procAttr(*osUser) *syscall.SysProcAttr { return nil }

@@ -46,20 +46,7 @@ func handTo(dir string, u *osUser) error {
 	return nil
 }
 
-// procAttr runs a child as u. The server also gets its own process group:
-// a Ctrl-C at the terminal reaches this process, which stops the server in
-// order, rather than the server directly.
-func procAttr(u *osUser, server bool) *syscall.SysProcAttr {
-	attr := &syscall.SysProcAttr{Credential: u, Setpgid: server}
-	if server {
-		stopWithParent(attr)
-	}
-	return attr
+// procAttr runs a child as u.
+func procAttr(u *osUser) *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Credential: u}
 }
-
-// quit asks the postmaster for an immediate shutdown: no checkpoint, as
-// the cluster is deleted next.
-func quit(p *os.Process) error { return p.Signal(syscall.SIGQUIT) }
-
-// kill kills the postmaster's process group, its backends included.
-func kill(p *os.Process) { _ = syscall.Kill(-p.Pid, syscall.SIGKILL) }

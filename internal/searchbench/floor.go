@@ -18,7 +18,7 @@ import (
 )
 
 // The floor: the standard library's own cost of a get by key. A bare
-// net/http server, in a process of its own (`indexer bench floor`) so that
+// net/http server, in a process of its own (`ontolab bench floor`) so that
 // its CPU is measured apart from the clients', answers every request with
 // the bytes ontoindex answered one get with: the same status line,
 // Content-Type, Content-Length and body, and the same server timeouts as
@@ -63,7 +63,7 @@ func ServeFloor(ctx context.Context, ln net.Listener, body []byte) error {
 }
 
 // startFloor fetches the answer of one get by key from onto, writes it
-// into dir and starts `bin bench floor` serving it.
+// into dir and starts `bin bench floor` serving it (bin: ontolab).
 func startFloor(ctx context.Context, bin string, onto *ontoClient, id int64, dir string, progress io.Writer) (*ontoServer, error) {
 	var body []byte
 	err := onto.http.do(ctx, http.MethodGet, onto.base+"/objects/"+objectType+"/"+strconv.FormatInt(id, 10), nil, func(status int, raw []byte) {
@@ -79,17 +79,5 @@ func startFloor(ctx context.Context, bin string, onto *ontoClient, id int64, dir
 		return nil, fmt.Errorf("floor: %w", err)
 	}
 	cmd := exec.Command(bin, "bench", "floor", "--body", path, "--listen", "127.0.0.1:0")
-	s, listening, err := startChild(cmd, "floor", progress)
-	if err != nil {
-		return nil, err
-	}
-	select {
-	case s.base = <-listening:
-		return s, nil
-	case <-s.exited:
-		return nil, fmt.Errorf("floor server exited (%v) before it listened:\n%s", s.waitErr, s.tail)
-	case <-ctx.Done():
-		s.stop()
-		return nil, ctx.Err()
-	}
+	return startChild(ctx, cmd, "floor", progress)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/ontoindex/ontoindex/internal/benchdata"
 )
 
-// The parts of this bench that other benches run on (`indexer bench
+// The parts of this bench that other benches run on (`ontolab bench
 // subscribe`, internal/subscribebench): the server child on the customers
 // and orders tables, the closed-loop load of one of the queries, and the
 // CPU readings of /proc. One copy of each, so that their figures compare.

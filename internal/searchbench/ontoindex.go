@@ -1,7 +1,6 @@
 package searchbench
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,11 +11,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/ontoindex/ontoindex/internal/benchdata"
+	"github.com/ontoindex/ontoindex/internal/subprocess"
 )
 
 const (
@@ -32,7 +31,7 @@ const serverConfig = serverConfigHead + serverConfigTypes
 
 // serverConfigHead ends inside the server section, so that another bench
 // can add settings of its own there (configWith).
-const serverConfigHead = `# written by indexer bench search
+const serverConfigHead = `# written by ontolab bench search
 ontology: {apiName: ` + ontology + `}
 dataDir: ./data
 catalogs:
@@ -95,13 +94,10 @@ func writeConfig(dir, cfg string) (string, error) {
 	return path, nil
 }
 
-// ontoServer is an `indexer serve` child process.
+// ontoServer is a server child process: `indexer serve`, or the floor.
 type ontoServer struct {
-	cmd     *exec.Cmd
-	base    string        // http://127.0.0.1:port
-	exited  chan struct{} // closed once the process has exited
-	waitErr error         // set before exited closes
-	tail    *lineTail
+	proc *subprocess.Process
+	base string // http://127.0.0.1:port
 }
 
 var listeningLine = regexp.MustCompile(`listening on (http://\S+)`)
@@ -113,83 +109,41 @@ func startOntoindex(ctx context.Context, bin string, env []string, cfgPath strin
 	cmd := exec.Command(bin, "serve", "--config", cfgPath, "--listen", "127.0.0.1:0", "--build")
 	cmd.Env = env
 	cmd.Dir = filepath.Dir(cfgPath)
-	s, listening, err := startChild(cmd, "ontoindex", progress)
+	s, err := startChild(ctx, cmd, "ontoindex", progress)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.waitReady(ctx, listening); err != nil {
+	if err := s.waitReady(ctx); err != nil {
 		s.stop()
 		return nil, err
 	}
 	return s, nil
 }
 
-// startChild starts a server process; the address of its listening line
-// comes on the channel. Lines it prints go to progress after label.
-func startChild(cmd *exec.Cmd, label string, progress io.Writer) (*ontoServer, <-chan string, error) {
-	cmd.SysProcAttr = childAttr()
-	stderr, err := cmd.StderrPipe()
+// startChild starts a server process and waits until it prints the
+// address it listens on. Lines it prints go to progress after label.
+func startChild(ctx context.Context, cmd *exec.Cmd, label string, progress io.Writer) (*ontoServer, error) {
+	proc, err := subprocess.Start(cmd, subprocess.Options{
+		TailLines: 30, Match: listeningLine,
+		OnLine: func(line string) { fmt.Fprintf(progress, "  %s: %s\n", label, line) },
+	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	s := &ontoServer{proc: proc}
+	m, err := proc.WaitMatch(ctx)
+	if err != nil {
+		s.stop()
+		return nil, fmt.Errorf("%s server: %w", label, err)
 	}
-	s := &ontoServer{cmd: cmd, exited: make(chan struct{}), tail: &lineTail{max: 30}}
-	listening := make(chan string, 1)
-	go func() {
-		// Wait may only run once the pipe is read to its end.
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			s.tail.add(line)
-			if m := listeningLine.FindStringSubmatch(line); m != nil {
-				select {
-				case listening <- m[1]:
-				default:
-				}
-			}
-			fmt.Fprintf(progress, "  %s: %s\n", label, line)
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-		s.waitErr = cmd.Wait()
-		close(s.exited)
-	}()
-	return s, listening, nil
+	s.base = m[1]
+	return s, nil
 }
 
-// waitReady waits for the listening line, then polls /readyz until every
-// object type has a generation to serve.
-func (s *ontoServer) waitReady(ctx context.Context, listening <-chan string) error {
-	select {
-	case s.base = <-listening:
-	case <-s.exited:
-		return fmt.Errorf("ontoindex server exited (%v) before it listened:\n%s", s.waitErr, s.tail)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/readyz", nil)
-		if err != nil {
-			return err
-		}
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-s.exited:
-			return fmt.Errorf("ontoindex server exited (%v) before it was ready:\n%s", s.waitErr, s.tail)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-		}
-	}
+// waitReady polls /readyz until every object type has a generation to
+// serve.
+func (s *ontoServer) waitReady(ctx context.Context) error {
+	return s.proc.WaitHTTP(ctx, http.DefaultClient, s.base+"/readyz")
 }
 
 // objects returns the number of objects the server reports for a type.
@@ -237,19 +191,10 @@ func (s *ontoServer) status(ctx context.Context, typ string) (typeStatus, error)
 
 // stop shuts the server down gracefully (SIGTERM), killing it if that takes
 // longer than its own shutdown budget (or where there are no signals).
-func (s *ontoServer) stop() {
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		_ = s.cmd.Process.Kill()
-	}
-	select {
-	case <-s.exited:
-	case <-time.After(45 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-	}
-}
+// How it exited does not matter to the figures.
+func (s *ontoServer) stop() { _ = s.proc.Stop(syscall.SIGTERM, 45*time.Second) }
 
-func (s *ontoServer) pid() int { return s.cmd.Process.Pid }
+func (s *ontoServer) pid() int { return s.proc.PID() }
 
 // serverVersion returns the first line `bin version` prints.
 func serverVersion(ctx context.Context, bin string, env []string) string {
@@ -261,26 +206,4 @@ func serverVersion(ctx context.Context, bin string, env []string) string {
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
 	return line
-}
-
-// lineTail keeps the last lines a process printed, for error messages.
-type lineTail struct {
-	mu    sync.Mutex
-	max   int
-	lines []string
-}
-
-func (t *lineTail) add(line string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.lines = append(t.lines, line)
-	if len(t.lines) > t.max {
-		t.lines = t.lines[len(t.lines)-t.max:]
-	}
-}
-
-func (t *lineTail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.Join(t.lines, "\n")
 }

@@ -1,5 +1,5 @@
 // Package searchbench measures search with ontoindex against PostgreSQL on
-// the same rows, as `indexer bench search` runs it: it writes a customers
+// the same rows, as `ontolab bench search` runs it: it writes a customers
 // table and an orders table linked to it (links.go) with iceberg-go and the
 // same rows into a throwaway PostgreSQL,
 // starts a real `indexer serve` process on it, checks that both systems
@@ -41,9 +41,10 @@ type Options struct {
 	// environment (nil: this process's).
 	ServeBin string
 	ServeEnv []string
-	// FloorBin is the `indexer` binary that serves the net/http floor of
-	// the get by key (floor.go; empty: no floor). Not ServeBin: the floor
-	// is the standard library's whatever build of ontoindex serves.
+	// FloorBin is the `ontolab` binary whose `bench floor` serves the
+	// net/http floor of the get by key (floor.go; empty: no floor). Not
+	// ServeBin: the floor is the standard library's whatever build of
+	// ontoindex serves.
 	FloorBin string
 	// PostgresBinDir holds initdb and postgres (empty: pgserver.FindBinDir).
 	PostgresBinDir string

@@ -42,7 +42,7 @@ func (r *run) storeFault(ctx context.Context) (FaultResult, error) {
 		return res, err
 	}
 	if res.Error = lineWith(logged, db); res.Error == "" {
-		res.problem("no message names %s:\n%s", db, s.tail)
+		res.problem("no message names %s:\n%s", db, s.tail())
 	}
 	for _, n := range res.MustName {
 		if !strings.Contains(res.Error, n) {
@@ -50,7 +50,7 @@ func (r *run) storeFault(ctx context.Context) (FaultResult, error) {
 		}
 	}
 	if strings.Contains(logged, "panic") || strings.Contains(logged, "goroutine ") {
-		res.problem("a crash, not a message:\n%s", s.tail)
+		res.problem("a crash, not a message:\n%s", s.tail())
 	}
 	res.Detail = fmt.Sprintf("exit status %d; the data dir moved aside", code)
 	// What the message says: move the data dir aside and start again.

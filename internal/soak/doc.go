@@ -1,4 +1,4 @@
-// Package soak is the reliability campaign that `indexer soak` runs: real
+// Package soak is the reliability campaign that `ontolab soak` runs: real
 // `indexer serve` processes over real Iceberg tables (a hadoop warehouse
 // written with iceberg-go) while a writer commits every second, and
 // figures of what they survived.

@@ -69,7 +69,7 @@ func (r *run) killPhase(ctx context.Context) error {
 			s.kill()
 			k.Killed++
 			if !started {
-				return fmt.Errorf("%s: the server exited by itself while starting:\n%s", when, s.tail)
+				return fmt.Errorf("%s: the server exited by itself while starting:\n%s", when, s.tail())
 			}
 			k.DuringStart++
 			if err := r.checkStore(ctx, when+", then while starting"); err != nil {

@@ -271,7 +271,7 @@ func (r *run) writeConfig() error {
 // become properties), builds commit in small chunks (a kill lands
 // between chunks of a full build), and polls are frequent.
 func serverConfig(dataDir, readerSHA, adminSHA string, semver int) string {
-	return `# written by indexer soak
+	return `# written by ontolab soak
 ontology: {apiName: ` + ontology + `}
 dataDir: ` + strconv.Quote(dataDir) + `
 catalogs:

@@ -1,5 +1,5 @@
 // Package subscribebench measures the websocket subscriptions of `indexer
-// serve` (`indexer bench subscribe`): many subscriptions on the Customer
+// serve` (`ontolab bench subscribe`): many subscriptions on the Customer
 // type of the search bench, over a few websocket connections or one each,
 // while a writer commits copy-on-write edits to its Iceberg table.
 //

@@ -30,6 +30,8 @@
 //     credentials as ${ENV} references, and a writer in another process.
 //   - fuzztest: Lines, the seeds of a seed file several packages' fuzz
 //     targets share.
+//   - commandtest: MustBuild, a command of cmd/ built with go build, for
+//     the tests of ontolab, which runs the indexer binary as its child.
 //   - tlstest: a throwaway CA, server and client certificates, and
 //     WriteFiles: ca.pem, cert.pem and key.pem for 127.0.0.1 and localhost,
 //     for a server config's server.tls and for clients outside Go.

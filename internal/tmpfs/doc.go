@@ -1,7 +1,7 @@
 // Package tmpfs mounts a small tmpfs for the disk-full faults of the data
 // dir, and fills it with a ballast file as another process filling the
 // disk would: the disk-full test of cmd/indexer and the data-dir faults of
-// `indexer soak` (internal/soak) both use it.
+// `ontolab soak` (internal/soak) both use it.
 //
 //	if err := tmpfs.Supported(); err != nil {
 //		// not Linux, or not root: say why and skip

@@ -14,8 +14,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ontoindex/ontoindex/internal/subprocess"
 )
 
 // Options configure Start. The zero value is usable.
@@ -39,9 +42,7 @@ type Server struct {
 
 	mu             sync.Mutex
 	access, secret string
-	cmd            *exec.Cmd
-	exited         chan struct{} // closed once the process has exited
-	waitErr        error
+	proc           *subprocess.Process // nil when not running
 
 	stopOnce sync.Once
 	stopErr  error
@@ -137,27 +138,21 @@ func (s *Server) start(ctx context.Context) error {
 	// The credentials go by environment, not on the command line.
 	cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+access, "ROOT_SECRET_ACCESS_KEY="+secret)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = procAttr()
-	if err := cmd.Start(); err != nil {
+	// A group of its own: a Ctrl-C at the terminal reaches the test,
+	// which stops the server.
+	proc, err := subprocess.Start(cmd, subprocess.Options{Group: true})
+	if err != nil {
 		return fmt.Errorf("start versitygw: %w", err)
 	}
-	exited := make(chan struct{})
 	s.mu.Lock()
-	s.cmd, s.exited = cmd, exited
+	s.proc = proc
 	s.mu.Unlock()
-	go func() {
-		err := cmd.Wait()
-		s.mu.Lock()
-		s.waitErr = err
-		s.mu.Unlock()
-		close(exited)
-	}()
 	client := &http.Client{Timeout: time.Second}
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		select {
-		case <-exited:
+		case <-proc.Exited():
 			tail := s.logTail()
 			if strings.Contains(tail, "address already in use") {
 				return fmt.Errorf("versitygw on port %d: %w", s.port, errPortTaken)
@@ -180,18 +175,11 @@ func (s *Server) start(ctx context.Context) error {
 // storage goes away under its clients. It returns once the process exited.
 func (s *Server) Shutdown() error {
 	s.mu.Lock()
-	cmd, exited := s.cmd, s.exited
-	s.cmd = nil
+	proc := s.proc
+	s.proc = nil
 	s.mu.Unlock()
-	if cmd == nil {
-		return nil
-	}
-	_ = terminate(cmd.Process)
-	select {
-	case <-exited:
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		<-exited
+	if proc != nil {
+		_ = proc.Stop(syscall.SIGTERM, 10*time.Second) // how it exited does not matter
 	}
 	return nil
 }
@@ -199,12 +187,11 @@ func (s *Server) Shutdown() error {
 // kill kills the process without waiting for a graceful stop.
 func (s *Server) kill() {
 	s.mu.Lock()
-	cmd, exited := s.cmd, s.exited
-	s.cmd = nil
+	proc := s.proc
+	s.proc = nil
 	s.mu.Unlock()
-	if cmd != nil {
-		_ = cmd.Process.Kill()
-		<-exited
+	if proc != nil {
+		proc.Kill()
 	}
 }
 

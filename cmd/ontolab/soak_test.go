@@ -12,22 +12,21 @@ import (
 	"github.com/ontoindex/ontoindex/internal/tmpfs"
 )
 
-// TestSoak runs a small `indexer soak` as a process, as a user does (the
-// test binary is the indexer, and so are the servers it starts and
-// kills): one kill of each kind, every table fault, every fault of the
+// testSoak runs a small `ontolab soak` as a process, as a user does (the
+// test binary is ontolab, the servers it starts and kills are indexer): one kill of each kind, every table fault, every fault of the
 // data dir (the disk-full ones only as root on Linux, else reported
 // skipped) and a few seconds of load. It checks that the campaign runs end
 // to end and reports; .ci/test runs the short campaign itself.
-func TestSoak(t *testing.T) {
+func testSoak(t *testing.T, indexer string) {
 	if testing.Short() {
 		t.Skip("runs and kills servers for half a minute; run without -short")
 	}
 	out := filepath.Join(t.TempDir(), "soak.json")
-	cmd := indexerProcess(t, "soak", "--kills", "7", "--load", "3s", "--clients", "4", "--rows", "2000", "--groups", "10", "--json", out)
+	cmd := ontolabProcess(t, "soak", "--indexer", indexer, "--kills", "7", "--load", "3s", "--clients", "4", "--rows", "2000", "--groups", "10", "--json", out)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("indexer soak: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+		t.Fatalf("ontolab soak: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
@@ -62,9 +61,22 @@ func TestSoak(t *testing.T) {
 }
 
 func TestSoak_usage(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	code := Main(t.Context(), []string{"soak", "--clients", "0"}, &Env{Stdout: &stdout, Stderr: &stderr})
-	if code != exitUsage || !strings.Contains(stderr.String(), "clients 0") {
-		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		// Any executable as the indexer: the options are checked before
+		// anything runs.
+		{"no clients", []string{"soak", "--clients", "0", "--indexer", os.Args[0]}, "clients 0"},
+		{"no indexer", []string{"soak", "--indexer", "/nonexistent/indexer"}, "--indexer: stat /nonexistent/indexer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := run(tt.args...)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, tt.want)
+			}
+		})
 	}
 }

@@ -11,10 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ontoindex/ontoindex/internal/cli"
 	"github.com/ontoindex/ontoindex/internal/searchbench"
 )
 
-// runBenchSearch is `indexer bench search`: ontoindex against PostgreSQL on
+// runBenchSearch is `ontolab bench search`: ontoindex against PostgreSQL on
 // the same rows (internal/searchbench).
 func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "bench search", "[--rows N] [--clients C] [--duration D] [--files N] [--dir D] [--json] [--seed N]\n\n"+
@@ -37,7 +38,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 	floor := fs.Bool("floor", true, "measure the get by key also on a bare net/http server that answers the bytes of one get (the standard library's floor)")
 	// Expert flags, for measuring another build of ontoindex or another
 	// PostgreSQL installation.
-	fs.StringVar(&o.ServeBin, "serve-bin", "", "expert: `path` of the indexer binary that serves (default: this one), e.g. a previous release")
+	indexerPath := indexerFlag(fs)
 	fs.StringVar(&o.PostgresBinDir, "pg-bin", "", "expert: `dir`ectory of PostgreSQL's initdb and postgres (default: newest /usr/lib/postgresql/*/bin, else $PATH)")
 	queries := fs.String("queries", "", "expert: comma-separated `ids` of the queries to measure (default: all; an unknown id is refused with the list); all are still verified")
 	cpuProfile := fs.String("cpuprofile", "", "expert: write a CPU profile of the bench process (the clients) to this file")
@@ -45,9 +46,9 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 		return code
 	}
 	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+		stop, err := cli.StartCPUProfile(*cpuProfile)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "indexer bench search: %v\n", err)
+			fmt.Fprintf(env.Stderr, "ontolab bench search: %v\n", err)
 			return exitFailed
 		}
 		defer stop()
@@ -58,40 +59,42 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 		o.Warmup = min(o.Duration/5, 2*time.Second)
 	}
 	if o.Rows < 1000 || o.Clients < 1 || o.Duration <= 0 || o.Files < 1 || o.Files > o.Rows || o.Rounds < 1 || o.Rounds > 16 {
-		fmt.Fprintln(env.Stderr, "indexer bench search: need --rows >= 1000, --clients >= 1, --duration > 0, 1 <= --files <= --rows and 1 <= --rounds <= 16")
+		fmt.Fprintln(env.Stderr, "ontolab bench search: need --rows >= 1000, --clients >= 1, --duration > 0, 1 <= --files <= --rows and 1 <= --rounds <= 16")
 		return exitUsage
 	}
-	self, err := os.Executable()
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer bench search: %v\n", err)
-		return exitFailed
-	}
-	if o.ServeBin == "" {
-		o.ServeBin = self
+	var err error
+	if o.ServeBin, err = serveBinary(*indexerPath); err != nil {
+		fmt.Fprintf(env.Stderr, "ontolab bench search: %v\n", err)
+		return exitUsage
 	}
 	if *floor {
-		o.FloorBin = self // the floor is the standard library's, whatever build serves
+		// The floor is the standard library's, whatever build serves:
+		// this ontolab's `bench floor`.
+		if o.FloorBin, err = os.Executable(); err != nil {
+			fmt.Fprintf(env.Stderr, "ontolab bench search: %v\n", err)
+			return exitFailed
+		}
 	}
 	if *queries != "" {
 		o.Queries = strings.Split(*queries, ",")
 	}
 	o.Progress = env.Stderr
-	o.Logger = logger(env)
+	o.Logger = cli.Logger(env)
 
 	rep, err := searchbench.Run(ctx, o)
 	var mismatch *searchbench.MismatchError
 	switch {
 	case errors.As(err, &mismatch):
-		fmt.Fprintf(env.Stderr, "indexer bench search: RESULTS DIFFER: ontoindex and PostgreSQL disagree on %d requests:\n", len(mismatch.Mismatches))
+		fmt.Fprintf(env.Stderr, "ontolab bench search: RESULTS DIFFER: ontoindex and PostgreSQL disagree on %d requests:\n", len(mismatch.Mismatches))
 		for _, m := range mismatch.Mismatches {
 			fmt.Fprintf(env.Stderr, "  %s\n", m)
 		}
 		return exitFailed
 	case ctx.Err() != nil:
-		fmt.Fprintln(env.Stderr, "indexer bench search: interrupted")
+		fmt.Fprintln(env.Stderr, "ontolab bench search: interrupted")
 		return exitAborted
 	case err != nil:
-		fmt.Fprintf(env.Stderr, "indexer bench search: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ontolab bench search: %v\n", err)
 		return exitFailed
 	}
 	if *asJSON {
@@ -108,7 +111,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 	return exitOK
 }
 
-// runBenchFloor is `indexer bench floor`, which bench search starts: a
+// runBenchFloor is `ontolab bench floor`, which bench search starts: a
 // bare net/http server that answers every request with the bytes of a
 // file (internal/searchbench, floor.go).
 func runBenchFloor(ctx context.Context, env *Env, args []string) int {
@@ -122,18 +125,18 @@ func runBenchFloor(ctx context.Context, env *Env, args []string) int {
 	}
 	b, err := os.ReadFile(*body)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer bench floor: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ontolab bench floor: %v\n", err)
 		return exitUsage
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", *listen)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer bench floor: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ontolab bench floor: %v\n", err)
 		return exitFailed
 	}
-	fmt.Fprintf(env.Stderr, "indexer bench floor: listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(env.Stderr, "ontolab bench floor: listening on http://%s\n", ln.Addr())
 	if err := searchbench.ServeFloor(ctx, ln, b); err != nil {
-		fmt.Fprintf(env.Stderr, "indexer bench floor: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ontolab bench floor: %v\n", err)
 		return exitFailed
 	}
 	return exitOK

@@ -33,24 +33,21 @@ func runSoak(ctx context.Context, env *Env, args []string) int {
 	fs.Uint64Var(&o.Seed, "seed", d.Seed, "seed of the writer, the kills and the clients")
 	fs.StringVar(&o.Dir, "dir", "", "work directory, kept afterwards (default: a temporary directory, removed)")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
-	serveBin := fs.String("serve-bin", "", "expert: `path` of the indexer binary that serves (default: this one)")
+	indexerPath := indexerFlag(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	o.Keep = o.Dir != ""
-	o.Bin = *serveBin
-	if o.Bin == "" {
-		self, err := os.Executable()
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "indexer soak: %v\n", err)
-			return exitFailed
-		}
-		o.Bin = self
+	bin, err := serveBinary(*indexerPath)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ontolab soak: %v\n", err)
+		return exitUsage
 	}
+	o.Bin = bin
 	o.Out = env.Stderr
 	rep, err := soak.Run(ctx, o)
 	if rep == nil {
-		fmt.Fprintf(env.Stderr, "indexer soak: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ontolab soak: %v\n", err)
 		return exitUsage
 	}
 	if err != nil {
@@ -61,7 +58,7 @@ func runSoak(ctx context.Context, env *Env, args []string) int {
 	if *jsonPath != "" {
 		b, _ := json.MarshalIndent(rep, "", "  ")
 		if werr := os.WriteFile(*jsonPath, append(b, '\n'), 0o644); werr != nil {
-			fmt.Fprintf(env.Stderr, "indexer soak: %v\n", werr)
+			fmt.Fprintf(env.Stderr, "ontolab soak: %v\n", werr)
 			return exitFailed
 		}
 	}

@@ -3,25 +3,26 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/ontoindex/ontoindex/internal/subscribebench"
 )
 
-// TestBenchSubscribe runs a small `indexer bench subscribe` as a process
-// against a real `indexer serve` (the test binary again): 10 subscriptions
+// testBenchSubscribe runs a small `ontolab bench subscribe` as a process
+// against a real `indexer serve`: 10 subscriptions
 // of the three kinds on 3 connections, 3 commits in each quiet part. It
 // checks that every edit reached every subscription whose set holds it and
 // nothing else arrived, not how fast.
-func TestBenchSubscribe(t *testing.T) {
-	cmd := indexerProcess(t, "bench", "subscribe", "--rows", "2000", "--files", "2", "--subscriptions", "10", "--connections", "3",
+func testBenchSubscribe(t *testing.T, indexer string) {
+	cmd := ontolabProcess(t, "bench", "subscribe", "--indexer", indexer, "--rows", "2000", "--files", "2", "--subscriptions", "10", "--connections", "3",
 		"--commits", "3", "--commit-every", "100ms", "--poll-interval", "200ms",
 		"--queries", "get", "--clients", "2", "--duration", "300ms", "--warmup", "50ms", "--rounds", "2", "--json")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("indexer bench subscribe: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+		t.Fatalf("ontolab bench subscribe: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
 	}
 	var rep subscribebench.Report
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
@@ -70,12 +71,14 @@ func TestBenchSubscribe_usage(t *testing.T) {
 		{"unknown query", []string{"bench", "subscribe", "--queries", "get,nope"}, exitUsage, `query "nope" cannot be measured alone`},
 		{"a query that needs preparing", []string{"bench", "subscribe", "--queries", "deepN"}, exitUsage, `query "deepN" cannot be measured alone`},
 		{"no commits", []string{"bench", "subscribe", "--commits", "0"}, exitUsage, "commits 0 (>= 1)"},
-		{"help", []string{"bench", "subscribe", "-h"}, exitOK, "usage: indexer bench subscribe"},
+		{"help", []string{"bench", "subscribe", "-h"}, exitOK, "usage: ontolab bench subscribe"},
 		{"the build bench names it", []string{"bench", "-h"}, exitOK, "bench subscribe -h"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, stderr := run(tt.args...)
+			// Any executable as the indexer: the options are checked
+			// before anything runs.
+			code, _, stderr := run(append(tt.args, "--indexer", os.Args[0])...)
 			if code != tt.code || !strings.Contains(stderr, tt.want) {
 				t.Fatalf("code %d, stderr %q; want %d and %q", code, stderr, tt.code, tt.want)
 			}

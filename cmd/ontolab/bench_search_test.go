@@ -16,28 +16,28 @@ import (
 // benchmark works end to end, not how fast anything is.
 var smallBench = []string{"bench", "search", "--rows", "5000", "--clients", "2", "--duration", "300ms", "--warmup", "50ms", "--files", "4"}
 
-// mustBenchSearch runs `indexer bench search` as a process, as a user
-// does: the test binary is the indexer (INDEXER_TEST_MAIN), and the server
-// it starts is the test binary again.
-func mustBenchSearch(tb testing.TB, args ...string) (stdout, stderr string) {
+// mustBenchSearch runs `ontolab bench search` as a process, as a user
+// does: the test binary is ontolab (ONTOLAB_TEST_MAIN), and so is the
+// floor it starts; the server it starts is the indexer binary.
+func mustBenchSearch(tb testing.TB, indexer string, args ...string) (stdout, stderr string) {
 	tb.Helper()
-	cmd := indexerProcess(tb, append(append([]string{}, smallBench...), args...)...)
+	cmd := ontolabProcess(tb, append(append([]string{}, smallBench...), append([]string{"--indexer", indexer}, args...)...)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		tb.Fatalf("indexer bench search: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
+		tb.Fatalf("ontolab bench search: %v\nstdout:\n%s\nstderr:\n%s", err, out.String(), errb.String())
 	}
 	return out.String(), errb.String()
 }
 
-func TestBenchSearch_postgres(t *testing.T) {
+func testBenchSearchPostgres(t *testing.T, indexer string) {
 	if _, err := pgserver.FindBinDir(""); errors.Is(err, pgserver.ErrNotFound) {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("CI installs PostgreSQL (.ci/run): %v", err)
 		}
 		t.Skip(err)
 	}
-	stdout, _ := mustBenchSearch(t, "--json")
+	stdout, _ := mustBenchSearch(t, indexer, "--json")
 	var rep searchbench.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
@@ -84,8 +84,8 @@ func TestBenchSearch_postgres(t *testing.T) {
 	}
 }
 
-func TestBenchSearch_withoutPostgres(t *testing.T) {
-	stdout, stderr := mustBenchSearch(t, "--pg-bin", t.TempDir())
+func testBenchSearchWithoutPostgres(t *testing.T, indexer string) {
+	stdout, stderr := mustBenchSearch(t, indexer, "--pg-bin", t.TempDir())
 	if !strings.Contains(stderr, "PostgreSQL is not available") {
 		t.Errorf("stderr does not say that PostgreSQL is absent:\n%s", stderr)
 	}
@@ -115,8 +115,9 @@ func TestBenchSearch_usage(t *testing.T) {
 		{"too few rows", []string{"bench", "search", "--rows", "10"}, exitUsage, "--rows >= 1000"},
 		{"no clients", []string{"bench", "search", "--clients", "0"}, exitUsage, "--clients >= 1"},
 		{"argument", []string{"bench", "search", "extra"}, exitUsage, `unexpected argument "extra"`},
-		{"help", []string{"bench", "search", "-h"}, exitOK, "-serve-bin path"},
-		{"build help", []string{"bench", "build", "-h"}, exitOK, "usage: indexer bench build"},
+		{"help", []string{"bench", "search", "-h"}, exitOK, "-indexer path"},
+		{"build help", []string{"bench", "build", "-h"}, exitOK, "usage: ontolab bench build"},
+		{"no indexer", []string{"bench", "search", "--indexer", "/nonexistent/indexer"}, exitUsage, "--indexer: stat /nonexistent/indexer"},
 		{"plain bench is the build bench", []string{"bench", "-h"}, exitOK, "bench search -h"},
 	}
 	for _, tt := range tests {

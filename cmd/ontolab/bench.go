@@ -19,6 +19,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/benchdata"
+	"github.com/ontoindex/ontoindex/internal/cli"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -42,7 +43,7 @@ func runBench(ctx context.Context, env *Env, args []string) int {
 	return runBenchBuild(ctx, env, "bench", args)
 }
 
-// benchReport is what `indexer bench` measures. Ratios compare the engine
+// benchReport is what `ontolab bench` measures. Ratios compare the engine
 // with baselines measured in the same run on the same machine.
 type benchReport struct {
 	Rows  int `json:"rows"`
@@ -81,8 +82,8 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 		"Measures full and incremental build speed and memory against baselines. With --warehouse (an\n"+
 		"s3://bucket/prefix), also the full and incremental builds of the same table in that warehouse,\n"+
 		"through a sql catalog on SQLite in the work directory; the S3 connection is iceberg-go's, from\n"+
-		"AWS_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. `indexer bench search -h`\n"+
-		"describes the search benchmark, `indexer bench subscribe -h` the subscriptions benchmark.")
+		"AWS_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. `ontolab bench search -h`\n"+
+		"describes the search benchmark, `ontolab bench subscribe -h` the subscriptions benchmark.")
 	rows := fs.Int("rows", 1_000_000, "rows in the benchmark table")
 	files := fs.Int("files", 40, "data files the table is written as")
 	dir := fs.String("dir", "", "work directory (default: a temporary directory, removed afterwards)")
@@ -94,26 +95,26 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 		return code
 	}
 	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+		stop, err := cli.StartCPUProfile(*cpuProfile)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "indexer bench: %v\n", err)
+			fmt.Fprintf(env.Stderr, "ontolab bench: %v\n", err)
 			return exitFailed
 		}
 		defer stop()
 	}
 	if *rows < 10 || *files < 1 || *files > *rows {
-		fmt.Fprintln(env.Stderr, "indexer bench: need --rows >= 10 and 1 <= --files <= --rows")
+		fmt.Fprintln(env.Stderr, "ontolab bench: need --rows >= 10 and 1 <= --files <= --rows")
 		return exitUsage
 	}
 	if *warehouse != "" && !strings.Contains(*warehouse, "://") {
-		fmt.Fprintf(env.Stderr, "indexer bench: --warehouse %q is not a URL such as s3://bucket/prefix\n", *warehouse)
+		fmt.Fprintf(env.Stderr, "ontolab bench: --warehouse %q is not a URL such as s3://bucket/prefix\n", *warehouse)
 		return exitUsage
 	}
 	work := *dir
 	if work == "" {
 		tmp, err := os.MkdirTemp("", "indexer-bench-")
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "indexer bench: %v\n", err)
+			fmt.Fprintf(env.Stderr, "ontolab bench: %v\n", err)
 			return exitFailed
 		}
 		defer os.RemoveAll(tmp)
@@ -124,7 +125,7 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 		rep.Warehouse, err = benchOnWarehouse(ctx, work, *warehouse, rep, *dir != "")
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "indexer bench: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ontolab bench: %v\n", err)
 		return exitFailed
 	}
 	if *asJSON {
@@ -329,20 +330,4 @@ func peakRSS() float64 {
 		}
 	}
 	return 0
-}
-
-// startCPUProfile profiles the process into path until stop is called.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		_ = f.Close()
-	}, nil
 }

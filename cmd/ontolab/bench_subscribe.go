@@ -5,18 +5,17 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/ontoindex/ontoindex/internal/subscribebench"
 )
 
-// runBenchSubscribe is `indexer bench subscribe`: websocket subscriptions
+// runBenchSubscribe is `ontolab bench subscribe`: websocket subscriptions
 // on a served type while a writer commits (internal/subscribebench).
 func runBenchSubscribe(ctx context.Context, env *Env, args []string) int {
 	fs := newFlags(env, "bench subscribe", "[--subscriptions N] [--connections C] [--commits N] [--poll-interval D] [--rows N] [--json]\n\n"+
-		"Writes the customers table of `indexer bench search` with iceberg-go, serves it with a real\n"+
+		"Writes the customers table of `ontolab bench search` with iceberg-go, serves it with a real\n"+
 		"`indexer serve` that polls every --poll-interval, opens --connections websocket connections that\n"+
 		"hold --subscriptions subscriptions between them (kinds: base, a filter that holds every edited\n"+
 		"key, a filter that holds none), and commits copy-on-write edits of one customer each. It reports\n"+
@@ -33,21 +32,21 @@ func runBenchSubscribe(ctx context.Context, env *Env, args []string) int {
 	fs.IntVar(&o.Rows, "rows", 100_000, "customer rows (edits go to the first half of the keys, one key each)")
 	fs.IntVar(&o.Files, "files", 40, "data files of the Iceberg table")
 	kinds := fs.String("kinds", "base,match,never", "kinds the subscriptions cycle through: base (every customer), match (a filter holding every edited key), never (a filter holding none)")
-	queries := fs.String("queries", "get,sorted", "search queries (ids of `indexer bench search`) measured with and without the subscribers; empty: none")
+	queries := fs.String("queries", "get,sorted", "search queries (ids of `ontolab bench search`) measured with and without the subscribers; empty: none")
 	fs.IntVar(&o.Clients, "clients", 50, "concurrent search clients")
 	fs.DurationVar(&o.Duration, "duration", 5*time.Second, "measured time per search part")
 	fs.DurationVar(&o.Warmup, "warmup", time.Second, "warm-up before each search part")
 	fs.IntVar(&o.Rounds, "rounds", 3, "alternating rounds of search parts without and with subscribers, per query")
 	fs.StringVar(&o.Dir, "dir", "", "work directory for the warehouse and the index (default: a temporary directory, removed afterwards)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the rows and of the query parameters")
-	fs.StringVar(&o.ServeBin, "serve-bin", "", "expert: `path` of the indexer binary that serves (default: this one)")
+	indexerPath := indexerFlag(fs)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
 	var err error
 	if o.Kinds, err = subscribebench.ParseKinds(*kinds); err != nil {
-		fmt.Fprintf(env.Stderr, "indexer bench subscribe: --kinds: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ontolab bench subscribe: --kinds: %v\n", err)
 		return exitUsage
 	}
 	if *queries != "" {
@@ -58,27 +57,23 @@ func runBenchSubscribe(ctx context.Context, env *Env, args []string) int {
 	if !explicit["connections"] {
 		o.Connections = min(o.Connections, o.Subscriptions)
 	}
-	if o.ServeBin == "" {
-		self, err := os.Executable()
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "indexer bench subscribe: %v\n", err)
-			return exitFailed
-		}
-		o.ServeBin = self
+	if o.ServeBin, err = serveBinary(*indexerPath); err != nil {
+		fmt.Fprintf(env.Stderr, "ontolab bench subscribe: %v\n", err)
+		return exitUsage
 	}
 	o.Progress = env.Stderr
 	if err := o.Check(); err != nil {
-		fmt.Fprintf(env.Stderr, "indexer bench subscribe: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ontolab bench subscribe: %v\n", err)
 		return exitUsage
 	}
 
 	rep, err := subscribebench.Run(ctx, o)
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintln(env.Stderr, "indexer bench subscribe: interrupted")
+		fmt.Fprintln(env.Stderr, "ontolab bench subscribe: interrupted")
 		return exitAborted
 	case err != nil:
-		fmt.Fprintf(env.Stderr, "indexer bench subscribe: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ontolab bench subscribe: %v\n", err)
 		return exitFailed
 	}
 	if *asJSON {

@@ -9,7 +9,7 @@ import (
 	"github.com/ontoindex/ontoindex/internal/testkit/s3test"
 )
 
-// TestBench_warehouse runs `indexer bench --warehouse s3://...` against a
+// TestBench_warehouse runs `ontolab bench --warehouse s3://...` against a
 // real S3 server, at a size that checks that it works, not how fast: the
 // report has the builds in S3 next to the local ones, and the run's
 // objects are gone afterwards.
