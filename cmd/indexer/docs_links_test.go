@@ -147,3 +147,22 @@ func proseLines(text string) []string {
 	}
 	return lines
 }
+
+// docSection returns the text of a docs page from the heading line to the
+// next heading of the same or a higher level.
+func docSection(t *testing.T, path, heading string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("%s has no heading %q", path, heading)
+	}
+	level, _, _ := strings.Cut(heading, " ")
+	for prefix := "#"; len(prefix) <= len(level); prefix += "#" {
+		section, _, _ = strings.Cut(section, "\n"+prefix+" ")
+	}
+	return section
+}
