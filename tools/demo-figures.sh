@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the demo figures that README.md and api/OPS.md quote: the first
+# Measures the demo figures that docs/operations.md quotes: the first
 # full builds of the demo warehouse, incremental builds while its writer
 # commits, the RSS of the process, the stop on SIGTERM, and restarts of
 # `indexer serve` on the demo's data dir with and without its index files

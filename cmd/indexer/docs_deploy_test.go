@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -9,23 +8,19 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config"
 )
 
-// TestREADME_deployments: the catalogs of README.md's Deployments section
-// are a valid config, and every credential they take from the environment
-// is one that errors and logs redact.
-func TestREADME_deployments(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, sec, ok := strings.Cut(string(raw), "\n## Deployments: catalogs and object storage\n")
+// TestDocs_deployments: the catalogs of docs/deployments.md are a valid
+// config, and every credential they take from the environment is one that
+// errors and logs redact.
+func TestDocs_deployments(t *testing.T) {
+	sec := docSection(t, "../../docs/deployments.md", "## Catalog examples")
+	_, block, ok := strings.Cut(sec, "```yaml\n")
 	if !ok {
-		t.Fatal("README.md has no Deployments section")
+		t.Fatal("docs/deployments.md has no yaml block under ## Catalog examples")
 	}
-	_, block, _ := strings.Cut(sec, "```yaml\n")
 	block, _, _ = strings.Cut(block, "```")
 	secrets := map[string]bool{}
 	for _, m := range regexp.MustCompile(`\$\{([A-Z0-9_]+)\}`).FindAllStringSubmatch(block, -1) {
-		v := "readme-value-of-" + m[1]
+		v := "docs-value-of-" + m[1]
 		t.Setenv(m[1], v)
 		if strings.Contains(m[1], "SECRET") || strings.Contains(m[1], "PASSWORD") || strings.Contains(m[1], "TOKEN") {
 			secrets[v] = true
@@ -33,7 +28,7 @@ func TestREADME_deployments(t *testing.T) {
 	}
 	cfg, err := config.Parse([]byte(block+"dataDir: ./data\nobjectTypes: [{apiName: Customer, table: lake.sales.customers, primaryKey: [id]}]\n"), t.TempDir())
 	if err != nil {
-		t.Fatalf("the README's catalogs: %v", err)
+		t.Fatalf("the catalogs of docs/deployments.md: %v", err)
 	}
 	types := map[string]string{"lake": "sql", "local": "sql", "polaris": "rest", "lakekeeper": "rest", "nessie": "rest", "gluerest": "rest", "glue": "glue", "hive": "hive"}
 	for name, typ := range types {
@@ -42,7 +37,7 @@ func TestREADME_deployments(t *testing.T) {
 		}
 	}
 	if len(secrets) < 5 {
-		t.Fatalf("only %d secrets in the README's catalogs", len(secrets))
+		t.Fatalf("only %d secrets in the catalogs of docs/deployments.md", len(secrets))
 	}
 	all := strings.Join(cfg.Secrets(), "\n")
 	for s := range secrets {

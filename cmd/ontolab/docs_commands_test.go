@@ -6,11 +6,11 @@ import (
 	"github.com/ontoindex/ontoindex/internal/testkit/commandtest"
 )
 
-// TestREADME_commandLine checks the documentation's Command line table
+// TestDocs_commandLine checks the documentation's Command line table
 // against ontolab's command line: a row for every command and subcommand
 // (bench floor excepted: bench search starts it), each row naming every
 // flag that the command's -h lists, and no flag that it does not.
-func TestREADME_commandLine(t *testing.T) {
+func TestDocs_commandLine(t *testing.T) {
 	commands := [][]string{{"bench", "search"}, {"bench", "subscribe"}}
 	for _, c := range commandTable() {
 		commands = append(commands, []string{c.Name})
