@@ -13,7 +13,7 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// The oracle's aggregation, from the aggregation contract (api/README.md,
+// The oracle's aggregation, from the aggregation contract (docs/api.md,
 // api/aggregate.go's doc comment): groups of exact values (list elements
 // each, nulls left out unless includeNullValues or defaultValue,
 // maxGroupCount keeping the values with most objects), fixedWidth buckets

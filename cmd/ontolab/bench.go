@@ -20,6 +20,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/benchdata"
 	"github.com/ontoindex/ontoindex/internal/cli"
+	"github.com/ontoindex/ontoindex/internal/icebergwrite"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -212,12 +213,7 @@ func benchIncremental(ctx context.Context, ix *indexer.Indexer, tbl *table.Table
 	var times []float64
 	for i := range benchEdits {
 		id := rows/2 + i
-		edit, err := benchdata.Records(tbl.Schema(), id, 1, "edited")
-		if err != nil {
-			return 0, 0, 0, err
-		}
-		tbl, err = tbl.Overwrite(ctx, edit, nil, table.WithOverwriteFilter(iceberg.EqualTo(iceberg.Reference("id"), int64(id))))
-		edit.Release()
+		tbl, err = icebergwrite.Overwrite(ctx, tbl, iceberg.EqualTo(iceberg.Reference("id"), int64(id)), benchdata.Items(id, 1, "edited"))
 		if err != nil {
 			return 0, 0, 0, err
 		}

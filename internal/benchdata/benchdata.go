@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/catalog/hadoop"
@@ -89,12 +88,6 @@ func writeTable(ctx context.Context, cat catalog.Catalog, ident string, sc *iceb
 }
 
 var words = strings.Fields("amber basalt cedar delta ember fjord granite harbor indigo juniper kestrel lagoon meadow nectar onyx prairie quartz raven sierra tundra")
-
-// Records returns rows from..from+n of the table, names prefixed, as one
-// record batch of schema sc.
-func Records(sc *iceberg.Schema, from, n int, prefix string) (array.RecordReader, error) {
-	return Items(from, n, prefix)(sc)
-}
 
 // Items is rows from..from+n of the table, names prefixed, for
 // icebergwrite's commits (the bench's one-row edits among them).

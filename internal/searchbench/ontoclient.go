@@ -24,7 +24,7 @@ func newOntoClient(server string, clients int) *ontoClient {
 
 func (c *ontoClient) close() { c.http.close() }
 
-// Wire shapes (api/README.md), reduced to what the bench compares.
+// Wire shapes (docs/api.md), reduced to what the bench compares.
 type (
 	// where is a where clause: a value, or the clauses of an and.
 	where struct {

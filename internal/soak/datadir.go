@@ -15,7 +15,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 )
 
-// The faults of the data dir (api/OPS.md, "Faults of the data dir"): the
+// The faults of the data dir (docs/operations.md, "Faults of the data dir"): the
 // index file of Item's served generation damaged in four ways, state.db
 // damaged, and the disk full during an incremental build and during a
 // full rebuild (diskfull.go). The writer is paused throughout.
