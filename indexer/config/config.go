@@ -121,28 +121,13 @@ func Parse(raw []byte, dir string) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader([]byte(expanded)))
 	dec.KnownFields(true)
 	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, friendlyYAMLError(err)
+		return nil, friendlyYAMLError(err, expanded)
 	}
 	cfg.Dir = dir
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return cfg, nil
-}
-
-var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type (\S+)`)
-
-// friendlyYAMLError rewrites yaml.v3's unknown-field errors to name the key.
-func friendlyYAMLError(err error) error {
-	msg := err.Error()
-	if m := unknownField.FindAllStringSubmatch(msg, -1); m != nil {
-		var parts []string
-		for _, x := range m {
-			parts = append(parts, fmt.Sprintf("line %s: unknown key %q", x[1], x[2]))
-		}
-		return errors.New(strings.Join(parts, "; "))
-	}
-	return errors.New(strings.TrimPrefix(msg, "yaml: "))
 }
 
 // expandOutsideComments expands ${ENV} references (ExpandEnv) in every
