@@ -177,7 +177,7 @@ func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error
 		case "DESC", "desc":
 			m.Order = -1
 		default:
-			return nil, wire.Err(wire.NameInvalidSortOrder, map[string]any{"invalidSortOrder": rm.Direction})
+			return nil, wire.InvalidSortOrder(m.name, rm.Direction)
 		}
 		if names[m.name] {
 			return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": fmt.Sprintf("two metrics are named %q", m.name)})

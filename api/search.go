@@ -76,7 +76,7 @@ func parseOrderBy(t *objects.Type, raw string) ([]sortField, error) {
 func sortFieldOf(t *objects.Type, name, dir string) (sortField, error) {
 	p, ok := t.Property(name)
 	if !ok {
-		return sortField{}, wire.Err(wire.NamePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": []string{name}})
+		return sortField{}, wire.PropertiesNotFound(t, []string{name})
 	}
 	if !p.Sortable() {
 		return sortField{}, wire.Err(wire.NamePropertiesNotSortable, map[string]any{"properties": []string{name},
@@ -88,7 +88,7 @@ func sortFieldOf(t *objects.Type, name, dir string) (sortField, error) {
 	case "desc":
 		return sortField{prop: p, desc: true}, nil
 	}
-	return sortField{}, wire.Err(wire.NameInvalidSortOrder, map[string]any{"invalidSortOrder": dir})
+	return sortField{}, wire.InvalidSortOrder(name, dir)
 }
 
 func checkSortFields(fs []sortField) error {
@@ -133,7 +133,7 @@ func parseSelect(t *objects.Type, names []string) (selection, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, wire.Err(wire.NamePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": missing})
+		return nil, wire.PropertiesNotFound(t, missing)
 	}
 	if sel != nil {
 		for _, k := range t.PrimaryKey {

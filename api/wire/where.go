@@ -373,7 +373,7 @@ func DecodePropertyIdentifier(typ string, raw json.RawMessage) (string, error) {
 func LookupProperty(t *objects.Type, name string) (objects.Property, error) {
 	p, ok := t.Property(name)
 	if !ok {
-		return objects.Property{}, Err(NamePropertiesNotFound, map[string]any{"objectType": t.APIName, "properties": []string{name}})
+		return objects.Property{}, PropertiesNotFound(t, []string{name})
 	}
 	return p, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -21,7 +22,14 @@ func filterValueErr(p objects.Property, typ string, raw json.RawMessage, expecte
 		v = v[:100] + "..."
 	}
 	return Err(NameInvalidPropertyFilterValue, map[string]any{"property": p.APIName, "propertyFilter": typ,
-		"propertyFilterValue": v, "expectedType": expected})
+		"propertyFilterValue": v, "expectedType": expected, "reason": filterValueReason(typ, p, expected, v)})
+}
+
+// filterValueReason says what the filter's value should have been, so the
+// message names the fix and not only the parameters; got is the value as
+// JSON.
+func filterValueReason(typ string, p objects.Property, expected, got string) string {
+	return fmt.Sprintf("%s on %s expects %s, got %s", typ, p.APIName, expected, got)
 }
 
 func notSupported(typ string, p objects.Property, reason string) *Error {
@@ -107,8 +115,10 @@ func checkTextQuery(typ string, p objects.Property, f *query.Filter) error {
 }
 
 func noTerms(typ string, p objects.Property, text string) *Error {
+	const expected = "text with at least one word"
 	return Err(NameInvalidPropertyFilterValue, map[string]any{"property": p.APIName, "propertyFilter": typ,
-		"propertyFilterValue": Truncate(text), "expectedType": "text with at least one word"})
+		"propertyFilterValue": Truncate(text), "expectedType": expected,
+		"reason": filterValueReason(typ, p, expected, strconv.Quote(Truncate(text)))})
 }
 
 func Truncate(s string) string {
