@@ -90,17 +90,25 @@ func Fingerprint(parts ...string) [8]byte {
 	return fp
 }
 
+// InvalidToken is the 400 for a page token of another request (another
+// object type, where, object set or orderBy).
 func InvalidToken(tok string) *Error {
-	if len(tok) > 100 {
-		tok = tok[:100] + "..."
-	}
-	return Err(NameInvalidPageToken, map[string]any{"pageToken": tok, "reason": "the token was not returned for this request (same object type, where, object set and orderBy)"})
+	return Err(NameInvalidPageToken, map[string]any{"pageToken": Truncate(tok), "reason": "the token was not returned for this request (same object type, where, object set and orderBy)"})
+}
+
+// notAToken is the 400 for a pageToken that no server made: the fix is
+// another value, not another request.
+func notAToken(tok string) *Error {
+	return Err(NameInvalidPageToken, map[string]any{"pageToken": Truncate(tok), "reason": "not a page token: pass the nextPageToken of a previous response, unchanged"})
 }
 
 // DecodeToken decodes a token of the given kind and fingerprint.
 func DecodeToken(tok string, kind byte, fp [8]byte) (Token, error) {
 	t, err := ParseToken(tok)
-	if err != nil || t.Kind != kind || t.FP != fp {
+	if err != nil {
+		return t, notAToken(tok)
+	}
+	if t.Kind != kind || t.FP != fp {
 		return t, InvalidToken(tok)
 	}
 	return t, nil
@@ -112,7 +120,10 @@ func EncodeNameToken(name string) string {
 
 func DecodeNameToken(tok string) (string, error) {
 	t, err := DecodeToken(tok, TokName, Fingerprint("objectTypes"))
-	if err != nil || len(t.Values) != 1 {
+	if err != nil {
+		return "", err
+	}
+	if len(t.Values) != 1 {
 		return "", InvalidToken(tok)
 	}
 	return t.Values[0], nil
