@@ -173,7 +173,7 @@ var table = map[Name]errorKind{
 	NameInvalidParameterValue:       {codeInvalidArgument, "a query parameter has a bad value"},
 	NameInvalidPropertyValue:        {codeInvalidArgument, "a primary key or object rid does not fit its property type"},
 	NameInvalidPageSize:             {codeInvalidArgument, "pageSize is outside 1..server.maxPageSize"},
-	NameInvalidPageToken:            {codeInvalidArgument, "pageToken was not returned for this request"},
+	NameInvalidPageToken:            {codeInvalidArgument, "pageToken is not a page token, or was returned for another request"},
 	NameInvalidFields:               {codeInvalidArgument, "orderBy must read properties.<p>[:asc|:desc] or p.<p>[:asc|:desc]"},
 	NameInvalidSortOrder:            {codeInvalidArgument, "sort direction is neither asc nor desc"},
 	NameInvalidOrderType:            {codeInvalidArgument, "orderType other than fields"},
