@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
@@ -318,6 +319,29 @@ func TestAggregate(t *testing.T) {
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
 			e.fail(t, http.MethodPost, ontologyPath+"/objects/Employee/aggregate", tt.body, tt.status, tt.error)
+		})
+	}
+	// Errors that name the fix in their message.
+	messages := []struct {
+		name    string
+		body    map[string]any
+		status  int
+		error   string
+		message string
+	}{
+		{"misspelt group property", map[string]any{"aggregation": []any{}, "groupBy": []any{map[string]any{"type": "exact", "field": "dpet"}}},
+			404, "PropertiesNotFound", "Employee has no property dpet; did you mean dept?"},
+		{"misspelt metric property", map[string]any{"aggregation": []any{metric("max", "salery")}, "groupBy": []any{}},
+			404, "PropertiesNotFound", "did you mean salary?"},
+		{"bad direction", map[string]any{"aggregation": []any{map[string]any{"type": "max", "field": "age", "direction": "down"}}, "groupBy": []any{}},
+			400, "InvalidSortOrder", `the direction of age.max is "down"; it must be "asc" or "desc"`},
+	}
+	for _, tt := range messages {
+		t.Run(tt.name, func(t *testing.T) {
+			m := e.fail(t, http.MethodPost, ontologyPath+"/objects/Employee/aggregate", tt.body, tt.status, tt.error)
+			if msg, _ := m["message"].(string); !strings.Contains(msg, tt.message) {
+				t.Errorf("message = %q, want it to contain %q", msg, tt.message)
+			}
 		})
 	}
 }

@@ -221,21 +221,31 @@ func TestObjects_list(t *testing.T) {
 		}
 		e.fail(t, http.MethodGet, list+"?excludeRid=maybe", nil, 400, "InvalidParameterValue")
 	})
-	for _, tt := range []struct{ q, name string }{
-		{"select=nope", "PropertiesNotFound"},
-		{"orderBy=age", "InvalidFields"},
-		{"orderBy=properties.age:up", "InvalidSortOrder"},
-		{"orderBy=p.age,p.age:desc", "DuplicateOrderBy"},
-		{"orderBy=p.tags", "PropertiesNotSortable"},
-		{"orderBy=p.secret", "PropertiesNotSortable"},
-		{"orderBy=p.nope", "PropertiesNotFound"},
+	for _, tt := range []struct{ q, name, message string }{
+		{"select=nope", "PropertiesNotFound", "Employee has no property nope; validProperties lists its properties"},
+		{"select=name,dpet", "PropertiesNotFound", "Employee has no property dpet; did you mean dept?"},
+		{"orderBy=age", "InvalidFields", ""},
+		{"orderBy=properties.age:up", "InvalidSortOrder", `the direction of age is "up"; it must be "asc" or "desc"`},
+		{"orderBy=p.age,p.age:desc", "DuplicateOrderBy", ""},
+		{"orderBy=p.tags", "PropertiesNotSortable", ""},
+		{"orderBy=p.secret", "PropertiesNotSortable", ""},
+		{"orderBy=p.nope", "PropertiesNotFound", ""},
+		{"orderBy=p.salry", "PropertiesNotFound", "did you mean salary?"},
 	} {
 		t.Run(tt.q, func(t *testing.T) {
 			status := 400
 			if tt.name == "PropertiesNotFound" {
 				status = 404
 			}
-			e.fail(t, http.MethodGet, list+"?"+tt.q, nil, status, tt.name)
+			m := e.fail(t, http.MethodGet, list+"?"+tt.q, nil, status, tt.name)
+			if msg, _ := m["message"].(string); !strings.Contains(msg, tt.message) {
+				t.Errorf("message = %q, want it to contain %q", msg, tt.message)
+			}
+			if tt.name == "PropertiesNotFound" {
+				if valid, _ := m["parameters"].(map[string]any)["validProperties"].([]any); !slices.Contains(valid, any("dept")) {
+					t.Errorf("validProperties = %v, want the type's properties", valid)
+				}
+			}
 		})
 	}
 }

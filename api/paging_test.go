@@ -190,6 +190,9 @@ func TestListObjects_paging(t *testing.T) {
 }
 
 func TestSearch_pageTokenErrors(t *testing.T) {
+	// A string no server made is told apart from a token of another request.
+	const notAToken = "not a page token: pass the nextPageToken of a previous response, unchanged"
+	const otherRequest = "the token was not returned for this request"
 	e := mustEnv(t)
 	search := ontologyPath + "/objects/Employee/search"
 	first := e.ok(t, http.MethodPost, search, map[string]any{"pageSize": 2, "orderBy": orderBody("age:asc")})
@@ -197,27 +200,38 @@ func TestSearch_pageTokenErrors(t *testing.T) {
 	listed := e.ok(t, http.MethodGet, ontologyPath+"/objects/Employee?pageSize=2", nil)
 	listTok := listed["nextPageToken"].(string)
 	tests := []struct {
-		name string
-		body map[string]any
+		name    string
+		body    map[string]any
+		message string
 	}{
-		{"garbage", map[string]any{"pageToken": "not-a-token!"}},
-		{"base64 garbage", map[string]any{"pageToken": "AAAAAAAAAAAAAAAA"}},
-		{"other order", map[string]any{"pageToken": tok, "orderBy": orderBody("age:desc")}},
-		{"other filter", map[string]any{"pageToken": tok, "orderBy": orderBody("age:asc"), "where": where(`{"type":"eq","field":"dept","value":"Sales"}`)}},
-		{"token of a listing", map[string]any{"pageToken": listTok}},
+		{"garbage", map[string]any{"pageToken": "not-a-token!"}, notAToken},
+		{"base64 garbage", map[string]any{"pageToken": "AAAAAAAAAAAAAAAA"}, notAToken},
+		{"other order", map[string]any{"pageToken": tok, "orderBy": orderBody("age:desc")}, otherRequest},
+		{"other filter", map[string]any{"pageToken": tok, "orderBy": orderBody("age:asc"), "where": where(`{"type":"eq","field":"dept","value":"Sales"}`)}, otherRequest},
+		{"token of a listing", map[string]any{"pageToken": listTok}, otherRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e.fail(t, http.MethodPost, search, tt.body, 400, "InvalidPageToken")
+			m := e.fail(t, http.MethodPost, search, tt.body, 400, "InvalidPageToken")
+			if msg, _ := m["message"].(string); !strings.Contains(msg, tt.message) {
+				t.Errorf("message = %q, want it to contain %q", msg, tt.message)
+			}
 		})
 	}
 	t.Run("other type", func(t *testing.T) {
 		e.fail(t, http.MethodPost, ontologyPath+"/objects/Assignment/search", map[string]any{"pageToken": tok, "orderBy": orderBody("hours:asc")}, 400, "InvalidPageToken")
 	})
 	t.Run("list", func(t *testing.T) {
-		e.fail(t, http.MethodGet, ontologyPath+"/objects/Employee?pageToken=xyz", nil, 400, "InvalidPageToken")
-		e.fail(t, http.MethodGet, ontologyPath+"/objects/Employee?orderBy=p.age&pageToken="+listTok, nil, 400, "InvalidPageToken")
-		e.fail(t, http.MethodGet, ontologyPath+"/objectTypes?pageToken=xyz", nil, 400, "InvalidPageToken")
+		for _, c := range []struct{ path, message string }{
+			{ontologyPath + "/objects/Employee?pageToken=xyz", notAToken},
+			{ontologyPath + "/objects/Employee?orderBy=p.age&pageToken=" + listTok, otherRequest},
+			{ontologyPath + "/objectTypes?pageToken=xyz", notAToken},
+		} {
+			m := e.fail(t, http.MethodGet, c.path, nil, 400, "InvalidPageToken")
+			if msg, _ := m["message"].(string); !strings.Contains(msg, c.message) {
+				t.Errorf("%s: message = %q, want it to contain %q", c.path, msg, c.message)
+			}
+		}
 	})
 }
 
