@@ -114,7 +114,7 @@ func yamlKeys(t reflect.Type) map[string][]string {
 				if name == "-" {
 					continue
 				}
-				if opts == "inline" || strings.Contains(opts, "inline") {
+				if strings.Contains(opts, "inline") {
 					fields(f.Type)
 					continue
 				}
