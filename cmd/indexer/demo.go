@@ -145,7 +145,7 @@ func runDemoServing(ctx context.Context, out io.Writer, d *demo.Demo, s *serving
 	for _, c := range demoCurls(s.BaseURL, s.Config.Ontology.APIName) {
 		fmt.Fprintf(out, "  %s\n", c)
 	}
-	fmt.Fprintf(out, "  go run ./cmd/indexer status --url %s\n", s.BaseURL)
+	fmt.Fprintf(out, "  %s status --url %s\n", invocation(), s.BaseURL)
 	fmt.Fprintf(out, "or open the web console: %s/\n", s.BaseURL)
 	if !writer {
 		fmt.Fprintf(out, "\nThe demo writer is off (--writer=false).\n")
@@ -245,12 +245,12 @@ func runDemoOnce(ctx context.Context, env *Env, d *demo.Demo, cfgPath string) in
 	}
 
 	fmt.Fprintf(out, "\nNext:\n"+
-		"  go run ./cmd/indexer check  --config %[1]s\n"+
-		"  go run ./cmd/indexer build  --config %[1]s\n"+
-		"  go run ./cmd/indexer export --config %[1]s --type Customer | head -3\n"+
-		"  go run ./cmd/indexer demo --once   (again: more changes, incremental builds%[2]s)\n"+
-		"  go run ./cmd/indexer demo          (serve the API while a writer changes the tables)\n",
-		cfgPath, aircraftHint(changes))
+		"  %[3]s check  --config %[1]s\n"+
+		"  %[3]s build  --config %[1]s\n"+
+		"  %[3]s export --config %[1]s --type Customer | head -3\n"+
+		"  %[3]s demo --once   (again: more changes, incremental builds%[2]s)\n"+
+		"  %[3]s demo          (serve the API while a writer changes the tables)\n",
+		cfgPath, aircraftHint(changes), invocation())
 	return exitOK
 }
 
