@@ -90,6 +90,7 @@ type serving struct {
 	BaseURL string
 	Config  *config.Config
 	Daemon  *daemon.Daemon // nil with NoDaemon
+	Index   *indexer.Indexer
 }
 
 // serve runs the daemon and the HTTP server until ctx is done, then shuts
@@ -224,7 +225,7 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 		}
 	})
 	if o.Started != nil {
-		wg.Go(func() { o.Started(ctx, &serving{BaseURL: base, Config: cfg, Daemon: d}) })
+		wg.Go(func() { o.Started(ctx, &serving{BaseURL: base, Config: cfg, Daemon: d, Index: ix}) })
 	}
 
 	done := make(chan struct{})
