@@ -51,12 +51,7 @@ func (s *Server) notSynced(name string) *wire.Error {
 	case st.State == daemon.StateBuilding:
 		reason += ": its first build is running"
 	case problem != "" && s.ops.daemon != nil:
-		cfg := s.engine.Config()
-		poll := cfg.Daemon.WithDefaults().PollInterval
-		if spec, ok := cfg.TypeSpec(name); ok {
-			poll = cfg.Daemon.TypePollInterval(*spec)
-		}
-		reason += ": " + problem + "; " + st.Next(poll, time.Now())
+		reason += ": " + problem + "; " + st.Next(s.engine.Config().PollInterval(name), time.Now())
 	case problem != "":
 		reason += ": " + problem + "; run `indexer build` once it is fixed"
 	case s.ops.daemon == nil:

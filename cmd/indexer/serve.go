@@ -207,13 +207,8 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 			}
 		})
 		since := time.Now()
-		poll := func(name string) time.Duration {
-			cfg := ix.Config() // the reloaded one
-			if spec, ok := cfg.TypeSpec(name); ok {
-				return cfg.Daemon.TypePollInterval(*spec)
-			}
-			return cfg.Daemon.WithDefaults().PollInterval
-		}
+		// The poll interval of the config that runs, reloaded or not.
+		poll := func(name string) time.Duration { return ix.Config().PollInterval(name) }
 		wg.Go(func() { watchDaemon(ctx, events, d, poll, since, o.Verbose) })
 	}
 	wg.Go(func() {
