@@ -9,9 +9,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -24,7 +26,7 @@ func (s *Server) view(r *http.Request, name string) (*indexer.View, error) {
 	v, err := s.engine.View(name)
 	if err != nil {
 		if errors.Is(err, indexer.ErrNotBuilt) {
-			return nil, wire.Err(wire.NameObjectTypeNotSynced, map[string]any{"objectType": name})
+			return nil, s.notSynced(name)
 		}
 		if errors.Is(err, indexer.ErrUnknownType) {
 			return nil, wire.Err(wire.NameObjectTypeNotFound, map[string]any{"objectType": name, "objectTypeRid": objectTypeRIDPrefix + name})
@@ -32,6 +34,33 @@ func (s *Server) view(r *http.Request, name string) (*indexer.View, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// notSynced is the error of an object type without a generation to serve:
+// its reason says why (the table is missing, the first build runs or
+// failed) and what happens next, from the type's status.
+func (s *Server) notSynced(name string) *wire.Error {
+	var st daemon.TypeStatus
+	if s.ops.daemon != nil {
+		st, _ = s.ops.daemon.StatusOf(name)
+	} else {
+		st = s.engineStatus(name)
+	}
+	reason := name + " has no build to serve yet"
+	switch problem := st.Problem(); {
+	case st.State == daemon.StateBuilding:
+		reason += ": its first build is running"
+	case problem != "" && s.ops.daemon != nil:
+		reason += ": " + problem + "; " + st.Next(s.engine.Config().PollInterval(name), time.Now())
+	case problem != "":
+		reason += ": " + problem + "; run `indexer build` once it is fixed"
+	case s.ops.daemon == nil:
+		reason += ": this server runs without a daemon; run `indexer build`"
+	default:
+		reason += ": its first build starts shortly"
+	}
+	return wire.Err(wire.NameObjectTypeNotSynced, map[string]any{"objectType": name,
+		"reason": reason + " (GET /api/indexer/v1/status/" + name + " has the details)"})
 }
 
 // typeView checks the ontology and opens the view of the {objectType}

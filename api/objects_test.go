@@ -317,7 +317,7 @@ func TestObjects_typeErrors(t *testing.T) {
 	for _, ep := range endpoints {
 		t.Run("not synced "+ep.method+ep.path, func(t *testing.T) {
 			m := e.fail(t, ep.method, ontologyPath+fmt.Sprintf(ep.path, "Ghost"), ep.body, 409, "ObjectTypeNotSynced")
-			if m["errorCode"] != "CONFLICT" {
+			if msg, _ := m["message"].(string); m["errorCode"] != "CONFLICT" || !strings.HasPrefix(msg, "ObjectTypeNotSynced: Ghost has no build to serve yet: ") {
 				t.Fatalf("got %v", m)
 			}
 		})

@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/apache/iceberg-go/catalog"
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer/config"
@@ -42,6 +43,9 @@ type ErrorInfo struct {
 	// MergeOnRead details a refusal of code MERGE_ON_READ (null for other
 	// codes), so that a reader needs not parse the message.
 	MergeOnRead *MergeOnReadInfo `json:"mergeOnRead,omitempty"`
+	// TableMissing: the catalog has no such table (code
+	// TABLE_NOT_AVAILABLE), as opposed to one it could not reach or read.
+	TableMissing bool `json:"tableMissing,omitempty"`
 }
 
 // MergeOnReadInfo is a merge-on-read refusal (*cowguard.MergeOnReadError)
@@ -59,7 +63,7 @@ type MergeOnReadInfo struct {
 // NewErrorInfo is err as builds and status report it, at time at (zero:
 // no time).
 func NewErrorInfo(err error, at time.Time) *ErrorInfo {
-	e := &ErrorInfo{Code: ErrorCode(err), Message: err.Error(), At: at}
+	e := &ErrorInfo{Code: ErrorCode(err), Message: err.Error(), At: at, TableMissing: errors.Is(err, catalog.ErrNoSuchTable)}
 	var mor *cowguard.MergeOnReadError
 	if errors.As(err, &mor) {
 		e.MergeOnRead = &MergeOnReadInfo{Table: mor.Table, SnapshotID: mor.SnapshotID, Operation: mor.Operation,

@@ -18,6 +18,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/cli"
 	"github.com/ontoindex/ontoindex/internal/demo"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 func runDemo(ctx context.Context, env *Env, args []string) int {
@@ -142,10 +143,10 @@ func runDemoServing(ctx context.Context, out io.Writer, d *demo.Demo, s *serving
 		t.Stop()
 	}
 	fmt.Fprintf(out, "\nTry:\n")
-	for _, c := range demoCurls(s.BaseURL, s.Config.Ontology.APIName) {
+	for _, c := range demoCurls(s.BaseURL, s.Config.Ontology.APIName, customerWithOrders(s.Index)) {
 		fmt.Fprintf(out, "  %s\n", c)
 	}
-	fmt.Fprintf(out, "  go run ./cmd/indexer status --url %s\n", s.BaseURL)
+	fmt.Fprintf(out, "  %s status --url %s\n", invocation(), s.BaseURL)
 	fmt.Fprintf(out, "or open the web console: %s/\n", s.BaseURL)
 	if !writer {
 		fmt.Fprintf(out, "\nThe demo writer is off (--writer=false).\n")
@@ -177,18 +178,50 @@ func runDemoServing(ctx context.Context, out io.Writer, d *demo.Demo, s *serving
 	}
 }
 
-// demoCurls are the requests the demo suggests: a search, a get and the
-// status, ready to paste.
-func demoCurls(base, ontology string) []string {
+// demoCurls are the requests the demo suggests: a search, a get of
+// customer, its order lines and the status, ready to paste.
+func demoCurls(base, ontology, customer string) []string {
 	api := base + "/api/v2/ontologies/" + ontology
 	search := `{"where":{"type":"and","value":[{"type":"eq","field":"city","value":"Lisbon"},{"type":"gte","field":"lifetimeValue","value":500}]},` +
 		`"orderBy":{"fields":[{"field":"lifetimeValue","direction":"desc"}]},"pageSize":3}`
 	return []string{
 		fmt.Sprintf("curl -s -H 'Content-Type: application/json' -d '%s' %s/objects/Customer/search", search, api),
-		fmt.Sprintf("curl -s %s/objects/Customer/1", api),
-		fmt.Sprintf("curl -s %s/objects/Customer/1/links/orderLines", api),
+		fmt.Sprintf("curl -s %s/objects/Customer/%s", api, customer),
+		fmt.Sprintf("curl -s %s/objects/Customer/%s/links/orderLines", api, customer),
 		fmt.Sprintf("curl -s %s/api/indexer/v1/status", base),
 	}
+}
+
+// customerWithOrders picks the customer the link example follows, from
+// the index: most customers have no orders, so a fixed key would show an
+// empty list. It is the customer with the most order lines among the first
+// ones in key order; "1" when the index cannot tell (a config edited to
+// other types).
+func customerWithOrders(ix *indexer.Indexer) string {
+	const sample = 200
+	v, err := ix.View(demo.OrderLine)
+	if err != nil {
+		return "1"
+	}
+	defer v.Release()
+	prop := v.Type().PropertyIndex("customerId")
+	if prop < 0 {
+		return "1"
+	}
+	lines := map[string]int{}
+	best, seen := "1", 0
+	_ = v.Scan(nil, func(_ []byte, o *objects.Object) bool {
+		if prop < len(o.Values) && o.Values[prop] != nil {
+			c := fmt.Sprint(o.Values[prop])
+			lines[c]++
+			if lines[c] > lines[best] {
+				best = c
+			}
+		}
+		seen++
+		return seen < sample
+	})
+	return best
 }
 
 // runDemoOnce is the one-shot demo: build every object type, commit a
@@ -245,12 +278,12 @@ func runDemoOnce(ctx context.Context, env *Env, d *demo.Demo, cfgPath string) in
 	}
 
 	fmt.Fprintf(out, "\nNext:\n"+
-		"  go run ./cmd/indexer check  --config %[1]s\n"+
-		"  go run ./cmd/indexer build  --config %[1]s\n"+
-		"  go run ./cmd/indexer export --config %[1]s --type Customer | head -3\n"+
-		"  go run ./cmd/indexer demo --once   (again: more changes, incremental builds%[2]s)\n"+
-		"  go run ./cmd/indexer demo          (serve the API while a writer changes the tables)\n",
-		cfgPath, aircraftHint(changes))
+		"  %[3]s check  --config %[1]s\n"+
+		"  %[3]s build  --config %[1]s\n"+
+		"  %[3]s export --config %[1]s --type Customer | head -3\n"+
+		"  %[3]s demo --once   (again: more changes, incremental builds%[2]s)\n"+
+		"  %[3]s demo          (serve the API while a writer changes the tables)\n",
+		cfgPath, aircraftHint(changes), invocation())
 	return exitOK
 }
 

@@ -208,7 +208,9 @@ func TestMain_demoServe(t *testing.T) {
 	}
 
 	t.Run("first run", func(t *testing.T) {
-		stdout, stderr, stop := start(t, "--customers", "2000", "--every", "100ms")
+		// Seed 1377 gives customer 1 no orders: the link example must
+		// find a customer that has some.
+		stdout, stderr, stop := start(t, "--customers", "2000", "--seed", "1377", "--every", "100ms")
 		waitFor(t, stdout, `(?m)^  generating Customer \(demo\.sales\.customers\) \.\.\.$`)
 		waitFor(t, stdout, `(?m)^  Customer\s+demo\.sales\.customers\s+2000 rows in \d+ data files? \(generated\)$`)
 		base := waitFor(t, stdout, `(?m)^Serving (http://127\.0\.0\.1:\d+) `)[1]
@@ -222,16 +224,22 @@ func TestMain_demoServe(t *testing.T) {
 		if len(data) == 0 || data[0].(map[string]any)["city"] != "Lisbon" || data[0].(map[string]any)["__apiName"] != "Customer" {
 			t.Errorf("search: %v", search)
 		}
-		if get["__primaryKey"] != "1" || get["__apiName"] != "Customer" {
-			t.Errorf("get: %v", get)
+		// The link example follows a customer that has order lines, the
+		// customer the get example reads.
+		customer := regexp.MustCompile(`(?m)^  curl -s \S+/objects/Customer/(\d+)/links/orderLines$`).FindStringSubmatch(out)
+		if customer == nil {
+			t.Fatalf("no link example in:\n%s", out)
 		}
-		lines, ok := links["data"].([]any)
-		if !ok {
-			t.Errorf("links: %v", links)
+		if get["__primaryKey"] != customer[1] || get["__apiName"] != "Customer" {
+			t.Errorf("get: %v, want customer %s", get, customer[1])
+		}
+		lines, _ := links["data"].([]any)
+		if len(lines) == 0 {
+			t.Errorf("links of customer %s: %v", customer[1], links)
 		}
 		for _, l := range lines {
-			if o := l.(map[string]any); o["__apiName"] != "OrderLine" || fmt.Sprint(o["customerId"]) != "1" {
-				t.Errorf("an order line of customer 1: %v", o)
+			if o := l.(map[string]any); o["__apiName"] != "OrderLine" || fmt.Sprint(o["customerId"]) != customer[1] {
+				t.Errorf("an order line of customer %s: %v", customer[1], o)
 			}
 		}
 		if sts, _ := status["objectTypes"].([]any); len(sts) != 3 || status["ready"] != true {
@@ -266,7 +274,9 @@ func TestMain_demoServe(t *testing.T) {
 		if strings.Contains(out, "First builds") || strings.Contains(out, "(generated)") {
 			t.Errorf("the second run built or generated again:\n%s", out)
 		}
-		curls(t, out)
+		if lines, _ := curls(t, out)[2]["data"].([]any); len(lines) == 0 {
+			t.Errorf("the link example answers no order lines:\n%s", out)
+		}
 		if code := stop(); code != exitOK {
 			t.Fatalf("exit %d", code)
 		}

@@ -3,9 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +100,8 @@ objectTypes:
 		if err != nil {
 			t.Fatal(err)
 		}
-		retrying := mustFile(t, filepath.Join(dir, "retrying.yaml"), string(raw)+"daemon: {pollInterval: 20ms, retryBackoff: 20ms, maxRetryBackoff: 100ms}\n")
+		retrying := mustFile(t, filepath.Join(dir, "retrying.yaml"), string(raw)+"ontology: {apiName: ghosts}\n"+
+			"daemon: {pollInterval: 20ms, retryBackoff: 20ms, maxRetryBackoff: 100ms}\n")
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var stderr syncBuffer
@@ -104,12 +109,33 @@ objectTypes:
 		go func() {
 			done <- Main(ctx, []string{"serve", "--config", retrying, "--listen", "127.0.0.1:0"}, &Env{Stdout: &bytes.Buffer{}, Stderr: &stderr})
 		}()
+		// The log says what is wrong, what the daemon does, what searches
+		// answer meanwhile.
+		logged := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d failing  Ghost: table lake\.ns\.ghosts does not exist \(object type Ghost: load table lake\.ns\.ghosts: .*\); ` +
+			`the daemon looks for it again every 20ms \(the poll interval\); until a first build, searches of Ghost answer 409 ObjectTypeNotSynced$`)
 		deadline := time.Now().Add(60 * time.Second)
-		for !strings.Contains(stderr.String(), "failing  Ghost: object type Ghost: load table lake.ns.ghosts") {
+		for !logged.MatchString(stderr.String()) {
 			if time.Now().After(deadline) {
-				t.Fatalf("serve did not report the missing table:\n%s", stderr.String())
+				t.Fatalf("serve did not report the missing table as %s:\n%s", logged, stderr.String())
 			}
 			time.Sleep(20 * time.Millisecond)
+		}
+		// So does the error of a search.
+		base := listening.FindStringSubmatch(stderr.String())[1]
+		resp, err := http.Post(base+"/api/v2/ontologies/ghosts/objects/Ghost/search", "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body map[string]any
+		err = json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		const reason = "Ghost has no build to serve yet: table lake.ns.ghosts does not exist; the daemon looks for it again every 20ms (the poll interval) " +
+			"(GET /api/indexer/v1/status/Ghost has the details)"
+		if err != nil || resp.StatusCode != http.StatusConflict || body["errorName"] != "ObjectTypeNotSynced" || body["message"] != "ObjectTypeNotSynced: "+reason {
+			t.Errorf("search: %d %v %v; want 409 with the message %q", resp.StatusCode, body, err, reason)
+		}
+		if strings.Contains(fmt.Sprint(body), "metadata") {
+			t.Errorf("the error shows the catalog's message: %v", body)
 		}
 		time.Sleep(500 * time.Millisecond) // several retries
 		cancel()

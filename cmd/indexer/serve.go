@@ -90,6 +90,7 @@ type serving struct {
 	BaseURL string
 	Config  *config.Config
 	Daemon  *daemon.Daemon // nil with NoDaemon
+	Index   *indexer.Indexer
 }
 
 // serve runs the daemon and the HTTP server until ctx is done, then shuts
@@ -206,7 +207,9 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 			}
 		})
 		since := time.Now()
-		wg.Go(func() { watchDaemon(ctx, events, d, since, o.Verbose) })
+		// The poll interval of the config that runs, reloaded or not.
+		poll := func(name string) time.Duration { return ix.Config().PollInterval(name) }
+		wg.Go(func() { watchDaemon(ctx, events, d, poll, since, o.Verbose) })
 	}
 	wg.Go(func() {
 		if err := srv.Serve(ctx, ln); err != nil {
@@ -224,7 +227,7 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 		}
 	})
 	if o.Started != nil {
-		wg.Go(func() { o.Started(ctx, &serving{BaseURL: base, Config: cfg, Daemon: d}) })
+		wg.Go(func() { o.Started(ctx, &serving{BaseURL: base, Config: cfg, Daemon: d, Index: ix}) })
 	}
 
 	done := make(chan struct{})
@@ -271,8 +274,9 @@ func reload(ctx context.Context, w io.Writer, srv *api.Server) {
 // object type has a generation to serve, object types that become blocked
 // or failing and recover, full builds (first builds, generation swaps);
 // with verbose, every build. It reads the status again at each change the
-// daemon notifies (Daemon.Changed): all it reports is among them.
-func watchDaemon(ctx context.Context, w io.Writer, d *daemon.Daemon, since time.Time, verbose bool) {
+// daemon notifies (Daemon.Changed): all it reports is among them. poll is
+// the poll interval of a type.
+func watchDaemon(ctx context.Context, w io.Writer, d *daemon.Daemon, poll func(name string) time.Duration, since time.Time, verbose bool) {
 	prev := map[string]daemon.TypeStatus{}
 	ready := false
 	for {
@@ -288,7 +292,7 @@ func watchDaemon(ctx context.Context, w io.Writer, d *daemon.Daemon, since time.
 			}
 			p := prev[st.ObjectType]
 			prev[st.ObjectType] = st
-			reportChange(w, p, st, since, verbose)
+			reportChange(w, p, st, poll(st.ObjectType), since, verbose)
 		}
 		if rep.Ready && !ready {
 			fmt.Fprintf(w, "indexer serve: ready: every object type has a generation to serve\n")
@@ -302,8 +306,13 @@ func watchDaemon(ctx context.Context, w io.Writer, d *daemon.Daemon, since time.
 	}
 }
 
-func reportChange(w io.Writer, prev, st daemon.TypeStatus, since time.Time, verbose bool) {
-	stamp := time.Now().Format("15:04:05")
+// reportChange prints what changed between two statuses of a type: a
+// build, a failure or refusal (what is wrong, what the daemon does about
+// it, what searches answer meanwhile), a recovery. poll is the type's poll
+// interval.
+func reportChange(w io.Writer, prev, st daemon.TypeStatus, poll time.Duration, since time.Time, verbose bool) {
+	now := time.Now()
+	stamp := now.Format("15:04:05")
 	lb := st.LastBuild
 	// A build that moved the checkpoint is the only one to its snapshot in
 	// its generation; its finish and duration change once the daemon's
@@ -320,10 +329,21 @@ func reportChange(w io.Writer, prev, st daemon.TypeStatus, since time.Time, verb
 	switch {
 	case bad && (prev.State != st.State || !sameError(prev.LastError, st.LastError)):
 		msg := ""
-		if st.LastError != nil {
-			msg = st.LastError.Message
+		if e := st.LastError; e != nil {
+			msg = e.Message
+			if e.TableMissing {
+				msg = st.Problem() + " (" + msg + ")"
+			}
 		}
-		fmt.Fprintf(w, "%s %-8s %s: %s (searches keep answering from snapshot %d)\n", stamp, st.State, st.ObjectType, msg, st.CheckpointSnapshotID)
+		if next := st.Next(poll, now); next != "" {
+			msg += "; " + next
+		}
+		if st.Generation == 0 {
+			msg += fmt.Sprintf("; until a first build, searches of %s answer 409 ObjectTypeNotSynced", st.ObjectType)
+		} else {
+			msg += fmt.Sprintf("; searches keep answering from snapshot %d", st.CheckpointSnapshotID)
+		}
+		fmt.Fprintf(w, "%s %-8s %s: %s\n", stamp, st.State, st.ObjectType, msg)
 	case wasBad && st.State == daemon.StateIdle:
 		fmt.Fprintf(w, "%s recovered %s: up to date at snapshot %d\n", stamp, st.ObjectType, st.CheckpointSnapshotID)
 	}

@@ -26,12 +26,12 @@ func TestReportChange(t *testing.T) {
 	daemons := status(2, 198, at.Add(13*time.Millisecond))  // as the daemon's result has it
 	rebuilt := status(3, 170, at.Add(500*time.Millisecond)) // a rebuild to the same snapshot
 	var w bytes.Buffer
-	reportChange(&w, daemon.TypeStatus{}, stored, since, false)
-	reportChange(&w, stored, daemons, since, false)
+	reportChange(&w, daemon.TypeStatus{}, stored, time.Second, since, false)
+	reportChange(&w, stored, daemons, time.Second, since, false)
 	if n := strings.Count(w.String(), " indexed "); n != 1 {
 		t.Errorf("one build reported %d times:\n%s", n, w.String())
 	}
-	reportChange(&w, daemons, rebuilt, since, false)
+	reportChange(&w, daemons, rebuilt, time.Second, since, false)
 	if n := strings.Count(w.String(), " indexed "); n != 2 {
 		t.Errorf("a rebuild into generation 3 not reported:\n%s", w.String())
 	}

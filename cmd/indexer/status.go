@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -102,7 +104,11 @@ func fetchStatus(ctx context.Context, client *http.Client, base *url.URL, object
 		return nil, nil, fmt.Errorf("get %s: %w", u, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, raw, fmt.Errorf("get %s: %s", u, describeHTTPError(resp.Status, raw))
+		msg := describeHTTPError(resp.Status, raw)
+		if resp.StatusCode == http.StatusUnauthorized {
+			msg += "; " + authHint(token)
+		}
+		return nil, raw, fmt.Errorf("get %s: %s", u, msg)
 	}
 	sts, err := decodeStatus(raw)
 	if err != nil {
@@ -142,8 +148,8 @@ func decodeStatus(raw []byte) ([]daemon.TypeStatus, error) {
 	return nil, errors.New("decode status: the response holds no object types")
 }
 
-// describeHTTPError renders an error response: Conjure errors by code,
-// name and parameters, anything else by its first bytes.
+// describeHTTPError renders an error response as text: Conjure errors by
+// name and reason (or parameters), anything else by its first bytes.
 func describeHTTPError(status string, body []byte) string {
 	var ce struct {
 		ErrorCode  string         `json:"errorCode"`
@@ -152,9 +158,16 @@ func describeHTTPError(status string, body []byte) string {
 	}
 	if json.Unmarshal(body, &ce) == nil && ce.ErrorCode != "" {
 		msg := status + ": " + ce.ErrorName
+		if reason, ok := ce.Parameters["reason"].(string); ok && reason != "" {
+			msg += ": " + reason
+			delete(ce.Parameters, "reason")
+		}
 		if len(ce.Parameters) > 0 {
-			p, _ := json.Marshal(ce.Parameters)
-			msg += " " + string(p)
+			var params []string
+			for _, k := range slices.Sorted(maps.Keys(ce.Parameters)) {
+				params = append(params, fmt.Sprintf("%s %v", k, ce.Parameters[k]))
+			}
+			msg += " (" + strings.Join(params, ", ") + ")"
 		}
 		return msg
 	}
@@ -166,6 +179,14 @@ func describeHTTPError(status string, body []byte) string {
 		return status
 	}
 	return status + ": " + text
+}
+
+// authHint says how to give `indexer status` a token, after a 401.
+func authHint(token string) string {
+	if token == "" {
+		return "the server requires a token: pass --token TOKEN or set INDEXER_TOKEN"
+	}
+	return "the server refused the token: check --token or INDEXER_TOKEN"
 }
 
 // printStatus prints the status table, then the errors and invalid rows.

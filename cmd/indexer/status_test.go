@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -119,7 +120,7 @@ func TestMain_status(t *testing.T) {
 		{name: "one type", args: []string{"--url", srv.URL, "--token", "secret", "--type", "Person"}, code: exitOK,
 			stdout: []string{`(?m)^Person\s+idle\s`}, notInOut: "Plane"},
 		{name: "unknown type", args: []string{"--url", srv.URL, "--token", "secret", "--type", "Nobody"}, code: exitFailed,
-			stderr: `404 Not Found: ObjectTypeNotFound {"objectType":"Nobody"}`},
+			stderr: `404 Not Found: ObjectTypeNotFound (objectType Nobody)`},
 		{name: "bad token", args: []string{"--url", srv.URL, "--token", "wrong"}, code: exitFailed, stderr: "401 Unauthorized: MissingCredentials"},
 		{name: "not a url", args: []string{"--url", "localhost:8080"}, code: exitUsage, stderr: "must be an http(s) URL"},
 		{name: "unexpected argument", args: []string{"--url", srv.URL, "extra"}, code: exitUsage, stderr: `unexpected argument "extra"`},
@@ -200,6 +201,75 @@ func TestMain_status(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
 	})
+}
+
+// TestMain_statusToken asks a real `indexer serve` that has tokens: a
+// missing or refused token is reported in text, with how to give one.
+func TestMain_statusToken(t *testing.T) {
+	dir := t.TempDir()
+	cfg, _ := mustWarehouse(t, dir, nil)
+	raw, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("STATUS_TEST_TOKEN", "status-test-token-0123")
+	t.Setenv("INDEXER_TOKEN", "")
+	mustFile(t, cfg, string(raw)+`
+auth:
+  tokens:
+    - {name: ops, token: "${STATUS_TEST_TOKEN}", objectTypes: ["*"]}
+`)
+	p := startServe(t, cfg)
+	tests := []struct {
+		name   string
+		env    string // $INDEXER_TOKEN
+		args   []string
+		code   int
+		stderr string
+	}{
+		{name: "no token", code: exitFailed,
+			stderr: "401 Unauthorized: MissingCredentials: send Authorization: Bearer <token>; the server requires a token: pass --token TOKEN or set INDEXER_TOKEN\n"},
+		{name: "wrong token", args: []string{"--token", "wrong"}, code: exitFailed,
+			stderr: "401 Unauthorized: InvalidCredentials; the server refused the token: check --token or INDEXER_TOKEN\n"},
+		{name: "--token", args: []string{"--token", "status-test-token-0123"}, code: exitOK},
+		{name: "INDEXER_TOKEN", env: "status-test-token-0123", code: exitOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("INDEXER_TOKEN", tt.env)
+			code, out, errOut := run(append([]string{"status", "--url", p.base}, tt.args...)...)
+			if code != tt.code || !strings.HasSuffix(errOut, tt.stderr) || (tt.stderr == "" && errOut != "") {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s\nwant stderr ending in %q", code, tt.code, out, errOut, tt.stderr)
+			}
+			if strings.Contains(errOut, `\u00`) || strings.Contains(errOut, "{") {
+				t.Errorf("stderr holds JSON: %s", errOut)
+			}
+			if code == exitOK && !regexp.MustCompile(`(?m)^Person\s`).MatchString(out) {
+				t.Errorf("stdout:\n%s", out)
+			}
+		})
+	}
+}
+
+func TestDescribeHTTPError(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{"reason", `{"errorCode":"UNAUTHORIZED","errorName":"MissingCredentials","parameters":{"reason":"send Authorization: Bearer \u003ctoken\u003e"}}`,
+			"401 Unauthorized: MissingCredentials: send Authorization: Bearer <token>"},
+		{"parameters", `{"errorCode":"NOT_FOUND","errorName":"ObjectTypeNotFound","parameters":{"objectType":"Nobody","objectTypeRid":"ri.x"}}`,
+			"401 Unauthorized: ObjectTypeNotFound (objectType Nobody, objectTypeRid ri.x)"},
+		{"no parameters", `{"errorCode":"UNAUTHORIZED","errorName":"InvalidCredentials","parameters":{}}`, "401 Unauthorized: InvalidCredentials"},
+		{"not conjure", `<html>bad gateway</html>`, "401 Unauthorized: <html>bad gateway</html>"},
+		{"empty", ``, "401 Unauthorized"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := describeHTTPError("401 Unauthorized", []byte(tt.body)); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
 }
 
 func TestDecodeStatus(t *testing.T) {

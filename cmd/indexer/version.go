@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"strings"
 )
 
-// version is set at link time (-ldflags "-X main.version=v1.2.3").
+// version is set at link time (-ldflags "-X main.version=v1.2.3");
+// docs/operations.md documents it.
 var version = "dev"
 
 func runVersion(_ context.Context, env *Env, args []string) int {
@@ -19,27 +21,51 @@ func runVersion(_ context.Context, env *Env, args []string) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	v := version
-	var deps string
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	bi, _ := debug.ReadBuildInfo()
+	fmt.Fprint(env.Stdout, versionText(version, bi))
+	return exitOK
+}
+
+// versionText is what `indexer version` prints: the version set at link
+// time, else the module's version from the build info (go install
+// module@version, or a build that stamped it from VCS), with the VCS
+// revision when stamped; then the core dependencies' versions. bi may be
+// nil.
+func versionText(linked string, bi *debug.BuildInfo) string {
+	v := linked
+	var deps []string
+	if bi != nil {
 		if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			v = bi.Main.Version
 		}
+		var revision, modified string
 		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" {
-				v += " (" + s.Value + ")"
+			switch s.Key {
+			case "vcs.revision":
+				revision = s.Value
+			case "vcs.modified":
+				modified = s.Value
 			}
+		}
+		if revision != "" {
+			if modified == "true" {
+				revision += ", modified"
+			}
+			v += " (" + revision + ")"
 		}
 		for _, d := range bi.Deps {
 			switch d.Path {
 			case "github.com/apache/iceberg-go", "github.com/blevesearch/bleve/v2", "go.etcd.io/bbolt":
-				deps += fmt.Sprintf(" %s@%s", d.Path, d.Version)
+				deps = append(deps, d.Path+"@"+d.Version)
 			}
 		}
 	}
-	fmt.Fprintf(env.Stdout, "indexer %s\n", v)
-	if deps != "" {
-		fmt.Fprintf(env.Stdout, "built with%s\n", deps)
+	if v == "dev" {
+		v += ` (no version stamped: built without VCS information; set one with -ldflags "-X main.version=v1.2.3")`
 	}
-	return exitOK
+	out := "indexer " + v + "\n"
+	if len(deps) > 0 {
+		out += "built with " + strings.Join(deps, " ") + "\n"
+	}
+	return out
 }

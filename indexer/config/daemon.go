@@ -63,6 +63,15 @@ func (c Daemon) TypePollInterval(spec objects.TypeSpec) time.Duration {
 	return c.WithDefaults().PollInterval
 }
 
+// PollInterval is the poll interval of the object type name: its own,
+// else the daemon's (also for a name the config does not declare).
+func (c *Config) PollInterval(name string) time.Duration {
+	if spec, ok := c.TypeSpec(name); ok {
+		return c.Daemon.TypePollInterval(*spec)
+	}
+	return c.Daemon.WithDefaults().PollInterval
+}
+
 // validateDaemon checks the daemon section.
 func (c *Config) validateDaemon() []error {
 	var errs []error

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 )
 
@@ -274,13 +275,22 @@ func (r *run) recreateFault(ctx context.Context, running bool) (FaultResult, err
 		res.problem("the last build is %+v, want a full build whose reason says the table was recreated", st.LastBuild)
 	}
 	if st.LastBuild != nil {
-		res.FullBuild = fmt.Sprintf("generation %d -> %d, last build %s (%s)", before.Generation, st.Generation, st.LastBuild.Kind, st.LastBuild.Reason)
+		res.FullBuild = fmt.Sprintf("generation %d -> %d, last build %s", before.Generation, st.Generation, buildText(st.LastBuild))
 	}
 	if err := r.checkRecovered(ctx, &res); err != nil {
 		return res, err
 	}
 	res.OK = len(res.Problems) == 0
 	return res, nil
+}
+
+// buildText is a build's kind and, when the build gives one, its reason:
+// incremental builds have none.
+func buildText(b *indexer.BuildSummary) string {
+	if b.Reason == "" {
+		return string(b.Kind)
+	}
+	return string(b.Kind) + " (" + b.Reason + ")"
 }
 
 // waitStatus waits until the status of typ is one that done accepts, or
