@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/ontoindex/ontoindex/api/wire"
-	"github.com/ontoindex/ontoindex/cowguard"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
@@ -46,12 +45,6 @@ type Daemon interface {
 }
 
 var _ Daemon = (*daemon.Daemon)(nil)
-
-// checker is the part of an engine that reports write modes;
-// *indexer.Indexer implements it.
-type checker interface {
-	Check(ctx context.Context, name string) (cowguard.Report, error)
-}
 
 // statuser is the part of an engine that reports build state without a
 // daemon; *indexer.Indexer implements it.
@@ -219,11 +212,11 @@ func (s *Server) opsWhoami(r *http.Request) (any, error) {
 // opsChecks inspects the table of every object type the token may see,
 // as `indexer check` does, and answers the same report.
 func (s *Server) opsChecks(r *http.Request) (any, error) {
-	c, ok := s.engine.(checker)
+	c, ok := s.engine.(indexer.Checker)
 	if !ok {
 		return nil, internalErr(errors.New("the engine does not check write modes"))
 	}
-	return indexer.CheckWriteModes(r.Context(), c.Check, s.visibleTypes(r))
+	return indexer.CheckWriteModes(r.Context(), c, s.visibleTypes(r))
 }
 
 // opsRebuild requests a full rebuild into a new generation and answers 202

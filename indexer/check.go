@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ontoindex/ontoindex/cowguard"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // Check returns the write-mode report of the table behind an object type.
@@ -28,16 +29,81 @@ func (ix *Indexer) Check(ctx context.Context, name string) (cowguard.Report, err
 	return r, nil
 }
 
+// CheckMapping checks the mapping of an object type (or link table)
+// against the current schema of its table, with the function a build of
+// the current snapshot resolves it with, and the links the type declares
+// against the types they join, with the check a query that follows them
+// runs (objects.CheckLink). It returns a *SchemaError when the mapping
+// does not fit, another error when a table could not be loaded. A link
+// whose target or join table does not resolve is left to that type's own
+// check.
+func (ix *Indexer) CheckMapping(ctx context.Context, name string) error {
+	t, schemaID, err := ix.currentType(ctx, name)
+	if err != nil {
+		return err
+	}
+	for _, side := range objects.Links(ix.Config().ObjectTypes)[name] {
+		if side.LinkType != side.Source+"."+side.APIName {
+			continue // the reverse side of a link another type declares
+		}
+		target, _, err := ix.currentType(ctx, side.Target)
+		if err != nil {
+			continue
+		}
+		var join *objects.Type
+		if side.Table != "" {
+			if join, _, err = ix.currentType(ctx, side.Table); err != nil {
+				continue
+			}
+		}
+		if err := objects.CheckLink(&side, t, target, join); err != nil {
+			return &SchemaError{ObjectType: name, Table: t.Table, SchemaID: schemaID, Err: err}
+		}
+	}
+	return nil
+}
+
+// currentType resolves a type against the current schema of its table.
+func (ix *Indexer) currentType(ctx context.Context, name string) (*objects.Type, int, error) {
+	ts, err := ix.state(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	tbl, err := ix.loadTable(ctx, ts.spec.Table)
+	if err != nil {
+		return nil, 0, ix.Config().Explain(ts.spec.Table, &tableError{fmt.Errorf("object type %s: %w", name, err)})
+	}
+	return resolve(&ts.spec, tbl, nil)
+}
+
+// Checker is what the operators' check asks of an engine: the write modes
+// of a type's table and the fit of its mapping. *Indexer implements it.
+type Checker interface {
+	Check(ctx context.Context, name string) (cowguard.Report, error)
+	CheckMapping(ctx context.Context, name string) error
+}
+
 // VerdictError is the verdict of a table that could not be checked (it
 // did not load, or its manifests could not be read). cowguard never
 // returns it: it judges tables it has.
 const VerdictError cowguard.Verdict = "error"
 
 // WriteModeCheck is one line of the write-mode report: the report of the
-// table, or, with Verdict error, why it could not be checked.
+// table, or, with Verdict error, why it could not be checked; and the
+// check of the type's mapping, when the table could be checked.
 type WriteModeCheck struct {
 	cowguard.Report
-	Error *ErrorInfo `json:"error,omitempty"`
+	Error   *ErrorInfo    `json:"error,omitempty"`
+	Mapping *MappingCheck `json:"mapping,omitempty"`
+}
+
+// MappingCheck is whether a type's mapping fits its table's current
+// schema: verdict ok; fail with the error a build would fail with (code
+// SCHEMA_MISMATCH, naming the property and the column); or error when the
+// table could not be read.
+type MappingCheck struct {
+	Verdict cowguard.Verdict `json:"verdict"`
+	Error   *ErrorInfo       `json:"error,omitempty"`
 }
 
 // WriteModeReport is the write-mode report of some object types: the body
@@ -52,17 +118,24 @@ type WriteModeReport struct {
 // verdictRank orders verdicts from best to worst.
 var verdictRank = map[cowguard.Verdict]int{cowguard.VerdictOK: 0, cowguard.VerdictWarn: 1, cowguard.VerdictFail: 2, VerdictError: 3}
 
-// CheckWriteModes checks the tables of the named object types with check
-// (Indexer.Check, or whatever engine a server wraps) and assembles their
-// report, in the order of names. A table that could not be checked is a
-// line with verdict error, not an error of the report; a type that is
-// gone (ErrUnknownType: removed by a reload meanwhile) is left out. It
-// fails only when ctx ends.
-func CheckWriteModes(ctx context.Context, check func(context.Context, string) (cowguard.Report, error), names []string) (WriteModeReport, error) {
+// CheckWriteModes checks the tables and mappings of the named object types
+// with c (an *Indexer, or whatever engine a server wraps) and assembles
+// their report, in the order of names. A table that could not be checked
+// is a line with verdict error, not an error of the report; a type that is
+// gone (ErrUnknownType: removed by a reload meanwhile) is left out. The
+// report's verdict is the worst of every line's verdict and mapping
+// verdict. It fails only when ctx ends.
+func CheckWriteModes(ctx context.Context, c Checker, names []string) (WriteModeReport, error) {
 	rep := WriteModeReport{Verdict: cowguard.VerdictOK, ObjectTypes: []WriteModeCheck{}}
+	worst := func(v cowguard.Verdict) {
+		if verdictRank[v] > verdictRank[rep.Verdict] {
+			rep.Verdict = v
+		}
+	}
+	canceled := func(err error) bool { return err != nil && ctx.Err() != nil }
 	for _, name := range names {
-		r, err := check(ctx, name)
-		if err != nil && ctx.Err() != nil {
+		r, err := c.Check(ctx, name)
+		if canceled(err) {
 			return rep, fmt.Errorf("check write modes: %w", ctx.Err())
 		}
 		if errors.Is(err, ErrUnknownType) {
@@ -72,10 +145,23 @@ func CheckWriteModes(ctx context.Context, check func(context.Context, string) (c
 		if err != nil {
 			wc.Verdict = VerdictError
 			wc.Error = NewErrorInfo(err, time.Time{})
+		} else {
+			err := c.CheckMapping(ctx, name)
+			if canceled(err) {
+				return rep, fmt.Errorf("check mappings: %w", ctx.Err())
+			}
+			var se *SchemaError
+			switch {
+			case err == nil:
+				wc.Mapping = &MappingCheck{Verdict: cowguard.VerdictOK}
+			case errors.As(err, &se):
+				wc.Mapping = &MappingCheck{Verdict: cowguard.VerdictFail, Error: NewErrorInfo(err, time.Time{})}
+			default:
+				wc.Mapping = &MappingCheck{Verdict: VerdictError, Error: NewErrorInfo(err, time.Time{})}
+			}
+			worst(wc.Mapping.Verdict)
 		}
-		if verdictRank[wc.Verdict] > verdictRank[rep.Verdict] {
-			rep.Verdict = wc.Verdict
-		}
+		worst(wc.Verdict)
 		rep.ObjectTypes = append(rep.ObjectTypes, wc)
 	}
 	return rep, nil

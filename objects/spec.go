@@ -178,7 +178,7 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 			c, ok := byName[ps.Column]
 			if !ok {
 				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".column",
-					Msg: fmt.Sprintf("table %s has no column %q", s.Table, ps.Column)}
+					Msg: fmt.Sprintf("table %s has no column %q%s", s.Table, ps.Column, suggest(ps.Column, columnNames(columns)))}
 			}
 			if c.Unsupported != "" {
 				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".column",
@@ -224,7 +224,7 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 			if _, isCol := byName[kc]; isCol {
 				return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("column %q is not mapped by any property", kc)}
 			}
-			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("table %s has no column %q", s.Table, kc)}
+			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("table %s has no column %q%s", s.Table, kc, suggest(kc, columnNames(columns)))}
 		}
 		p, _ := t.Property(prop)
 		if p.Type.Kind == KindList || p.Type.Kind == KindFloat || p.Type.Kind == KindDouble {
@@ -252,9 +252,30 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 	if t.TitleProperty == "" {
 		t.TitleProperty = t.PrimaryKey[0]
 	} else if t.PropertyIndex(t.TitleProperty) < 0 {
-		return nil, &FieldError{Field: s.APIName + ".titleProperty", Msg: fmt.Sprintf("%q is not a property of %s", t.TitleProperty, s.APIName)}
+		names := make([]string, len(t.Properties))
+		for i, p := range t.Properties {
+			names[i] = p.APIName
+		}
+		return nil, &FieldError{Field: s.APIName + ".titleProperty", Msg: fmt.Sprintf("%q is not a property of %s%s", t.TitleProperty, s.APIName, suggest(t.TitleProperty, names))}
 	}
 	return t, nil
+}
+
+// suggest is the tail of an error about a name that is not there: the
+// closest of names, when one is near enough to be what was meant.
+func suggest(name string, names []string) string {
+	if c := closest(name, names); c != "" {
+		return fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	return ""
+}
+
+func columnNames(columns []Column) []string {
+	out := make([]string, len(columns))
+	for i, c := range columns {
+		out[i] = c.Name
+	}
+	return out
 }
 
 func joinRoles(rs []SearchRole) string {

@@ -23,6 +23,7 @@ func TestTypeSpec_Resolve(t *testing.T) {
 		spec    TypeSpec
 		ident   []string
 		wantErr string // substring; empty = success
+		notErr  string // a substring the error must not hold
 		check   func(t *testing.T, typ *Type)
 	}{
 		{name: "defaults", spec: TypeSpec{APIName: "Customer", Table: "w.s.c"}, ident: []string{"customer_id"},
@@ -52,7 +53,11 @@ func TestTypeSpec_Resolve(t *testing.T) {
 			}},
 		{name: "no key anywhere", spec: TypeSpec{APIName: "C", Table: "w.s.c"}, wantErr: "C.primaryKey: is not set and table w.s.c has no identifier fields"},
 		{name: "missing column", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customer_id"},
-			Properties: map[string]PropertySpec{"id": {Column: "customer_id"}, "city": {Column: "city"}}}, wantErr: `C.properties.city.column: table w.s.c has no column "city"`},
+			Properties: map[string]PropertySpec{"id": {Column: "customer_id"}, "city": {Column: "city"}}}, wantErr: `C.properties.city.column: table w.s.c has no column "city"`, notErr: "did you mean"},
+		{name: "misspelled column", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customer_id"},
+			Properties: map[string]PropertySpec{"id": {Column: "customer_id"}, "name": {Column: "nmae"}}}, wantErr: `C.properties.name.column: table w.s.c has no column "nmae" (did you mean "name"?)`},
+		{name: "misspelled key column", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customerid"}},
+			wantErr: `C.primaryKey: table w.s.c has no column "customerid" (did you mean "customer_id"?)`},
 		{name: "struct column mapped", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customer_id"},
 			Properties: map[string]PropertySpec{"id": {Column: "customer_id"}, "addr": {Column: "address"}}}, wantErr: `column "address" of table w.s.c is a struct`},
 		{name: "role does not fit", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customer_id"},
@@ -61,6 +66,8 @@ func TestTypeSpec_Resolve(t *testing.T) {
 			Properties: map[string]PropertySpec{"n": {Column: "name"}}}, wantErr: `column "customer_id" is not mapped by any property`},
 		{name: "list key", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"tags"}}, wantErr: "cannot be part of a primary key"},
 		{name: "bad title", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customer_id"}, TitleProperty: "nope"}, wantErr: `C.titleProperty: "nope" is not a property`},
+		{name: "misspelled title", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customer_id"}, TitleProperty: "nmae"},
+			wantErr: `C.titleProperty: "nmae" is not a property of C (did you mean "name"?)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,6 +76,9 @@ func TestTypeSpec_Resolve(t *testing.T) {
 				var fe *FieldError
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.As(err, &fe) {
 					t.Fatalf("err = %v, want a FieldError containing %q", err, tt.wantErr)
+				}
+				if tt.notErr != "" && strings.Contains(err.Error(), tt.notErr) {
+					t.Errorf("err = %v, want no %q", err, tt.notErr)
 				}
 				return
 			}

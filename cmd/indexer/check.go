@@ -27,13 +27,14 @@ func runCheck(ctx context.Context, env *Env, args []string) int {
 	if *typ != "" {
 		names = []string{*typ}
 	}
-	rep, err := indexer.CheckWriteModes(ctx, ix.Check, names)
+	rep, err := indexer.CheckWriteModes(ctx, ix, names)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "indexer check: %v\n", err)
 		return exitAborted
 	}
 	// The worst verdict decides: a table that could not be checked is a
-	// usage or config error (2), a failing one a failure (1).
+	// usage or config error (2), a failing one, or a mapping that does not
+	// fit its table (as a build would fail), a failure (1).
 	exit := exitOK
 	switch rep.Verdict {
 	case indexer.VerdictError:
@@ -57,16 +58,23 @@ func runCheck(ctx context.Context, env *Env, args []string) int {
 		return exit
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "OBJECT TYPE\tTABLE\tFV\tDELETE\tUPDATE\tMERGE\tPOS\tEQ\tDV\tVERDICT")
+	fmt.Fprintln(tw, "OBJECT TYPE\tTABLE\tFV\tDELETE\tUPDATE\tMERGE\tPOS\tEQ\tDV\tVERDICT\tMAPPING")
 	for _, r := range rep.ObjectTypes {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.ObjectType, r.Table, r.FormatVersion,
+		mapping := cowguard.Verdict("-") // the table could not be checked
+		if r.Mapping != nil {
+			mapping = r.Mapping.Verdict
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", r.ObjectType, r.Table, r.FormatVersion,
 			r.WriteModes.Delete, r.WriteModes.Update, r.WriteModes.Merge,
-			r.LiveDeleteFiles.Position, r.LiveDeleteFiles.Equality, r.LiveDeleteFiles.DeletionVectors, r.Verdict)
+			r.LiveDeleteFiles.Position, r.LiveDeleteFiles.Equality, r.LiveDeleteFiles.DeletionVectors, r.Verdict, mapping)
 	}
 	_ = tw.Flush()
 	for _, r := range rep.ObjectTypes {
 		if r.Error == nil && r.Verdict != cowguard.VerdictOK {
 			fmt.Fprintf(env.Stdout, "\n%s (%s): %s\n", r.ObjectType, r.Verdict, r.Message)
+		}
+		if r.Mapping != nil && r.Mapping.Error != nil {
+			fmt.Fprintf(env.Stdout, "\n%s (mapping %s): %s\n", r.ObjectType, r.Mapping.Verdict, r.Mapping.Error.Message)
 		}
 	}
 	return exit

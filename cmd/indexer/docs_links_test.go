@@ -64,6 +64,32 @@ func TestDocs_links(t *testing.T) {
 	}
 }
 
+// TestDocs_noMachinePaths: no page names a path of the machine it was
+// written on (under /work, /root, /home or /Users): a reader has the
+// repository, not that machine. Paths under /tmp in commands are the
+// reader's own.
+func TestDocs_noMachinePaths(t *testing.T) {
+	pages, err := filepath.Glob("../../docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages = append(pages, "../../README.md", "../../api/README.md")
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := machinePath.FindString(line); m != "" {
+				t.Errorf("%s:%d names a path of a build machine (%s...): %s", page, i+1, strings.TrimSpace(m), line)
+			}
+		}
+	}
+	if !machinePath.MatchString("on 2 cores (/work/.library/env/machines/go.md describes the machine)") {
+		t.Error("machinePath misses the path it is there for")
+	}
+}
+
 // TestDocs_linkParsers checks the parsers of TestDocs_links on a fixed
 // text, so that a parser that finds nothing cannot pass it.
 func TestDocs_linkParsers(t *testing.T) {
@@ -80,6 +106,7 @@ func TestDocs_linkParsers(t *testing.T) {
 }
 
 var (
+	machinePath  = regexp.MustCompile("(^|[\\s(`\"])/(work|root|home|Users)/")
 	markdownLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	inlineCode   = regexp.MustCompile("`[^`\n]*`")
 )

@@ -1,0 +1,2 @@
+// Package empty has no tests.
+package empty
