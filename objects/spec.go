@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ontoindex/ontoindex/internal/spelling"
 )
 
 // TypeSpec is an object type as the config file declares it, before it is
@@ -264,7 +266,7 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 // suggest is the tail of an error about a name that is not there: the
 // closest of names, when one is near enough to be what was meant.
 func suggest(name string, names []string) string {
-	if c := closest(name, names); c != "" {
+	if c := spelling.Meant(name, names); c != "" {
 		return fmt.Sprintf(" (did you mean %q?)", c)
 	}
 	return ""

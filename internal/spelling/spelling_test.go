@@ -82,3 +82,30 @@ func TestMeant(t *testing.T) {
 		t.Errorf("Meant without candidates = %q", got)
 	}
 }
+
+// TestMeant_columns: the column names of a table mapping, as indexer
+// check and build suggest them.
+func TestMeant_columns(t *testing.T) {
+	columns := []string{"id", "name", "customer_id", "signup_date"}
+	tests := []struct {
+		name, want string
+	}{
+		{"nmae", "name"},               // adjacent letters swapped: one edit
+		{"naem", "name"},               // one swap
+		{"nam", "name"},                // one letter short
+		{"customerid", "customer_id"},  // one letter short
+		{"custmer_ids", "customer_id"}, // two edits
+		{"signupdate", "signup_date"},  // one letter short
+		{"city", ""},                   // nothing near
+		{"xy", ""},                     // two edits from id: too many for two letters
+		{"customer_identity", ""},      // too far
+		{"name", "name"},               // exact
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Meant(tt.name, columns); got != tt.want {
+				t.Errorf("Meant(%q) = %q, want %q", tt.name, got, tt.want)
+			}
+		})
+	}
+}
