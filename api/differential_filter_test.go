@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ontoindex/ontoindex/internal/spelling"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -111,7 +112,7 @@ func dfTextMatch(op string, q []string, fuzzy bool, elems [][]string) bool {
 	}
 	term := func(qt, vt string) bool {
 		if fuzzy {
-			return dfEditDistance(qt, vt) <= dfFuzziness(qt)
+			return spelling.Distance(qt, vt) <= dfFuzziness(qt)
 		}
 		return qt == vt
 	}
@@ -179,34 +180,6 @@ func dfFuzziness(t string) int {
 		return 1
 	}
 	return 2
-}
-
-// dfEditDistance is the optimal-string-alignment distance over runes:
-// insertions, deletions, substitutions and transpositions of adjacent
-// runes each cost one.
-func dfEditDistance(a, b string) int {
-	x, y := []rune(a), []rune(b)
-	d := make([][]int, len(x)+1)
-	for i := range d {
-		d[i] = make([]int, len(y)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(x); i++ {
-		for j := 1; j <= len(y); j++ {
-			cost := 1
-			if x[i-1] == y[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(x)][len(y)]
 }
 
 // dfWildcardRE: * any run of runes, ? one rune, \ takes the next rune

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/internal/spelling"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -125,7 +126,7 @@ func (or *oracle) match(f *query.Filter, o *objects.Object, key []byte) bool {
 	has := func(term string, fuzzy bool) bool {
 		for _, toks := range values {
 			for _, tok := range toks {
-				if tok == term || fuzzy && editDistance(tok, term) <= query.Fuzziness(term) {
+				if tok == term || fuzzy && utf8.ValidString(tok) && utf8.ValidString(term) && spelling.Distance(tok, term) <= query.Fuzziness(term) {
 					return true
 				}
 			}
@@ -165,36 +166,6 @@ func (or *oracle) match(f *query.Filter, o *objects.Object, key []byte) bool {
 		}
 	}
 	return false
-}
-
-// editDistance is the optimal string alignment distance over runes: a
-// transposition of adjacent runes counts as one edit.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if !utf8.ValidString(a) || !utf8.ValidString(b) {
-		return 99
-	}
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			c := 1
-			if ra[i-1] == rb[j-1] {
-				c = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+c)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
 
 // sorted returns the matching documents in search order.
