@@ -97,7 +97,33 @@ func TestServer_Serve_clientGoesAway(t *testing.T) {
 		t.Fatalf("the whole search: status %d, log %v", resp.StatusCode, whole)
 	}
 
+	// Abandoned three times: on a loaded machine one abandoned request can
+	// be scheduled late, but work that never stops is slower every time.
+	var fastest map[string]string
+	for range 3 {
+		abandoned := s.abandon(t, post, path)
+		if abandoned["status"] != "499" {
+			t.Fatalf("the abandoned search ended with %v, want status 499 (the client closed it)", abandoned)
+		}
+		if fastest == nil || ms(t, abandoned) < ms(t, fastest) {
+			fastest = abandoned
+		}
+	}
+	t.Logf("whole search %s ms, fastest abandoned %s ms", whole["ms"], fastest["ms"])
+	if ms(t, fastest) >= ms(t, whole) {
+		t.Fatalf("each abandoned search took at least %s ms, the whole one %s ms: the work did not stop", fastest["ms"], whole["ms"])
+	}
+}
+
+// abandon sends a request with post and cancels it once the server serves
+// it, and returns the request's log line.
+func (s *served) abandon(t *testing.T, post func(context.Context) (*http.Response, error), path string) map[string]string {
+	t.Helper()
+	for s.metric(t, api.MetricHTTPInFlight) > 0 { // the previous request is done
+		time.Sleep(100 * time.Microsecond)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan error, 1)
 	go func() {
 		resp, err := post(ctx)
@@ -114,14 +140,7 @@ func TestServer_Serve_clientGoesAway(t *testing.T) {
 	if err := <-done; err == nil || ctx.Err() == nil {
 		t.Fatalf("the client's request: %v", err)
 	}
-	abandoned := s.waitRequest(t, path)
-	if abandoned["status"] != "499" {
-		t.Fatalf("the abandoned search ended with %v, want status 499 (the client closed it)", abandoned)
-	}
-	t.Logf("whole search %s ms, abandoned %s ms", whole["ms"], abandoned["ms"])
-	if ms(t, abandoned) >= ms(t, whole) {
-		t.Fatalf("the abandoned search took %s ms, the whole one %s ms: the work did not stop", abandoned["ms"], whole["ms"])
-	}
+	return s.waitRequest(t, path)
 }
 
 func ms(tb testing.TB, line map[string]string) float64 {
