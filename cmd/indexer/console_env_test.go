@@ -22,12 +22,6 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// consoleShots, when set, is where the console tests also write the
-// screenshots that README.md shows (docs/console-*.png):
-//
-//	go test ./cmd/indexer -run TestConsole -console.shots ../../docs
-var consoleShots = flag.String("console.shots", "", "also write the README screenshots of the console tests to this directory")
-
 // consoleKeep, when set, is where the console tests also write every
 // screenshot, to look at them.
 var consoleKeep = flag.String("console.keep", "", "also write every screenshot of the console tests to this directory")
@@ -145,16 +139,13 @@ func (e *consoleEnv) open(t *testing.T, tab *browsertest.Tab, frag string) {
 }
 
 // shot saves a screenshot of the tab under the test's temp dir, checked
-// to be a PNG with something on it; -console.keep keeps a copy, and with
-// -console.shots, readme names the copy written there too.
-func (e *consoleEnv) shot(t *testing.T, tab *browsertest.Tab, name, readme string) {
+// to be a PNG with something on it; -console.keep keeps a copy. (The
+// screenshots of docs/console.md are the demo's: tools/console-shots.sh.)
+func (e *consoleEnv) shot(t *testing.T, tab *browsertest.Tab, name string) {
 	t.Helper()
 	tab.Screenshot(t, filepath.Join(t.TempDir(), name+".png"))
 	if *consoleKeep != "" {
 		tab.Screenshot(t, filepath.Join(*consoleKeep, name+".png"))
-	}
-	if *consoleShots != "" && readme != "" {
-		tab.Screenshot(t, filepath.Join(*consoleShots, readme))
 	}
 }
 

@@ -117,7 +117,7 @@ func testConsoleLive(t *testing.T, e *consoleEnv) {
 		t.Errorf("HTML of a pushed value became elements: %q", got)
 	}
 	tab.Do(t, chromedp.Evaluate[chromedp.Void](pausedFlash))
-	e.shot(t, tab, "live", "")
+	e.shot(t, tab, "live")
 
 	// A second change to the same row updates it again, in place.
 	e.commitEmployees(t, []int64{50}, employee(t, 50, func(r icebergtest.Row) { r["name"], r["age"], r["bio"] = "Live Update", 65, xssBio }))
@@ -171,7 +171,7 @@ func testConsoleLiveFilter(t *testing.T, e *consoleEnv) {
 		t.Errorf("changed cells of row 30: %q", got)
 	}
 	tab.Do(t, chromedp.Evaluate[chromedp.Void](pausedFlash))
-	e.shot(t, tab, "live-filter", "console-explorer.png")
+	e.shot(t, tab, "live-filter")
 	noProblems(t, tab)
 }
 
@@ -191,7 +191,7 @@ func testConsoleLivePaging(t *testing.T, e *consoleEnv) {
 		t.Errorf("after the commit: %q", got)
 	}
 	tab.Do(t, chromedp.Evaluate[chromedp.Void](pausedFlash))
-	e.shot(t, tab, "live-paging", "")
+	e.shot(t, tab, "live-paging")
 	tab.Do(t, chromedp.Click(chromedp.CSS("#live-elsewhere")))
 	waitJS(t, tab, textOf("#live-elsewhere")+` + "|" + `+liveRows, "|")
 	if got := js(t, tab, cellOf(10, "name")+` + " " + window.__sameDocument`); got != "First Row yes" {
@@ -214,7 +214,7 @@ func testConsoleLiveRefresh(t *testing.T, e *consoleEnv) {
 	waitJS(t, tab, `document.querySelector("#live").dataset.refreshes`, "1")
 	waitJS(t, tab, drawn(10), "undefined yes")
 	waitJS(t, tab, liveState+` + " " + `+totalOf, "live 48")
-	e.shot(t, tab, "live-refresh", "")
+	e.shot(t, tab, "live-refresh")
 	noProblems(t, tab)
 }
 
@@ -237,7 +237,7 @@ func testConsoleLiveReconnect(t *testing.T, e *consoleEnv) {
 		t.Fatalf("dropped %d websockets, want the explorer's 1", n)
 	}
 	waitJS(t, tab, liveState, "reconnecting")
-	e.shot(t, tab, "live-reconnecting", "")
+	e.shot(t, tab, "live-reconnecting")
 	e.commitEmployees(t, []int64{80}, employee(t, 80, func(r icebergtest.Row) { r["name"] = "While Away" }))
 	e.p.waitStatus(t, "Employee", "the build of the commit", daemontest.UpToDate(e.employees))
 	p.missing.Store(false)
@@ -269,7 +269,7 @@ func testConsoleLiveMissing(t *testing.T, e *consoleEnv) {
 	if n := p.attempts.Load(); n != 3 {
 		t.Errorf("%d attempts after a new view, want 3", n)
 	}
-	e.shot(t, tab, "live-missing", "")
+	e.shot(t, tab, "live-missing")
 	noProblems(t, tab)
 }
 
@@ -323,6 +323,6 @@ objectTypes:
 	if got := proxy.offered(); len(got) != 1 || got[0] != "" {
 		t.Errorf("the browser offered the sub-protocols %q, want none", got)
 	}
-	e.shot(t, tab, "live-anonymous", "")
+	e.shot(t, tab, "live-anonymous")
 	noProblems(t, tab)
 }

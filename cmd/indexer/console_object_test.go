@@ -65,7 +65,7 @@ func testConsoleObject(t *testing.T, e *consoleEnv) {
 	if got := js(t, tab, `document.querySelector('#properties tr[data-prop="id"]').className`); got != "key" {
 		t.Errorf("the primary key row is %q", got)
 	}
-	e.shot(t, tab, "object", "")
+	e.shot(t, tab, "object")
 
 	// Links: a customer's orders (foreign key, MANY), an order's customer
 	// (ONE) and its tags (join table, MANY). c02 places orders 3, 23 and
@@ -84,7 +84,7 @@ func testConsoleObject(t *testing.T, e *consoleEnv) {
 	tab.Do(t, chromedp.Click(chromedp.CSS(`section.link[data-link="customer"] li[data-pk="c02"] a`)))
 	waitJS(t, tab, `location.hash`, "#/object/Customer/c02")
 	waitJS(t, tab, textOf(`#properties tr[data-prop="name"] td.value`), apidemo.CustomerRows()[1]["name"].(string))
-	e.shot(t, tab, "links", "")
+	e.shot(t, tab, "links")
 
 	// A composite key whose components hold "," and "%": escaped in the
 	// key, percent-encoded in the URL, the same object at the end.
@@ -113,7 +113,7 @@ func testConsoleLimited(t *testing.T, e *consoleEnv) {
 	if got := js(t, tab, `document.querySelectorAll(".rebuild, #reload").length + " " + document.querySelector("#who").textContent`); got != "0 limited" {
 		t.Errorf("operator actions for a token that is not admin: %q", got)
 	}
-	e.shot(t, tab, "limited-status", "")
+	e.shot(t, tab, "limited-status")
 	for _, frag := range []string{"#/explore/Employee", "#/object/Employee/10"} {
 		e.open(t, tab, frag)
 		waitJS(t, tab, textOf(".notice.error"), "There is no object type Employee (or this token cannot see it).")

@@ -115,21 +115,21 @@ func testConsoleStatus(t *testing.T, e *consoleEnv) {
 	waitJS(t, tab, textOf("#verdict"), "fail")
 	// Tall enough for the blocked type and the chart of Employee's builds.
 	tab.Do(t, chromedp.EmulateViewport(1360, 1240), chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
-	e.shot(t, tab, "status", "console-status.png")
+	e.shot(t, tab, "status")
 
 	// The HTML of the edited employee is text everywhere.
 	e.open(t, tab, "#/explore/Employee?q=onerror")
 	waitJS(t, tab, rowPKs, "20")
 	waitJS(t, tab, textOf(`#objects tr[data-pk="20"] td.title`), xssName)
 	waitJS(t, tab, textOf(`#objects tr[data-pk="20"] td[data-prop="bio"]`), xssBio)
-	e.shot(t, tab, "xss-explorer", "")
+	e.shot(t, tab, "xss-explorer")
 	tab.Do(t, chromedp.Click(chromedp.CSS(`#objects tr[data-pk="20"] td.title a`)))
 	waitJS(t, tab, textOf(`#properties tr[data-prop="bio"] td.value`), xssBio)
 	waitJS(t, tab, textOf(`#properties tr[data-prop="name"] td.value`), xssName)
 	if got := js(t, tab, `document.querySelectorAll("main img, main script, main b").length + " " + typeof window.__xss + " " + document.title`); got != "0 undefined "+xssName+" · Employee · ontoindex" {
 		t.Errorf("elements, marker and title: %q", got)
 	}
-	e.shot(t, tab, "xss-object", "")
+	e.shot(t, tab, "xss-object")
 	noProblems(t, tab)
 }
 
@@ -157,7 +157,7 @@ func testConsoleActions(t *testing.T, e *consoleEnv) {
 	dialog := `document.querySelector("#confirm").open + " " + document.querySelector("#confirm-title").textContent`
 	tab.Do(t, rebuild)
 	waitJS(t, tab, dialog, "true Rebuild Customer")
-	e.shot(t, tab, "confirm", "")
+	e.shot(t, tab, "confirm")
 	tab.Do(t, chromedp.Click(chromedp.CSS("#confirm-cancel")))
 	waitJS(t, tab, dialog, "false Rebuild Customer")
 	if strings.Contains(e.p.stderr.String(), "rebuild requested") {
@@ -204,5 +204,5 @@ func testConsoleCSP(t *testing.T, e *consoleEnv) {
 	if ps := tab.Problems(); len(ps) == 0 || !strings.Contains(strings.Join(ps, "\n"), "Content Security Policy") {
 		t.Errorf("no violation reported: %q", ps)
 	}
-	e.shot(t, tab, "csp", "")
+	e.shot(t, tab, "csp")
 }

@@ -116,7 +116,7 @@ func testConsoleSignIn(t *testing.T, e *consoleEnv) {
 	if got := js(t, tab, `location.hash`); got != "#/types?q=pilot" {
 		t.Errorf("hash = %q", got)
 	}
-	e.shot(t, tab, "types", "")
+	e.shot(t, tab, "types")
 	noProblems(t, tab)
 
 	tab.Do(t, chromedp.Click(chromedp.CSS("#signout")))
@@ -163,7 +163,7 @@ func testConsoleExplorer(t *testing.T, e *consoleEnv) {
 	tab.Do(t, chromedp.Click(chromedp.CSS(`details[data-prop="active"] input[data-value="false"]`)))
 	waitJS(t, tab, rowPKs, pks(func(r icebergtest.Row) bool { return pilot(r) && r["dept"] == "Flight Ops" && r["active"] == false }))
 	waitJS(t, tab, `[...document.querySelectorAll("#active-filters button")].map((b) => b.dataset.prop).join(" ")`, "active dept")
-	e.shot(t, tab, "explorer-filtered", "")
+	e.shot(t, tab, "explorer-filtered")
 
 	// Clear them, and the search.
 	tab.Do(t, chromedp.Click(chromedp.CSS("#clear-filters")))
@@ -240,7 +240,7 @@ func testConsoleExplorer(t *testing.T, e *consoleEnv) {
 	e.open(t, tab, hash)
 	waitJS(t, tab, totalOf+` + " " + (document.querySelector("#q") || {}).value`, count(pilot)+" pilot")
 	waitJS(t, tab, columns, after)
-	e.shot(t, tab, "explorer", "")
+	e.shot(t, tab, "explorer")
 	noProblems(t, tab)
 }
 
@@ -297,6 +297,6 @@ func testConsolePaging(t *testing.T, e *consoleEnv) {
 	if got := js(t, tab, `document.querySelector("#next").disabled + " " + document.querySelector("#prev").disabled`); got != "true false" {
 		t.Errorf("on the last page next, prev disabled = %s", got)
 	}
-	e.shot(t, tab, "paging", "")
+	e.shot(t, tab, "paging")
 	noProblems(t, tab)
 }
