@@ -14,6 +14,7 @@ import (
 	"github.com/ontoindex/ontoindex/api"
 	"github.com/ontoindex/ontoindex/api/serverconfig"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 	"github.com/ontoindex/ontoindex/objects"
@@ -104,8 +105,8 @@ func linkSpecs() []objects.TypeSpec {
 }
 
 // mustLinksEnv writes the tables (each in two files), builds every indexed
-// type and serves them.
-func mustLinksEnv(tb testing.TB, seed uint64) *linksEnv {
+// type and serves them. edit may change the config before it is validated.
+func mustLinksEnv(tb testing.TB, seed uint64, edit ...func(*config.Config)) *linksEnv {
 	tb.Helper()
 	ctx := context.Background()
 	w := icebergtest.MustWarehouse(tb)
@@ -138,6 +139,9 @@ func mustLinksEnv(tb testing.TB, seed uint64) *linksEnv {
 	cfg.Auth.Tokens = []serverconfig.Token{
 		{Name: "app", Token: appToken, ObjectTypes: []string{"*"}},
 		{Name: "orders", Token: ordersOnlyToken, ObjectTypes: []string{"Order"}},
+	}
+	for _, fn := range edit {
+		fn(cfg)
 	}
 	if err := cfg.Validate(); err != nil {
 		tb.Fatal(err)

@@ -248,7 +248,7 @@ func (ix *Indexer) prepareReload(ctx context.Context, cfg *config.Config) (*Conf
 		switch {
 		case !ok:
 			ch.Added = append(ch.Added, spec.APIName)
-		case !reflect.DeepEqual(ts.spec, spec) || cats[catName]:
+		case !sameIndexing(ts.spec, spec) || cats[catName]:
 			ch.Changed = append(ch.Changed, spec.APIName)
 		default:
 			ch.Unchanged = append(ch.Unchanged, spec.APIName)
@@ -328,4 +328,11 @@ func (ix *Indexer) reloadLoader(cfg *config.Config, changed map[string]bool) (Ta
 			}
 		}
 	}
+}
+
+// sameIndexing reports whether two specs of a type index the same way:
+// what it implements changes only how the API reads it.
+func sameIndexing(a, b objects.TypeSpec) bool {
+	a.Implements, b.Implements = nil, nil
+	return reflect.DeepEqual(a, b)
 }

@@ -38,6 +38,9 @@ type TypeSpec struct {
 	PollInterval time.Duration `yaml:"pollInterval" json:"pollInterval,omitempty"`
 	// Links are the link types from this object type to others (links.go).
 	Links []LinkSpec `yaml:"links" json:"links,omitempty"`
+	// Implements maps interface apiNames to how this type implements them
+	// (interfaces.go).
+	Implements map[string]ImplementationSpec `yaml:"implements" json:"implements,omitempty"`
 }
 
 // ReadMode is how a build reads the snapshots between its checkpoint and

@@ -19,18 +19,23 @@ import (
 
 // Config is the ontoindex config file.
 type Config struct {
-	Ontology    Ontology            `yaml:"ontology" json:"ontology"`
-	DataDir     string              `yaml:"dataDir" json:"dataDir"`
-	Catalogs    map[string]Catalog  `yaml:"catalogs" json:"catalogs"`
-	ObjectTypes []objects.TypeSpec  `yaml:"objectTypes" json:"objectTypes"`
-	Build       Build               `yaml:"build" json:"build"`
-	Daemon      Daemon              `yaml:"daemon" json:"daemon"`
-	Server      serverconfig.Server `yaml:"server" json:"server"`
-	Auth        serverconfig.Auth   `yaml:"auth" json:"auth"`
+	Ontology    Ontology           `yaml:"ontology" json:"ontology"`
+	DataDir     string             `yaml:"dataDir" json:"dataDir"`
+	Catalogs    map[string]Catalog `yaml:"catalogs" json:"catalogs"`
+	ObjectTypes []objects.TypeSpec `yaml:"objectTypes" json:"objectTypes"`
+	// Interfaces are the interfaces object types implement.
+	Interfaces []objects.InterfaceSpec `yaml:"interfaces" json:"interfaces,omitempty"`
+	Build      Build                   `yaml:"build" json:"build"`
+	Daemon     Daemon                  `yaml:"daemon" json:"daemon"`
+	Server     serverconfig.Server     `yaml:"server" json:"server"`
+	Auth       serverconfig.Auth       `yaml:"auth" json:"auth"`
 
 	// Dir is the directory relative paths in the file are resolved against
 	// (the config file's directory).
 	Dir string `yaml:"-" json:"-"`
+
+	// interfaces is what Validate resolved of Interfaces.
+	interfaces *objects.InterfaceSet
 }
 
 // Ontology names the ontology the object types belong to.
@@ -270,6 +275,11 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	if len(errs) == 0 {
+		set, ierrs := objects.ResolveInterfaces(c.Interfaces, c.ObjectTypes)
+		errs = append(errs, ierrs...)
+		c.interfaces = set
+	}
 	if c.Build.BatchRows < 0 {
 		bad("build.batchRows", "must not be negative")
 	}
@@ -279,6 +289,17 @@ func (c *Config) Validate() error {
 	errs = append(errs, serverconfig.Validate(&c.Server, &c.Auth, func(name string) bool { _, ok := c.TypeSpec(name); return ok })...)
 	errs = append(errs, c.validateDaemon()...)
 	return errors.Join(errs...)
+}
+
+// InterfaceSet is the config's interfaces and their implementations, as
+// Validate resolved them (resolved again for a config that was not
+// validated; nil when they do not resolve).
+func (c *Config) InterfaceSet() *objects.InterfaceSet {
+	if c.interfaces != nil {
+		return c.interfaces
+	}
+	set, _ := objects.ResolveInterfaces(c.Interfaces, c.ObjectTypes)
+	return set
 }
 
 // Path resolves a path from the config against the config's directory.
