@@ -287,10 +287,8 @@ type aggregateResponse struct {
 
 // aggregate runs an aggregation over the objects f matches.
 func (s *Server) aggregate(ctx context.Context, v *indexer.View, f *query.Filter, spec aggregationSpec) (*aggregateResponse, error) {
-	switch spec.Accuracy {
-	case "", "REQUIRE_ACCURATE", "ALLOW_APPROXIMATE":
-	default:
-		return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "accuracy must be REQUIRE_ACCURATE or ALLOW_APPROXIMATE"})
+	if err := checkAccuracy(spec.Accuracy); err != nil {
+		return nil, err
 	}
 	t := v.Type()
 	metrics, err := decodeMetrics(t, spec.Aggregation)
@@ -398,13 +396,16 @@ func (s *Server) aggregateObjectSet(r *http.Request) (any, error) {
 	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
-	d, c, err := s.decodeObjectSet(r, req.ObjectSet)
+	d, set, err := s.decodeObjectSet(r, req.ObjectSet)
 	if err != nil {
 		return nil, err
 	}
 	defer d.release()
-	if d.view == nil {
+	if set.Empty() {
 		return nil, wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"reason": "the object set names no object type (an empty static set)"})
 	}
-	return s.aggregate(r.Context(), d.view, c, req.aggregationSpec)
+	if len(set.Types) > 1 || set.Interface != "" {
+		return s.aggregateSeveral(r.Context(), d, set, req.aggregationSpec)
+	}
+	return s.aggregate(r.Context(), d.views[set.Types[0]], set.Filters[set.Types[0]], req.aggregationSpec)
 }

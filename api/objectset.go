@@ -20,11 +20,12 @@ import (
 // (searchAround reads several) and keeps them until release; view is the
 // one of the set's own type.
 type setDecoder struct {
-	s     *Server
-	r     *http.Request
-	views map[string]*indexer.View
-	view  *indexer.View
-	wd    *wire.WhereDecoder
+	s          *Server
+	r          *http.Request
+	views      map[string]*indexer.View
+	view       *indexer.View // of a set of one type
+	wd         *wire.WhereDecoder
+	ifaceViews map[string]interfaceView // objectset_interfaces.go
 }
 
 // open returns the view of an object type the principal may see; internal
@@ -71,21 +72,39 @@ func (d *setDecoder) Type(name string) (*objects.Type, error) {
 
 var _ wire.Resolver = (*setDecoder)(nil)
 
-// decodeObjectSet decodes an object set of a request. When it returns a
-// decoder with a view, the caller releases it; a nil view means the set
-// is empty and has no type.
-func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDecoder, *query.Filter, error) {
+// decodeObjectSet decodes an object set of a request; the caller
+// releases the decoder's views.
+func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDecoder, *wire.Set, error) {
 	if wire.IsNull(raw) {
 		return nil, nil, wire.BadSet("objectSet is required")
 	}
 	d := &setDecoder{s: s, r: r, wd: &wire.WhereDecoder{MaxDepth: s.cfg.MaxWhereDepth, MaxClauses: s.cfg.MaxWhereClauses}}
-	c, typ, err := (&wire.SetDecoder{Resolver: d, Where: d.wd}).Decode(raw, 1)
+	set, err := (&wire.SetDecoder{Resolver: d, Where: d.wd}).Decode(raw, 1)
 	if err != nil {
 		d.release()
 		return nil, nil, err
 	}
-	d.view = d.views[typ] // nil for an empty set without a type
-	return d, c, nil
+	return d, set, nil
+}
+
+// decodeSingleSet decodes an object set that must read one object type
+// (or none: an empty static set, whose view is nil), for an endpoint
+// that serves one type.
+func (s *Server) decodeSingleSet(r *http.Request, raw json.RawMessage, endpoint string) (*setDecoder, *query.Filter, error) {
+	d, set, err := s.decodeObjectSet(r, raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	if set.Empty() {
+		return d, &query.Filter{Op: query.OpNone}, nil
+	}
+	typ, f, err := set.Single(endpoint)
+	if err != nil {
+		d.release()
+		return nil, nil, err
+	}
+	d.view = d.views[typ]
+	return d, f, nil
 }
 
 // loadObjectSetRequest is LoadObjectSetRequestV2.
@@ -115,7 +134,7 @@ func (s *Server) loadObjectSet(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, c, err := s.decodeObjectSet(r, req.ObjectSet)
+	d, c, err := s.decodeSingleSet(r, req.ObjectSet, "loadObjects")
 	if err != nil {
 		return nil, err
 	}

@@ -176,6 +176,11 @@ func (s *Server) routes() http.Handler {
 		api.handle(http.MethodPost, "/objects/{objectType}/aggregate", s.aggregateObjects)
 		api.handle(http.MethodPost, "/objectSets/loadObjects", s.loadObjectSet)
 		api.handle(http.MethodPost, "/objectSets/aggregate", s.aggregateObjectSet)
+		api.handle(http.MethodPost, "/objectSets/loadObjectsMultipleObjectTypes", s.loadObjectsMultipleObjectTypes)
+		api.handle(http.MethodPost, "/objectSets/loadObjectsOrInterfaces", s.loadObjectsOrInterfaces)
+		api.handle(http.MethodGet, "/interfaces/{interfaceType}", s.listInterfaceObjects)
+		api.handle(http.MethodPost, "/interfaces/{interfaceType}/search", s.searchInterfaceObjects)
+		api.handle(http.MethodPost, "/interfaces/{interfaceType}/aggregate", s.aggregateInterfaceObjects)
 	})
 	return r
 }

@@ -80,9 +80,16 @@ func (c *streamConn) newSubscription(rq *wire.SubscribeRequest, identity string)
 	s := c.hub.s
 	d := &setDecoder{s: s, r: c.r, wd: &wire.WhereDecoder{MaxDepth: s.cfg.MaxWhereDepth, MaxClauses: s.cfg.MaxWhereClauses}}
 	defer d.release()
-	f, typ, err := (&wire.SetDecoder{Resolver: subscriptionResolver{d}, Where: d.wd}).Decode(rq.ObjectSet, 1)
+	set, err := (&wire.SetDecoder{Resolver: subscriptionResolver{d}, Where: d.wd}).Decode(rq.ObjectSet, 1)
 	if err != nil {
 		return nil, err
+	}
+	var f *query.Filter
+	var typ string
+	if !set.Empty() {
+		if typ, f, err = set.Single("a subscription"); err != nil {
+			return nil, err
+		}
 	}
 	sub := &subscription{conn: c, id: newInstanceID(), seq: c.hub.seq.Add(1), identity: identity, typ: typ, filter: f, loadRids: rq.LoadRids()}
 	v := d.views[typ]

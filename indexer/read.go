@@ -194,6 +194,18 @@ type Page struct {
 	objects []*objects.Object
 	snap    *index.Snapshot
 	docs    []uint32
+
+	// What Cursor needs: the search's order, the snapshot that answered
+	// it and the documents of the page.
+	sort   []query.Sort
+	index  *index.Snapshot
+	pageOf []uint32
+}
+
+// Cursor is the cursor of the page's search positioned at object j: the
+// search resumed with it (query.Search.After) starts after object j.
+func (p *Page) Cursor(j int) ([]byte, error) {
+	return p.index.Cursor(p.sort, p.pageOf[j])
 }
 
 // Len is the number of objects of the page.
@@ -223,7 +235,8 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Page{Next: res.Next, Total: res.Total, Plan: res.Plan, Keys: make([][]byte, len(res.Docs))}
+	p := &Page{Next: res.Next, Total: res.Total, Plan: res.Plan, Keys: make([][]byte, len(res.Docs)),
+		sort: q.Sort, index: v.snap, pageOf: res.Docs}
 	v.snap.Prefetch(res.Docs)
 	for i, d := range res.Docs {
 		p.Keys[i] = v.snap.Key(d)

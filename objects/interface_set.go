@@ -239,8 +239,13 @@ func checkImplementation(field string, t *TypeSpec, iface *Interface, impl Imple
 		bad(".properties", "interface properties %s of %s are not mapped to properties of %s", strings.Join(missing, ", "), iface.APIName, t.APIName)
 	}
 	props := slices.Sorted(maps.Keys(iface.AllProperties))
+	mappedBy := map[string]string{} // property of the type -> interface property
 	for _, pn := range slices.Sorted(maps.Keys(impl.Properties)) {
 		tp := impl.Properties[pn]
+		if other, ok := mappedBy[tp]; ok && tp != "" {
+			bad(".properties."+pn, "maps to %s, as %s does; each interface property needs its own property", tp, other)
+		}
+		mappedBy[tp] = pn
 		if _, ok := iface.AllProperties[pn]; !ok {
 			bad(".properties."+pn, "%q is not a property of interface %s%s", pn, iface.APIName, suggest(pn, props))
 			continue

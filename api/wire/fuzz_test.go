@@ -146,9 +146,37 @@ func (r fuzzResolver) SearchAround(f *query.Filter, typ, link string) (*query.Fi
 	return &query.Filter{Op: query.OpNone}, "Assignment", nil
 }
 
+// The fuzz resolver's one interface, Keyed {key: long}, is implemented
+// by both types (key: id), with the link boss (Employee's link
+// assignments, which Assignment does not map).
+func (r fuzzResolver) IsInterface(name string) bool { return name == "Keyed" }
+
+func (r fuzzResolver) Implementers(iface string) ([]string, error) {
+	if iface != "Keyed" {
+		return nil, Err(NameInterfaceTypeNotFound, map[string]any{"interfaceType": iface})
+	}
+	return []string{"Employee", "Assignment"}, nil
+}
+
+func (r fuzzResolver) InterfaceView(iface, typ string) (*objects.Type, map[string]string, error) {
+	if _, err := r.Implementers(iface); err != nil {
+		return nil, nil, err
+	}
+	long := objects.DataType{Kind: objects.KindLong}
+	return objects.NewType(objects.Type{APIName: typ, PrimaryKey: []string{"key"},
+		Properties: []objects.Property{{APIName: "key", Type: long, Search: objects.SearchNumeric}}}), map[string]string{"key": "id"}, nil
+}
+
+func (r fuzzResolver) InterfaceLink(iface, typ, link string) (string, string, bool, error) {
+	if link != "boss" {
+		return "", "", false, Err(NameLinkTypeNotFound, map[string]any{"interfaceType": iface, "linkType": link})
+	}
+	return "assignments", "", typ == "Employee", nil
+}
+
 // FuzzDecodeObjectSet decodes arbitrary object sets: each is a filter on
-// one of the resolver's types (or, for an empty set, on none) or a client
-// error of the table, never a panic.
+// each of its types, all of them the resolver's, or a client error of the
+// table, never a panic.
 func FuzzDecodeObjectSet(f *testing.F) {
 	for _, s := range fuzztest.Lines(f, "testdata/object-set-seeds.txt") {
 		f.Add([]byte(s))
@@ -158,14 +186,18 @@ func FuzzDecodeObjectSet(f *testing.F) {
 		Properties: []objects.Property{{APIName: "id", Type: long, Search: objects.SearchNumeric}, {APIName: "hours", Type: long, Search: objects.SearchNumeric}}})}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		d := &SetDecoder{Resolver: res, Where: &WhereDecoder{MaxDepth: 8, MaxClauses: 64}}
-		filter, typ, err := d.Decode(raw, 1)
-		switch {
-		case err != nil:
+		set, err := d.Decode(raw, 1)
+		if err != nil {
 			checkRefused(t, raw, err)
-		case filter == nil:
-			t.Fatalf("input %q: no filter and no error", raw)
-		case typ != "" && res[typ] == nil:
-			t.Fatalf("input %q: a set of type %q the resolver does not have", raw, typ)
+			return
+		}
+		if len(set.Filters) != len(set.Types) {
+			t.Fatalf("input %q: types %v but filters of %d", raw, set.Types, len(set.Filters))
+		}
+		for _, typ := range set.Types {
+			if res[typ] == nil || set.Filters[typ] == nil {
+				t.Fatalf("input %q: type %q without a filter or not the resolver's", raw, typ)
+			}
 		}
 	})
 }

@@ -9,11 +9,12 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// Object sets: base, filter, union, intersect, subtract, static and
-// searchAround, nested to any depth within the where limits. Each set is
-// of one object type and decodes to an engine filter on it, as where
-// clauses do; a searchAround is evaluated when it is decoded (by the
-// Resolver) and becomes a filter on its target type.
+// Object sets: base, interfaceBase, filter, union, intersect, subtract,
+// static, searchAround, asType, asBaseObjectTypes and
+// interfaceLinkSearchAround, nested to any depth within the where limits.
+// A set decodes to a Set: a filter on each object type it reads, as where
+// clauses decode to filters; searchArounds are evaluated when they are
+// decoded (by the Resolver) and become filters on their target types.
 
 // ObjectRIDPrefix starts the rid of every object this server serves:
 // ObjectRIDPrefix + type + "." + the object's DocID.
@@ -21,24 +22,23 @@ const ObjectRIDPrefix = "ri.ontoindex.main.object."
 
 // unsupportedSets are ObjectSet kinds ontoindex does not serve.
 var unsupportedSets = map[string]string{
-	"interfaceLinkSearchAround": "interfaces are not supported",
-	"reference":                 "stored object sets are not supported; send the object set definition",
-	"withProperties":            "derived properties are not supported",
-	"asType":                    "interfaces are not supported",
-	"asBaseObjectTypes":         "interfaces are not supported",
-	"interfaceBase":             "interfaces are not supported",
-	"methodInput":               "method inputs are not supported",
-	"nearestNeighbors":          "vector search is not supported: ontoindex has no vector properties",
+	"reference":        "stored object sets are not supported; send the object set definition",
+	"withProperties":   "derived properties are not supported",
+	"methodInput":      "method inputs are not supported",
+	"nearestNeighbors": "vector search is not supported: ontoindex has no vector properties",
 }
 
 type rawSet struct {
-	Type       string            `json:"type"`
-	ObjectType string            `json:"objectType"`
-	ObjectSet  json.RawMessage   `json:"objectSet"`
-	Where      json.RawMessage   `json:"where"`
-	ObjectSets []json.RawMessage `json:"objectSets"`
-	Objects    []string          `json:"objects"`
-	Link       string            `json:"link"`
+	Type          string            `json:"type"`
+	ObjectType    string            `json:"objectType"`
+	InterfaceType string            `json:"interfaceType"`
+	EntityType    string            `json:"entityType"`
+	ObjectSet     json.RawMessage   `json:"objectSet"`
+	Where         json.RawMessage   `json:"where"`
+	ObjectSets    []json.RawMessage `json:"objectSets"`
+	Objects       []string          `json:"objects"`
+	Link          string            `json:"link"`
+	InterfaceLink string            `json:"interfaceLink"`
 }
 
 // Resolver gives an object set decoder what it cannot know alone.
@@ -51,6 +51,23 @@ type Resolver interface {
 	// the filter on the link's target type that matches the objects
 	// linked to them, and that type.
 	SearchAround(f *query.Filter, typ, link string) (*query.Filter, string, error)
+	// Implementers are the object types that implement an interface and
+	// that the principal may see, in config order: an error for an
+	// interface that does not exist or of which the principal sees none.
+	Implementers(iface string) ([]string, error)
+	// IsInterface reports whether name is an interface (else it is read as
+	// an object type).
+	IsInterface(name string) bool
+	// InterfaceView is object type typ seen through interface iface: a
+	// type whose properties are the interface's, each with the data type
+	// and search role of the property that implements it, and the map
+	// from interface property to property of typ.
+	InterfaceView(iface, typ string) (*objects.Type, map[string]string, error)
+	// InterfaceLink is the link type of typ that implements interface link
+	// link of iface (ok is false when typ does not map it), and the
+	// interface the link leads to ("" when it leads to an object type): an
+	// error when iface has no such link.
+	InterfaceLink(iface, typ, link string) (typeLink, targetInterface string, ok bool, err error)
 }
 
 // SetDecoder decodes object sets. The nodes of an object set and of its
@@ -65,124 +82,112 @@ func BadSet(reason string) *Error {
 	return Err(NameMalformedObjectSet, map[string]any{"reason": reason})
 }
 
-// sameType checks that the typed kids of a set operation are of one type.
-func sameType(a, b string) (string, error) {
-	switch {
-	case a == "":
-		return b, nil
-	case b == "" || a == b:
-		return a, nil
-	}
-	return "", Err(NameUnsupportedObjectSet, map[string]any{"reason": fmt.Sprintf("object sets of more than one object type (%s, %s) are not supported", a, b)})
-}
-
-// Decode returns the filter of an object set nested at depth (the top is
-// 1) and its object type; an empty static set has none ("").
-func (d *SetDecoder) Decode(raw json.RawMessage, depth int) (f *query.Filter, typ string, err error) {
+// Decode returns the set of an object set nested at depth (the top is 1).
+func (d *SetDecoder) Decode(raw json.RawMessage, depth int) (*Set, error) {
 	if depth > d.Where.MaxDepth {
-		return nil, "", Err(NameWhereClauseTooComplex, map[string]any{"maxDepth": d.Where.MaxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.Where.MaxDepth)})
+		return nil, Err(NameWhereClauseTooComplex, map[string]any{"maxDepth": d.Where.MaxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.Where.MaxDepth)})
 	}
 	if err := d.Where.Count(1); err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	head, ok := JSONObject(raw)
 	if !ok {
-		return nil, "", BadSet("an object set must be a JSON object with a type")
+		return nil, BadSet("an object set must be a JSON object with a type")
 	}
 	kind, ok := JSONString(head.Get("type"))
 	if !ok || kind == "" {
-		return nil, "", BadSet("an object set needs a string type")
+		return nil, BadSet("an object set needs a string type")
 	}
 	if reason, ok := unsupportedSets[kind]; ok {
-		return nil, "", Err(NameUnsupportedObjectSet, map[string]any{"objectSetType": kind, "reason": reason})
+		return nil, Err(NameUnsupportedObjectSet, map[string]any{"objectSetType": kind, "reason": reason})
 	}
 	rs, err := setOf(head)
 	if err != nil {
-		return nil, "", BadSet(kind + ": " + err.Error())
+		return nil, BadSet(kind + ": " + err.Error())
 	}
 	switch kind {
 	case "base":
 		if rs.ObjectType == "" {
-			return nil, "", BadSet("base needs objectType")
+			return nil, BadSet("base needs objectType")
 		}
 		if _, err := d.Resolver.Type(rs.ObjectType); err != nil {
-			return nil, "", err
+			return nil, err
 		}
-		return &query.Filter{Op: query.OpAll}, rs.ObjectType, nil
+		return singleSet(rs.ObjectType, &query.Filter{Op: query.OpAll}), nil
+	case "interfaceBase":
+		if rs.InterfaceType == "" {
+			return nil, BadSet("interfaceBase needs interfaceType")
+		}
+		return d.interfaceBase(rs.InterfaceType)
 	case "filter":
 		if IsNull(rs.ObjectSet) || IsNull(rs.Where) {
-			return nil, "", BadSet("filter needs objectSet and where")
+			return nil, BadSet("filter needs objectSet and where")
 		}
-		inner, typ, err := d.Decode(rs.ObjectSet, depth+1)
-		if err != nil || typ == "" {
-			return inner, "", err // filtering an empty set
-		}
-		if d.Where.T, err = d.Resolver.Type(typ); err != nil {
-			return nil, "", err
-		}
-		w, err := d.Where.Decode(rs.Where, depth+1)
+		inner, err := d.Decode(rs.ObjectSet, depth+1)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
-		return query.And(inner, w), typ, nil
+		return d.filter(inner, rs.Where, depth+1)
 	case "union", "intersect", "subtract":
 		if len(rs.ObjectSets) == 0 {
-			return nil, "", BadSet(kind + " needs objectSets")
+			return nil, BadSet(kind + " needs objectSets")
 		}
-		var kids []*query.Filter
+		var kids []*Set
 		for _, k := range rs.ObjectSets {
-			kc, kt, err := d.Decode(k, depth+1)
+			ks, err := d.Decode(k, depth+1)
 			if err != nil {
-				return nil, "", err
+				return nil, err
 			}
-			if typ, err = sameType(typ, kt); err != nil {
-				return nil, "", err
-			}
-			kids = append(kids, kc)
+			kids = append(kids, ks)
 		}
 		switch kind {
 		case "union":
-			return query.Or(kids...), typ, nil
+			return union(kids), nil
 		case "intersect":
-			return query.And(kids...), typ, nil
+			return intersect(kids), nil
 		}
-		if len(kids) == 1 {
-			return kids[0], typ, nil
-		}
-		return query.And(kids[0], query.Not(query.Or(kids[1:]...))), typ, nil
+		return subtract(kids), nil
 	case "static":
-		if err := d.Where.Count(len(rs.Objects)); err != nil {
-			return nil, "", err
-		}
-		if len(rs.Objects) == 0 {
-			return &query.Filter{Op: query.OpNone}, "", nil
-		}
-		f := &query.Filter{Op: query.OpKeys}
-		for _, rid := range rs.Objects {
-			typeName, key, ok := ParseObjectRID(rid)
-			if !ok {
-				return nil, "", BadSet(fmt.Sprintf("%q is not an object rid of this server (%s<objectType>.<id>)", Truncate(rid), ObjectRIDPrefix))
-			}
-			if _, err := d.Resolver.Type(typeName); err != nil {
-				return nil, "", err
-			}
-			if typ, err = sameType(typ, typeName); err != nil {
-				return nil, "", err
-			}
-			f.Keys = append(f.Keys, key)
-		}
-		return f, typ, nil
+		return d.static(rs.Objects)
 	case "searchAround":
 		if IsNull(rs.ObjectSet) || rs.Link == "" {
-			return nil, "", BadSet("searchAround needs objectSet and link")
+			return nil, BadSet("searchAround needs objectSet and link")
 		}
-		inner, typ, err := d.Decode(rs.ObjectSet, depth+1)
-		if err != nil || typ == "" {
-			return inner, "", err // around an empty set
+		inner, err := d.Decode(rs.ObjectSet, depth+1)
+		if err != nil {
+			return nil, err
 		}
-		return d.Resolver.SearchAround(inner, typ, rs.Link)
+		return d.searchAround(inner, rs.Link)
+	case "asType":
+		if IsNull(rs.ObjectSet) || rs.EntityType == "" {
+			return nil, BadSet("asType needs objectSet and entityType")
+		}
+		inner, err := d.Decode(rs.ObjectSet, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		return d.asType(inner, rs.EntityType)
+	case "asBaseObjectTypes":
+		if IsNull(rs.ObjectSet) {
+			return nil, BadSet("asBaseObjectTypes needs objectSet")
+		}
+		inner, err := d.Decode(rs.ObjectSet, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		inner.Interface = ""
+		return inner, nil
+	case "interfaceLinkSearchAround":
+		if IsNull(rs.ObjectSet) || rs.InterfaceLink == "" {
+			return nil, BadSet("interfaceLinkSearchAround needs objectSet and interfaceLink")
+		}
+		inner, err := d.Decode(rs.ObjectSet, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		return d.interfaceLinkSearchAround(inner, rs.InterfaceLink)
 	}
-	return nil, "", BadSet(fmt.Sprintf("unknown object set type %q", kind))
+	return nil, BadSet(fmt.Sprintf("unknown object set type %q", kind))
 }
 
 // setOf reads the keys of an object set from its fields, refusing keys no
@@ -200,6 +205,22 @@ func setOf(head Fields) (rawSet, error) {
 			if !null {
 				rs.ObjectType, ok = JSONString(v)
 			}
+		case "interfaceType":
+			if !null {
+				rs.InterfaceType, ok = JSONString(v)
+			}
+		case "entityType":
+			if !null {
+				rs.EntityType, ok = JSONString(v)
+			}
+		case "interfaceLink":
+			if !null {
+				rs.InterfaceLink, ok = JSONString(v)
+			}
+		case "includeAllBaseObjectProperties":
+			// Every property of the objects is always returned.
+			var b bool
+			ok = json.Unmarshal(v, &b) == nil
 		case "objectSet":
 			rs.ObjectSet = v
 		case "where":
@@ -226,7 +247,7 @@ func setOf(head Fields) (rawSet, error) {
 	return rs, nil
 }
 
-var setFieldKind = map[string]string{"objectType": "a string", "objectSets": "an array of object sets", "objects": "an array of strings", "link": "a string"}
+var setFieldKind = map[string]string{"objectType": "a string", "interfaceType": "a string", "entityType": "a string", "interfaceLink": "a string", "includeAllBaseObjectProperties": "a boolean", "objectSets": "an array of object sets", "objects": "an array of strings", "link": "a string"}
 
 // ParseObjectRID splits an object rid into its type and encoded key.
 func ParseObjectRID(rid string) (typeName string, key []byte, ok bool) {

@@ -24,7 +24,12 @@ const (
 // parameters list the type's properties (or the nearest few).
 func PropertiesNotFound(t *objects.Type, names []string) *Error {
 	valid := make([]string, 0, len(t.Properties))
+	name := t.APIName
 	for _, p := range t.Properties {
+		if strings.HasPrefix(p.APIName, objects.HiddenPrefix) {
+			name = t.DisplayName // a view through an interface (objects.ViewAs)
+			continue
+		}
 		valid = append(valid, p.APIName)
 	}
 	params := map[string]any{"objectType": t.APIName, "properties": names}
@@ -37,9 +42,9 @@ func PropertiesNotFound(t *objects.Type, names []string) *Error {
 	}
 	var reason strings.Builder
 	if len(names) == 1 {
-		fmt.Fprintf(&reason, "%s has no property %s", t.APIName, names[0])
+		fmt.Fprintf(&reason, "%s has no property %s", name, names[0])
 	} else {
-		fmt.Fprintf(&reason, "%s has no properties %s", t.APIName, strings.Join(names, ", "))
+		fmt.Fprintf(&reason, "%s has no properties %s", name, strings.Join(names, ", "))
 	}
 	var meant []string
 	for _, n := range names {

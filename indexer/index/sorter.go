@@ -173,3 +173,16 @@ func decodeCursor(b []byte, n int) (*position, error) {
 	p.key = key
 	return p, nil
 }
+
+// Cursor is the cursor of a search in the given order positioned at
+// document d: the next page of that search starts strictly after d. A
+// caller that merges the pages of several searches resumes each after
+// the last document it used.
+func (s *Snapshot) Cursor(sorts []query.Sort, d uint32) ([]byte, error) {
+	so, err := newSorter(s, sorts)
+	if err != nil {
+		return nil, err
+	}
+	p := so.positionOf(d)
+	return p.encode(), nil
+}

@@ -1,0 +1,438 @@
+package api
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math/big"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ontoindex/ontoindex/api/wire"
+	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// An aggregation over several object types (or over one seen through an
+// interface) runs on each type, in the type's property names, with every
+// group kept; the groups then merge by their values and are cut and
+// ordered as the engine cuts and orders one type's (maxGroupCount per
+// exact grouping, then the first metric with a direction, else the count,
+// then the group values). It stays exact: an average merges sums and
+// counts of values, a distinct count merges the values themselves (each
+// type groups by them once more, within the group limit).
+
+// typeAggregation is one type's part of an aggregation.
+type typeAggregation struct {
+	ts      *typeSearch // view, shown, names and filter
+	metrics []metricSpec
+	groups  []groupSpec
+}
+
+// mergedGroup is one group of the merge.
+type mergedGroup struct {
+	ids     []string // per grouping
+	sorts   []any    // per grouping: the value groups order by
+	keys    []query.GroupKey
+	count   int64
+	metrics []metricAccumulator
+}
+
+// metricAccumulator merges one metric of one group across types.
+type metricAccumulator struct {
+	count    int64 // values, for avg
+	sum      *big.Int
+	fsum     float64
+	isFloat  bool
+	hasValue bool
+	best     any             // min, max
+	distinct map[string]bool // exactDistinct, approximateDistinct
+}
+
+// aggregateSeveral aggregates a set of several types.
+func (s *Server) aggregateSeveral(ctx context.Context, d *setDecoder, set *wire.Set, spec aggregationSpec) (*aggregateResponse, error) {
+	if err := checkAccuracy(spec.Accuracy); err != nil {
+		return nil, err
+	}
+	parts := make([]*typeAggregation, 0, len(set.Types))
+	for _, typ := range set.Types {
+		ts := &typeSearch{view: d.views[typ], shown: d.views[typ].Type(), filter: set.Filters[typ]}
+		if set.Interface != "" {
+			var err error
+			if ts.shown, ts.names, err = d.InterfaceView(set.Interface, typ); err != nil {
+				return nil, err
+			}
+		}
+		metrics, err := decodeMetrics(ts.shown, spec.Aggregation)
+		if err != nil {
+			return nil, err
+		}
+		groups, err := decodeGroups(ts.shown, spec.GroupBy)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, &typeAggregation{ts: ts, metrics: metrics, groups: groups})
+	}
+	if err := sameAggregationTypes(parts); err != nil {
+		return nil, err
+	}
+	merged := map[string]*mergedGroup{}
+	first := parts[0]
+	for _, p := range parts {
+		if err := s.mergeType(ctx, p, merged); err != nil {
+			return nil, err
+		}
+	}
+	groups := make([]*mergedGroup, 0, len(merged))
+	for _, g := range merged {
+		groups = append(groups, g)
+	}
+	groups = cutGroups(groups, first.groups)
+	if lim := s.limits().MaxGroups; lim > 0 && len(groups) > lim {
+		return nil, &query.TooManyGroupsError{Groups: len(groups), Limit: lim}
+	}
+	values := make(map[*mergedGroup][]any, len(groups))
+	for _, g := range groups {
+		vals := make([]any, len(first.metrics))
+		for i, m := range first.metrics {
+			vals[i] = g.metrics[i].value(m.Kind, g.count)
+		}
+		values[g] = vals
+	}
+	orderGroups(groups, first.metrics, values)
+	resp := &aggregateResponse{Accuracy: "ACCURATE", Data: make([]aggregateItem, 0, len(groups))}
+	for _, g := range groups {
+		item := aggregateItem{Group: map[string]any{}, Metrics: make([]metricResult, 0, len(first.metrics))}
+		for i, gs := range first.groups {
+			item.Group[gs.prop.APIName] = groupValue(&gs, g.keys[i])
+		}
+		for i, m := range first.metrics {
+			item.Metrics = append(item.Metrics, metricResult{Name: m.name, Value: metricValue(&m, values[g][i])})
+		}
+		resp.Data = append(resp.Data, item)
+	}
+	return resp, nil
+}
+
+// checkAccuracy checks the accuracy an aggregation asks for: every answer
+// is exact, so both are served.
+func checkAccuracy(a string) error {
+	switch a {
+	case "", "REQUIRE_ACCURATE", "ALLOW_APPROXIMATE":
+		return nil
+	}
+	return wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "accuracy must be REQUIRE_ACCURATE or ALLOW_APPROXIMATE"})
+}
+
+// sameAggregationTypes checks that the properties an aggregation reads
+// have one data type in every type: groups of one value must merge.
+func sameAggregationTypes(parts []*typeAggregation) error {
+	first := parts[0]
+	check := func(name string, a, b objects.Property, typ string) error {
+		if x, y := objects.WireTypeName(a.Type), objects.WireTypeName(b.Type); x != y {
+			return wire.Err(wire.NameInvalidFields, map[string]any{"properties": []string{name}, "reason": fmt.Sprintf("%s is %s in %s and %s in %s; an aggregation over several types needs one data type",
+				name, x, first.ts.view.Type().APIName, y, typ)})
+		}
+		return nil
+	}
+	for _, p := range parts[1:] {
+		typ := p.ts.view.Type().APIName
+		for i, m := range p.metrics {
+			if m.Property != "" {
+				if err := check(m.prop.APIName, first.metrics[i].prop, m.prop, typ); err != nil {
+					return err
+				}
+			}
+		}
+		for i, g := range p.groups {
+			if err := check(g.prop.APIName, first.groups[i].prop, g.prop, typ); err != nil {
+				return err
+			}
+		}
+	}
+	for _, m := range first.metrics {
+		if m.Kind == query.Avg && m.prop.Type.Kind == objects.KindList {
+			return wire.Err(wire.NameAggregationMetricNotSupported, map[string]any{"metricType": "avg",
+				"reason": "avg of an array property over several object types is not supported"})
+		}
+	}
+	return nil
+}
+
+// engineQuery is the type's query of its part, in its names, every group
+// kept.
+func (p *typeAggregation) engineQuery(s *Server, filter *query.Filter) *query.Aggregate {
+	q := &query.Aggregate{Filter: filter, Limits: s.limits()}
+	for _, g := range p.groups {
+		eg := g.Group
+		eg.Property, eg.MaxGroupCount = p.ts.engineName(g.Property), 0
+		q.Groups = append(q.Groups, eg)
+	}
+	return q
+}
+
+// mergeType adds one type's groups to the merge.
+func (s *Server) mergeType(ctx context.Context, p *typeAggregation, merged map[string]*mergedGroup) error {
+	q := p.engineQuery(s, p.ts.filter)
+	for _, m := range p.metrics {
+		em := query.Metric{Kind: m.Kind, Property: p.ts.engineName(m.Property)}
+		switch m.Kind {
+		case query.Avg:
+			em.Kind = query.Sum // and the values' count, below
+		case query.ExactDistinct, query.ApproximateDistinct:
+			em = query.Metric{Kind: query.Count} // the values, below
+		}
+		q.Metrics = append(q.Metrics, em)
+	}
+	res, err := p.ts.view.Aggregate(ctx, q)
+	if err != nil {
+		return err
+	}
+	for _, gr := range res.Groups {
+		g := groupOf(merged, p.groups, len(p.metrics), gr.Keys)
+		g.count += gr.Count
+		for i, m := range p.metrics {
+			g.metrics[i].add(m.Kind, gr.Metrics[i])
+		}
+	}
+	for i, m := range p.metrics {
+		switch m.Kind {
+		case query.Avg:
+			// The values counted: the objects whose value is not null.
+			prop := p.ts.engineName(m.Property)
+			cq := p.engineQuery(s, query.And(p.ts.filter, query.Not(&query.Filter{Op: query.OpIsNull, Property: prop, Value: true})))
+			cq.Metrics = []query.Metric{{Kind: query.Count}}
+			cres, err := p.ts.view.Aggregate(ctx, cq)
+			if err != nil {
+				return err
+			}
+			for _, gr := range cres.Groups {
+				groupOf(merged, p.groups, len(p.metrics), gr.Keys).metrics[i].count += gr.Count
+			}
+		case query.ExactDistinct, query.ApproximateDistinct:
+			// The values themselves: one more exact grouping by them.
+			dq := p.engineQuery(s, p.ts.filter)
+			dq.Groups = append(dq.Groups, query.Group{Kind: query.Exact, Property: p.ts.engineName(m.Property)})
+			dq.Metrics = []query.Metric{{Kind: query.Count}}
+			dres, err := p.ts.view.Aggregate(ctx, dq)
+			if err != nil {
+				return err
+			}
+			for _, gr := range dres.Groups {
+				n := len(gr.Keys) - 1
+				acc := &groupOf(merged, p.groups, len(p.metrics), gr.Keys[:n]).metrics[i]
+				if acc.distinct == nil {
+					acc.distinct = map[string]bool{}
+				}
+				acc.distinct[groupID(query.Exact, gr.Keys[n])] = true
+			}
+		}
+	}
+	return nil
+}
+
+// groupOf is the merged group of keys, made on first sight.
+func groupOf(merged map[string]*mergedGroup, groups []groupSpec, metrics int, keys []query.GroupKey) *mergedGroup {
+	ids := make([]string, len(keys))
+	for i, k := range keys {
+		ids[i] = groupID(groups[i].Kind, k)
+	}
+	id := strings.Join(ids, "\x00")
+	g, ok := merged[id]
+	if !ok {
+		g = &mergedGroup{ids: ids, keys: keys, sorts: make([]any, len(keys)), metrics: make([]metricAccumulator, metrics)}
+		for i, k := range keys {
+			g.sorts[i] = groupSort(groups[i].Kind, k)
+		}
+		merged[id] = g
+	}
+	return g
+}
+
+// groupID is the identity of a group's value of one grouping.
+func groupID(kind query.GroupKind, k query.GroupKey) string {
+	switch {
+	case kind == query.FixedWidth:
+		return "w" + strconv.FormatFloat(k.Start, 'g', -1, 64)
+	case kind == query.Ranges:
+		return "r" + strconv.Itoa(k.Range)
+	case k.IsDefault:
+		return "d"
+	case k.Value == nil:
+		return "n"
+	}
+	return fmt.Sprintf("v%T:%s", k.Value, objects.TextOf(k.Value))
+}
+
+// groupSort is the value groups of one grouping order by (nil last).
+func groupSort(kind query.GroupKind, k query.GroupKey) any {
+	switch {
+	case kind == query.FixedWidth:
+		return k.Start
+	case kind == query.Ranges:
+		return k.Range
+	case k.IsDefault:
+		return "\x00default"
+	}
+	return k.Value
+}
+
+// add merges one type's value of the metric.
+func (a *metricAccumulator) add(kind query.MetricKind, v any) {
+	if v == nil {
+		return
+	}
+	switch kind {
+	case query.Min, query.Max:
+		c := 0
+		if a.hasValue {
+			c = objects.Compare(v, a.best)
+		}
+		if !a.hasValue || (kind == query.Min && c < 0) || (kind == query.Max && c > 0) {
+			a.best, a.hasValue = v, true
+		}
+	case query.Sum, query.Avg:
+		a.hasValue = true
+		switch x := v.(type) {
+		case int64:
+			a.addInt(big.NewInt(x))
+		case *big.Int:
+			a.addInt(x)
+		case float64:
+			a.isFloat, a.fsum = true, a.fsum+x
+		}
+	}
+}
+
+func (a *metricAccumulator) addInt(x *big.Int) {
+	if a.sum == nil {
+		a.sum = new(big.Int)
+	}
+	a.sum.Add(a.sum, x)
+}
+
+// value is the merged metric, as the engine gives one type's.
+func (a *metricAccumulator) value(kind query.MetricKind, count int64) any {
+	switch kind {
+	case query.Count:
+		return count
+	case query.ExactDistinct, query.ApproximateDistinct:
+		return int64(len(a.distinct))
+	}
+	if !a.hasValue {
+		return nil
+	}
+	switch kind {
+	case query.Min, query.Max:
+		return a.best
+	}
+	total := a.fsum
+	if a.sum != nil {
+		f, _ := new(big.Float).SetInt(a.sum).Float64()
+		total += f
+	}
+	if kind == query.Avg {
+		if a.count == 0 {
+			return nil
+		}
+		return total / float64(a.count)
+	}
+	if a.isFloat {
+		return total
+	}
+	if a.sum.IsInt64() {
+		return a.sum.Int64()
+	}
+	return a.sum
+}
+
+// cutGroups keeps, per exact grouping with a maxGroupCount, the values
+// with most objects (ties by value), as the engine does for one type.
+func cutGroups(groups []*mergedGroup, specs []groupSpec) []*mergedGroup {
+	for gi, gs := range specs {
+		if gs.Kind != query.Exact || gs.MaxGroupCount == 0 {
+			continue
+		}
+		totals := map[string]int64{}
+		sample := map[string]*mergedGroup{}
+		for _, g := range groups {
+			totals[g.ids[gi]] += g.count
+			sample[g.ids[gi]] = g
+		}
+		if len(totals) <= gs.MaxGroupCount {
+			continue
+		}
+		ids := make([]string, 0, len(totals))
+		for id := range totals {
+			ids = append(ids, id)
+		}
+		slices.SortFunc(ids, func(x, y string) int {
+			if c := cmp.Compare(totals[y], totals[x]); c != 0 {
+				return c
+			}
+			return compareSortValue(sample[x].sorts[gi], sample[y].sorts[gi], x, y)
+		})
+		keep := map[string]bool{}
+		for _, id := range ids[:gs.MaxGroupCount] {
+			keep[id] = true
+		}
+		groups = slices.DeleteFunc(groups, func(g *mergedGroup) bool { return !keep[g.ids[gi]] })
+	}
+	return groups
+}
+
+// orderGroups orders the merged groups: by the first metric with a
+// direction (groups without its value last), else by count descending,
+// then by group values.
+func orderGroups(groups []*mergedGroup, metrics []metricSpec, values map[*mergedGroup][]any) {
+	orderBy := slices.IndexFunc(metrics, func(m metricSpec) bool { return m.Order != 0 })
+	slices.SortFunc(groups, func(x, y *mergedGroup) int {
+		if orderBy >= 0 {
+			xv, yv := values[x][orderBy], values[y][orderBy]
+			switch {
+			case xv == nil && yv != nil:
+				return 1
+			case yv == nil && xv != nil:
+				return -1
+			}
+			c := compareSortValue(xv, yv, "", "")
+			if metrics[orderBy].Order < 0 {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		} else if c := cmp.Compare(y.count, x.count); c != 0 {
+			return c
+		}
+		for gi := range x.sorts {
+			if c := compareSortValue(x.sorts[gi], y.sorts[gi], x.ids[gi], y.ids[gi]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+}
+
+// compareSortValue orders two values of a grouping or metric, nil last;
+// values of different kinds by their identities.
+func compareSortValue(a, b any, idA, idB string) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	if ai, ok := a.(int); ok {
+		if bi, ok := b.(int); ok {
+			return cmp.Compare(ai, bi)
+		}
+	}
+	if fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b) {
+		return objects.Compare(a, b)
+	}
+	return cmp.Compare(idA, idB)
+}
