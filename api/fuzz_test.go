@@ -28,7 +28,7 @@ func checkRefusal(t *testing.T, input string, rec *httptest.ResponseRecorder) {
 		}
 		return
 	case http.StatusNotFound:
-		if m["errorName"] == "PropertiesNotFound" || m["errorName"] == "ObjectTypeNotFound" || m["errorName"] == "LinkTypeNotFound" {
+		if m["errorName"] == "PropertiesNotFound" || m["errorName"] == "ObjectTypeNotFound" || m["errorName"] == "LinkTypeNotFound" || m["errorName"] == "InterfaceTypeNotFound" {
 			return
 		}
 	}
@@ -61,7 +61,8 @@ func FuzzWhere(f *testing.F) {
 	})
 }
 
-// FuzzObjectSet posts arbitrary object sets to loadObjects.
+// FuzzObjectSet posts arbitrary object sets to loadObjects and to
+// loadObjectsMultipleObjectTypes.
 func FuzzObjectSet(f *testing.F) {
 	e := mustFuzzEnv(f)
 	for _, s := range fuzztest.Lines(f, "wire/testdata/object-set-seeds.txt") {
@@ -70,10 +71,12 @@ func FuzzObjectSet(f *testing.F) {
 	h := e.api.Handler()
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		body := append(append([]byte(`{"pageSize":3,"objectSet":`), raw...), '}')
-		rec := fuzzRequest(h, ontologyPath+"/objectSets/loadObjects", body)
-		if rec.Code == http.StatusConflict { // the Ghost type was never built
-			return
+		for _, endpoint := range []string{"loadObjects", "loadObjectsMultipleObjectTypes"} {
+			rec := fuzzRequest(h, ontologyPath+"/objectSets/"+endpoint, body)
+			if rec.Code == http.StatusConflict { // the Ghost type was never built
+				continue
+			}
+			checkRefusal(t, string(raw), rec)
 		}
-		checkRefusal(t, string(raw), rec)
 	})
 }
