@@ -33,7 +33,8 @@ func (ix *Indexer) Check(ctx context.Context, name string) (cowguard.Report, err
 // against the current schema of its table, with the function a build of
 // the current snapshot resolves it with, and the links the type declares
 // against the types they join, with the check a query that follows them
-// runs (objects.CheckLink). It returns a *SchemaError when the mapping
+// runs (objects.CheckLink), and its implementations of interfaces against
+// their data types (objects.InterfaceSet.CheckType). It returns a *SchemaError when the mapping
 // does not fit, another error when a table could not be loaded. A link
 // whose target or join table does not resolve is left to that type's own
 // check.
@@ -57,6 +58,12 @@ func (ix *Indexer) CheckMapping(ctx context.Context, name string) error {
 			}
 		}
 		if err := objects.CheckLink(&side, t, target, join); err != nil {
+			return &SchemaError{ObjectType: name, Table: t.Table, SchemaID: schemaID, Err: err}
+		}
+	}
+	// The interfaces it implements: each mapped property of their data type.
+	if set := ix.Config().InterfaceSet(); set != nil {
+		if err := set.CheckType(t); err != nil {
 			return &SchemaError{ObjectType: name, Table: t.Table, SchemaID: schemaID, Err: err}
 		}
 	}

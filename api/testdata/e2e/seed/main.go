@@ -8,7 +8,8 @@
 // SHA-256 digest of $LIMITED_TOKEN), DIR/build.yaml (the same without
 // Ghost), DIR/subscribe.yaml and DIR/data.json. The warehouse holds the
 // demo (Employee, Assignment, Ghost) and its linked shop (Customer, Order,
-// Tag and the join table of Order.tags).
+// Tag and the join table of Order.tags); the configs declare the
+// interfaces of apidemo.ShopInterfaces (Named, Purchase, Party).
 //
 // subscribe.yaml serves the types of build.yaml with the daemon polling
 // every table at a short interval, as the subscription test needs, an
@@ -63,6 +64,7 @@ func run(ctx context.Context, dir string, tls bool) error {
 		return err
 	}
 	types := append(apidemo.Specs("warehouse"), apidemo.ShopSpecs("warehouse")...)
+	apidemo.Implement(types)
 	digest := sha256.Sum256([]byte(limited))
 	if err := writeConfig(filepath.Join(dir, "config.yaml"), types, digest, serving{}); err != nil {
 		return err
@@ -133,6 +135,10 @@ func writeConfig(path string, types []objects.TypeSpec, limitedDigest [sha256.Si
 	if err != nil {
 		return err
 	}
+	interfaces, err := json.Marshal(apidemo.ShopInterfaces())
+	if err != nil {
+		return err
+	}
 	var server, daemon, admin string
 	if how.tls.Cert != "" {
 		server = fmt.Sprintf("\n  tls:\n    certFile: %q\n    keyFile: %q", how.tls.Cert, how.tls.Key)
@@ -155,6 +161,7 @@ catalogs:
     type: hadoop
     warehouse: ./warehouse
 objectTypes: %s
+interfaces: %s
 %sserver:
   listen: 127.0.0.1:0%s
 auth:
@@ -165,6 +172,6 @@ auth:
     - name: limited
       sha256: %s
       objectTypes: ["Assignment"]%s
-`, specs, daemon, server, hex.EncodeToString(limitedDigest[:]), admin)
+`, specs, interfaces, daemon, server, hex.EncodeToString(limitedDigest[:]), admin)
 	return os.WriteFile(path, []byte(cfg), 0o644)
 }
