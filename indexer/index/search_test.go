@@ -260,3 +260,34 @@ func TestSnapshot_SearchLimits(t *testing.T) {
 		t.Errorf("cursor of another sort: %v", err)
 	}
 }
+
+// TestSnapshot_Cursor checks that a search resumed from the cursor of any
+// document of its answer continues right after that document, as a
+// merge of several types' pages resumes each.
+func TestSnapshot_Cursor(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	typ := testType(t)
+	want := randState(r, 800)
+	s, keys := mustEdit(t, r, mustBuild(t, typ, want), want, editMix{deleted: 1, rewritten: 1, outOf: 6})
+	or := &oracle{t: typ}
+	for i := range 60 {
+		f := randFilter(r, typ, want, keys, 2)
+		sort := randSort(r, typ)
+		exp := or.sorted(want, keys, f, sort)
+		if len(exp) == 0 {
+			continue
+		}
+		j := r.IntN(len(exp))
+		c, err := s.Cursor(sort, exp[j])
+		if err != nil {
+			t.Fatalf("%d: cursor: %v", i, err)
+		}
+		got, _, err := pageAll(t, s, query.Search{Filter: f, Sort: sort, PageSize: 1 + r.IntN(50), After: c}, searchOptions{})
+		if err != nil {
+			t.Fatalf("%d: %v", i, err)
+		}
+		if !slices.Equal(got, exp[j+1:]) {
+			t.Fatalf("%d: %v sort %v after document %d of %d: got %v, want %v", i, f, sort, j, len(exp), head(got), head(exp[j+1:]))
+		}
+	}
+}
