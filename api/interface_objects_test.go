@@ -299,6 +299,20 @@ func TestServer_interfaceObjects(t *testing.T) {
 			t.Fatalf("metrics %v, want %v", got, want)
 		}
 	})
+	t.Run("linked objects through an interface link", func(t *testing.T) {
+		for _, c := range lr.customers[:5] {
+			got, _ := e.pageAll(t, http.MethodGet, fmt.Sprintf("%s/interfaces/Party/Customer/%s/links/bills", ontologyPath, key(c)), nil, 3)
+			want := lr.itemsOf("Order", lr.around("Customer", "orders", []icebergtest.Row{c}))
+			if g, w := objectIDs(got), itemIDs(want); !slices.Equal(g, w) {
+				t.Fatalf("customer %s: got %v, want %v", key(c), g, w)
+			}
+			for _, o := range got {
+				if _, ok := o["status"]; ok {
+					t.Fatalf("an order seen through Billable has no status: %v", o)
+				}
+			}
+		}
+	})
 	t.Run("errors", func(t *testing.T) {
 		e.fail(t, http.MethodGet, ontologyPath+"/interfaces/Nope", nil, http.StatusNotFound, "InterfaceTypeNotFound")
 		e.fail(t, http.MethodPost, ontologyPath+"/objectSets/loadObjects", map[string]any{"objectSet": iset("interfaceBase", "interfaceType", "Named")},

@@ -181,6 +181,7 @@ func (s *Server) routes() http.Handler {
 		api.handle(http.MethodGet, "/interfaces/{interfaceType}", s.listInterfaceObjects)
 		api.handle(http.MethodPost, "/interfaces/{interfaceType}/search", s.searchInterfaceObjects)
 		api.handle(http.MethodPost, "/interfaces/{interfaceType}/aggregate", s.aggregateInterfaceObjects)
+		api.handle(http.MethodGet, "/interfaces/{interfaceType}/{objectType}/{primaryKey}/links/{interfaceLinkType}", s.listInterfaceLinkedObjects)
 	})
 	return r
 }
