@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
@@ -352,5 +353,79 @@ func checkCounts(tb testing.TB, m map[string]any, prop string, want map[string]i
 	}
 	if !maps.Equal(got, want) {
 		tb.Fatalf("counts %v, want %v", got, want)
+	}
+}
+
+// TestServer_setsOfSeveralTypes_random pages random sets over the
+// interfaces env (interface views narrowed, filtered, combined across
+// types, in random orders and page sizes) and compares every answer with
+// a brute-force evaluation of the rows.
+func TestServer_setsOfSeveralTypes_random(t *testing.T) {
+	e := mustInterfacesEnv(t, 13)
+	lr := e.rows
+	r := rand.New(rand.NewPCG(13, 14))
+	all := lr.items(ifaceTypes...)
+	labels := make([]string, 0, len(all))
+	for _, it := range all {
+		labels = append(labels, it.label)
+	}
+	// A random set of Named and its brute-force members.
+	type gen struct {
+		set  map[string]any
+		keep func(ifaceItem) bool
+	}
+	leaf := func() gen {
+		switch r.IntN(4) {
+		case 0:
+			l := labels[r.IntN(len(labels))]
+			return gen{iset("filter", "objectSet", iset("interfaceBase", "interfaceType", "Named"), "where", map[string]any{"type": "eq", "field": "label", "value": l}),
+				func(it ifaceItem) bool { return it.label == l }}
+		case 1:
+			p := labels[r.IntN(len(labels))][:1+r.IntN(3)]
+			return gen{iset("filter", "objectSet", iset("interfaceBase", "interfaceType", "Named"), "where", map[string]any{"type": "startsWith", "field": "label", "value": p}),
+				func(it ifaceItem) bool { return strings.HasPrefix(it.label, p) }}
+		case 2:
+			typ := ifaceTypes[r.IntN(len(ifaceTypes))]
+			return gen{iset("asType", "entityType", "Named", "objectSet", iset("base", "objectType", typ)), func(it ifaceItem) bool { return it.typ == typ }}
+		}
+		lo := float64(r.IntN(1000))
+		return gen{iset("asType", "entityType", "Named", "objectSet", iset("filter", "objectSet", iset("base", "objectType", "Order"), "where", map[string]any{"type": "gte", "field": "amount", "value": lo})),
+			func(it ifaceItem) bool { return it.typ == "Order" && it.amount >= lo }}
+	}
+	for i := range 60 {
+		a, b := leaf(), leaf()
+		var g gen
+		switch r.IntN(3) {
+		case 0:
+			g = gen{iset("union", "objectSets", []any{a.set, b.set}), func(it ifaceItem) bool { return a.keep(it) || b.keep(it) }}
+		case 1:
+			g = gen{iset("intersect", "objectSets", []any{a.set, b.set}), func(it ifaceItem) bool { return a.keep(it) && b.keep(it) }}
+		default:
+			g = gen{iset("subtract", "objectSets", []any{a.set, b.set}), func(it ifaceItem) bool { return a.keep(it) && !b.keep(it) }}
+		}
+		desc := r.IntN(2) == 0
+		var want []ifaceItem
+		for _, it := range all {
+			if g.keep(it) {
+				want = append(want, it)
+			}
+		}
+		slices.SortStableFunc(want, func(x, y ifaceItem) int {
+			c := strings.Compare(x.label, y.label)
+			if desc {
+				c = -c
+			}
+			return cmp.Or(c, cmp.Compare(x.typeAt, y.typeAt), cmp.Compare(x.id, y.id), strings.Compare(x.key, y.key))
+		})
+		dir := map[bool]string{false: "asc", true: "desc"}[desc]
+		body := map[string]any{"objectSet": g.set, "orderBy": map[string]any{"fields": []any{map[string]any{"field": "label", "direction": dir}}}}
+		size := []int{1, 3, 10, 500}[r.IntN(4)]
+		got, first := e.pageAll(t, http.MethodPost, ontologyPath+"/objectSets/loadObjectsOrInterfaces", body, size)
+		if g, w := objectIDs(got), itemIDs(want); !slices.Equal(g, w) {
+			t.Fatalf("%d: %v, page %d: got %v\nwant %v", i, g, size, g, w)
+		}
+		if tc := fmt.Sprint(first["totalCount"]); tc != fmt.Sprint(len(want)) {
+			t.Fatalf("%d: totalCount %s, want %d", i, tc, len(want))
+		}
 	}
 }

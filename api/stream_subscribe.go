@@ -87,9 +87,10 @@ func (c *streamConn) newSubscription(rq *wire.SubscribeRequest, identity string)
 	var f *query.Filter
 	var typ string
 	if !set.Empty() {
-		if typ, f, err = set.Single("a subscription"); err != nil {
-			return nil, err
+		if len(set.Types) > 1 || set.Interface != "" {
+			return nil, wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"reason": "subscriptions take sets of one object type; subscribe to each implementer's set instead"})
 		}
+		typ, f = set.Types[0], set.Filters[set.Types[0]]
 	}
 	sub := &subscription{conn: c, id: newInstanceID(), seq: c.hub.seq.Add(1), identity: identity, typ: typ, filter: f, loadRids: rq.LoadRids()}
 	v := d.views[typ]
