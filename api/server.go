@@ -176,6 +176,7 @@ func (s *Server) routes() http.Handler {
 		api.handle(http.MethodPost, "/objects/{objectType}/aggregate", s.aggregateObjects)
 		api.handle(http.MethodPost, "/objectSets/loadObjects", s.loadObjectSet)
 		api.handle(http.MethodPost, "/objectSets/aggregate", s.aggregateObjectSet)
+		s.routeMetadata(api) // interfaceTypes, fullMetadata, metadata, getByRidBatch: metadata_ontology.go
 	})
 	return r
 }

@@ -95,6 +95,13 @@ const (
 	NameLinkedObjectNotFound  Name = "LinkedObjectNotFound"
 	NameLinkTypeNotResolvable Name = "LinkTypeNotResolvable"
 
+	// Interfaces and the ontology's metadata.
+	NameInterfaceTypeNotFound      Name = "InterfaceTypeNotFound"
+	NameInterfaceLinkTypeNotFound  Name = "InterfaceLinkTypeNotFound"
+	NameInterfaceTypeNotResolvable Name = "InterfaceTypeNotResolvable"
+	NameActionTypeNotFound         Name = "ActionTypeNotFound"
+	NameQueryNotFound              Name = "QueryNotFound"
+
 	// Requests.
 	NameMalformedRequestBody        Name = "MalformedRequestBody"
 	NameMissingPostBody             Name = "MissingPostBody"
@@ -166,6 +173,13 @@ var table = map[Name]errorKind{
 	NameLinkTypeNotFound:      {codeNotFound, "the object type has no such outgoing link type, or the token may not see its target"},
 	NameLinkedObjectNotFound:  {codeNotFound, "the object is not linked to an object with that primary key"},
 	NameLinkTypeNotResolvable: {codeConflict, "the link's keys do not fit the types it joins; the reason names the link and its config field"},
+
+	// Interfaces and the ontology's metadata.
+	NameInterfaceTypeNotFound:      {codeNotFound, "no such interface, or the token sees no object type that implements it; the reason suggests the name most likely meant"},
+	NameInterfaceLinkTypeNotFound:  {codeNotFound, "the interface has no such link type, or the token may not see its target"},
+	NameInterfaceTypeNotResolvable: {codeConflict, "an object type maps an interface property to a property of another data type; the reason names the field"},
+	NameActionTypeNotFound:         {codeNotFound, "loadMetadata named an action type; ontoindex serves none"},
+	NameQueryNotFound:              {codeNotFound, "loadMetadata named a query type; ontoindex serves none"},
 
 	// Requests.
 	NameMalformedRequestBody:        {codeInvalidArgument, "the body is not the JSON the endpoint takes"},
