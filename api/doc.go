@@ -24,6 +24,12 @@
 //	                                                   ListOutgoingLinkTypesResponseV2, LinkTypeSideV2
 //	GET  /{ontology}/objects/{objectType}/{primaryKey}/links/{linkType}[/{linkedPrimaryKey}]
 //	                                                   ListLinkedObjectsResponseV2, OntologyObjectV2
+//	POST /{ontology}/objectTypes/getByRidBatch         GetObjectTypeByRidBatchResponse (metadata_ontology.go)
+//	GET  /{ontology}/interfaceTypes[/{interfaceType}]  ListInterfaceTypesResponse, InterfaceType (metadata_interfaces.go)
+//	GET  /{ontology}/interfaceTypes/{interfaceType}/outgoingLinkTypes[/{interfaceLinkType}]
+//	                                                   ListOutgoingInterfaceLinkTypesResponse, InterfaceLinkType
+//	GET  /{ontology}/fullMetadata                      OntologyFullMetadata (metadata_ontology.go)
+//	POST /{ontology}/metadata                          OntologyFullMetadata of a LoadOntologyMetadataRequest
 //
 // Objects carry their non-null properties and __apiName, __primaryKey,
 // __title and __rid (unless excludeRid). Values are encoded as Foundry's

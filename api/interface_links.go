@@ -18,7 +18,7 @@ func (s *Server) listInterfaceLinkedObjects(r *http.Request) (any, error) {
 		return nil, err
 	}
 	iface, typ := pathParam(r, "interfaceType"), pathParam(r, "objectType")
-	if _, err := s.lookupInterface(iface); err != nil {
+	if _, err := s.interfaceByName(r, iface); err != nil {
 		return nil, err
 	}
 	t, err := s.pathObjectType(r)

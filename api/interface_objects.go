@@ -196,7 +196,7 @@ func (s *Server) interfaceMappings(set *wire.Set) string {
 		v1[set.Interface] = map[string]map[string]string{}
 		v2[set.Interface] = map[string]map[string]any{}
 		for _, typ := range set.Types {
-			impl, ok := s.interfaces().Implementation(typ, set.Interface)
+			impl, ok := s.interfaceSet().Implementation(typ, set.Interface)
 			if !ok {
 				continue
 			}
@@ -216,9 +216,9 @@ func (s *Server) interfaceMappings(set *wire.Set) string {
 // isBadCursor reports whether a search refused its cursor.
 func isBadCursor(err error) bool { return errors.Is(err, query.ErrBadCursor) }
 
-// interfaceSet decodes the set of an interface route: interfaceBase of
+// interfaceRouteSet decodes the set of an interface route: interfaceBase of
 // the path's interface, as JSON so that it goes through the one decoder.
-func (s *Server) interfaceSet(r *http.Request, where json.RawMessage, only []string) (*setDecoder, *wire.Set, error) {
+func (s *Server) interfaceRouteSet(r *http.Request, where json.RawMessage, only []string) (*setDecoder, *wire.Set, error) {
 	if err := s.checkOntology(r); err != nil {
 		return nil, nil, err
 	}
@@ -241,7 +241,7 @@ func (s *Server) interfaceSet(r *http.Request, where json.RawMessage, only []str
 // listInterfaceObjects is GET /interfaces/{interfaceType}: the objects of
 // every type that implements it, with the interface's properties.
 func (s *Server) listInterfaceObjects(r *http.Request) (any, error) {
-	d, set, err := s.interfaceSet(r, nil, nil)
+	d, set, err := s.interfaceRouteSet(r, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +289,7 @@ func (s *Server) searchInterfaceObjects(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, set, err := s.interfaceSet(r, req.Where, req.SelectedObjectTypes)
+	d, set, err := s.interfaceRouteSet(r, req.Where, req.SelectedObjectTypes)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +309,7 @@ func (s *Server) aggregateInterfaceObjects(r *http.Request) (any, error) {
 	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
-	d, set, err := s.interfaceSet(r, req.Where, nil)
+	d, set, err := s.interfaceRouteSet(r, req.Where, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"fmt"
+
 	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -14,51 +16,25 @@ type interfaceView struct {
 	names map[string]string // view property -> type property
 }
 
-// interfaces is the interface set of the served config.
-func (s *Server) interfaces() *objects.InterfaceSet {
-	return s.engine.Config().InterfaceSet()
-}
-
-// lookupInterface is an interface of the config, else InterfaceTypeNotFound.
-func (s *Server) lookupInterface(name string) (*objects.Interface, error) {
-	if set := s.interfaces(); set != nil {
-		if i, ok := set.Interface(name); ok {
-			return i, nil
-		}
-	}
-	return nil, interfaceNotFound(name)
-}
-
-func interfaceNotFound(name string) *wire.Error {
-	return wire.Err(wire.NameInterfaceTypeNotFound, map[string]any{"apiName": name, "interfaceType": name})
-}
-
 // IsInterface reports whether name is an interface of the config.
 func (d *setDecoder) IsInterface(name string) bool {
-	_, err := d.s.lookupInterface(name)
-	return err == nil
+	_, ok := d.s.interfaceSet().Interface(name)
+	return ok
 }
 
 // Implementers are the types implementing iface that the principal may
 // see, each opened; an interface of which the principal sees no
 // implementer is not found, as a type it may not see is not.
 func (d *setDecoder) Implementers(iface string) ([]string, error) {
-	i, err := d.s.lookupInterface(iface)
+	i, err := d.s.interfaceByName(d.r, iface)
 	if err != nil {
 		return nil, err
 	}
-	p := PrincipalFrom(d.r.Context())
-	var out []string
-	for _, t := range i.ImplementedBy {
-		if p != nil && p.CanSee(t) && d.s.isObjectType(t) {
-			if _, err := d.Type(t); err != nil {
-				return nil, err
-			}
-			out = append(out, t)
+	out := d.s.interfaceImplementers(d.r, i)
+	for _, t := range out {
+		if _, err := d.Type(t); err != nil {
+			return nil, err
 		}
-	}
-	if len(out) == 0 {
-		return nil, interfaceNotFound(iface)
 	}
 	return out, nil
 }
@@ -88,16 +64,16 @@ func (d *setDecoder) InterfaceView(iface, typ string) (*objects.Type, map[string
 // or when the implementation does not fit t's table (a mapped property of
 // another data type).
 func (s *Server) viewAs(t *objects.Type, iface string) (interfaceView, error) {
-	set := s.interfaces()
-	i, err := s.lookupInterface(iface)
-	if err != nil {
-		return interfaceView{}, err
+	set := s.interfaceSet()
+	i, ok := set.Interface(iface)
+	if !ok {
+		return interfaceView{}, wire.InterfaceTypeNotFound(iface, interfaceTypeRIDPrefix+iface, nil)
 	}
 	impl, ok := set.Implementation(t.APIName, iface)
 	if !ok {
 		return interfaceView{}, wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"reason": t.APIName + " does not implement " + iface})
 	}
-	if err := set.CheckType(t); err != nil {
+	if err := set.CheckImplementation(t, iface); err != nil {
 		return interfaceView{}, invalidImplementation(t.APIName, iface, err)
 	}
 	v, names, err := objects.ViewAs(t, i, impl)
@@ -109,14 +85,16 @@ func (s *Server) viewAs(t *objects.Type, iface string) (interfaceView, error) {
 
 // invalidImplementation is the error of a type whose implementation of an
 // interface does not fit its table: the config names a property the table
-// does not give, or one of another data type.
+// does not give, or one of another data type (as checkInterfaceTypes
+// reports it for the metadata).
 func invalidImplementation(typ, iface string, err error) *wire.Error {
-	return wire.Err(wire.NameInterfaceImplementationInvalid, map[string]any{"objectType": typ, "interfaceType": iface, "reason": err.Error()})
+	return wire.Err(wire.NameInterfaceTypeNotResolvable, map[string]any{"interfaceType": iface, "objectType": typ,
+		"reason": fmt.Sprintf("%s cannot be read as %s: %v", typ, iface, err)})
 }
 
 // InterfaceLink is the link type of typ that implements link of iface.
 func (d *setDecoder) InterfaceLink(iface, typ, link string) (string, string, bool, error) {
-	i, err := d.s.lookupInterface(iface)
+	i, err := d.s.interfaceByName(d.r, iface)
 	if err != nil {
 		return "", "", false, err
 	}
@@ -124,7 +102,7 @@ func (d *setDecoder) InterfaceLink(iface, typ, link string) (string, string, boo
 	if !ok {
 		return "", "", false, wire.Err(wire.NameLinkTypeNotFound, map[string]any{"interfaceType": iface, "linkType": link})
 	}
-	impl, ok := d.s.interfaces().Implementation(typ, iface)
+	impl, ok := d.s.interfaceSet().Implementation(typ, iface)
 	if !ok {
 		return "", l.Target.Interface, false, nil
 	}

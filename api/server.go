@@ -182,6 +182,7 @@ func (s *Server) routes() http.Handler {
 		api.handle(http.MethodPost, "/interfaces/{interfaceType}/search", s.searchInterfaceObjects)
 		api.handle(http.MethodPost, "/interfaces/{interfaceType}/aggregate", s.aggregateInterfaceObjects)
 		api.handle(http.MethodGet, "/interfaces/{interfaceType}/{objectType}/{primaryKey}/links/{interfaceLinkType}", s.listInterfaceLinkedObjects)
+		s.routeMetadata(api) // interfaceTypes, fullMetadata, metadata, getByRidBatch: metadata_ontology.go
 	})
 	return r
 }

@@ -100,8 +100,8 @@ func ResolveInterfaces(specs []InterfaceSpec, types []TypeSpec) (*InterfaceSet, 
 		s.byName[spec.APIName] = &Interface{InterfaceSpec: spec}
 	}
 	var errs []error
-	for i, spec := range specs {
-		errs = append(errs, s.inherit(fmt.Sprintf("interfaces[%d]", i), s.byName[spec.APIName])...)
+	for _, spec := range specs {
+		errs = append(errs, s.inherit(s.byName[spec.APIName])...)
 	}
 	if len(errs) > 0 {
 		return nil, errs
@@ -153,10 +153,13 @@ func ResolveInterfaces(specs []InterfaceSpec, types []TypeSpec) (*InterfaceSet, 
 }
 
 // inherit fills in what iface inherits; the extends graph has no cycle.
-func (s *InterfaceSet) inherit(field string, iface *Interface) []error {
+// Errors name iface's own field, also when a child's inherit reaches it
+// first.
+func (s *InterfaceSet) inherit(iface *Interface) []error {
 	if iface.AllProperties != nil {
 		return nil
 	}
+	field := fmt.Sprintf("interfaces[%d]", slices.Index(s.order, iface.APIName))
 	var errs []error
 	iface.AllProperties = maps.Clone(iface.Properties)
 	if iface.AllProperties == nil {
@@ -166,7 +169,7 @@ func (s *InterfaceSet) inherit(field string, iface *Interface) []error {
 	ext := map[string]bool{}
 	for _, name := range iface.Extends {
 		parent := s.byName[name]
-		errs = append(errs, s.inherit(field, parent)...)
+		errs = append(errs, s.inherit(parent)...)
 		ext[name] = true
 		for _, a := range parent.AllExtends {
 			ext[a] = true
@@ -313,17 +316,32 @@ func cardinality(many bool) string {
 // property's data type.
 func (s *InterfaceSet) CheckType(t *Type) error {
 	for _, name := range slices.Sorted(maps.Keys(s.impls[t.APIName])) {
-		impl, iface := s.impls[t.APIName][name], s.byName[name]
-		for _, pn := range slices.Sorted(maps.Keys(iface.AllProperties)) {
-			want := iface.AllProperties[pn].DataType
-			field := t.APIName + ".implements." + name + ".properties." + pn
-			p, ok := t.Property(impl.Properties[pn])
-			if !ok {
-				return &FieldError{Field: field, Msg: fmt.Sprintf("%s has no property %q", t.APIName, impl.Properties[pn])}
-			}
-			if got := WireTypeName(p.Type); got != want {
-				return &FieldError{Field: field, Msg: fmt.Sprintf("property %s of %s is %s, interface property %s.%s is %s", p.APIName, t.APIName, got, name, pn, want)}
-			}
+		if err := s.CheckImplementation(t, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckImplementation checks how a resolved object type implements one
+// interface, as CheckType does for all of them: a type whose table
+// changed a column's type may break one interface and not another. A type
+// that does not implement iface passes.
+func (s *InterfaceSet) CheckImplementation(t *Type, name string) error {
+	impl, ok := s.impls[t.APIName][name]
+	if !ok {
+		return nil
+	}
+	iface := s.byName[name]
+	for _, pn := range slices.Sorted(maps.Keys(iface.AllProperties)) {
+		want := iface.AllProperties[pn].DataType
+		field := t.APIName + ".implements." + name + ".properties." + pn
+		p, ok := t.Property(impl.Properties[pn])
+		if !ok {
+			return &FieldError{Field: field, Msg: fmt.Sprintf("%s has no property %q", t.APIName, impl.Properties[pn])}
+		}
+		if got := WireTypeName(p.Type); got != want {
+			return &FieldError{Field: field, Msg: fmt.Sprintf("property %s of %s is %s, interface property %s.%s is %s", p.APIName, t.APIName, got, name, pn, want)}
 		}
 	}
 	return nil

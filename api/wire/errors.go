@@ -82,22 +82,25 @@ type Name string
 // Error names, in the order of the table.
 const (
 	// Lookups.
-	NameOntologyNotFound      Name = "OntologyNotFound"
-	NameObjectTypeNotFound    Name = "ObjectTypeNotFound"
-	NameInterfaceTypeNotFound Name = "InterfaceTypeNotFound"
-	// An object type's implementation of an interface does not fit its
-	// table (a mapped property of another data type).
-	NameInterfaceImplementationInvalid Name = "InterfaceImplementationInvalid"
-	NameObjectNotFound                 Name = "ObjectNotFound"
-	NamePropertiesNotFound             Name = "PropertiesNotFound"
-	NameObjectTypeNotSynced            Name = "ObjectTypeNotSynced"
-	NameApiNotFound                    Name = "ApiNotFound"
-	NameMethodNotAllowed               Name = "MethodNotAllowed"
+	NameOntologyNotFound    Name = "OntologyNotFound"
+	NameObjectTypeNotFound  Name = "ObjectTypeNotFound"
+	NameObjectNotFound      Name = "ObjectNotFound"
+	NamePropertiesNotFound  Name = "PropertiesNotFound"
+	NameObjectTypeNotSynced Name = "ObjectTypeNotSynced"
+	NameApiNotFound         Name = "ApiNotFound"
+	NameMethodNotAllowed    Name = "MethodNotAllowed"
 
 	// Links.
 	NameLinkTypeNotFound      Name = "LinkTypeNotFound"
 	NameLinkedObjectNotFound  Name = "LinkedObjectNotFound"
 	NameLinkTypeNotResolvable Name = "LinkTypeNotResolvable"
+
+	// Interfaces and the ontology's metadata.
+	NameInterfaceTypeNotFound      Name = "InterfaceTypeNotFound"
+	NameInterfaceLinkTypeNotFound  Name = "InterfaceLinkTypeNotFound"
+	NameInterfaceTypeNotResolvable Name = "InterfaceTypeNotResolvable"
+	NameActionTypeNotFound         Name = "ActionTypeNotFound"
+	NameQueryNotFound              Name = "QueryNotFound"
 
 	// Requests.
 	NameMalformedRequestBody        Name = "MalformedRequestBody"
@@ -158,20 +161,25 @@ type errorKind struct {
 // code; the others are ontoindex's own.
 var table = map[Name]errorKind{
 	// Lookups.
-	NameOntologyNotFound:               {codeNotFound, "the ontology is not the configured one (apiName or rid)"},
-	NameObjectTypeNotFound:             {codeNotFound, "no such object type, or the token may not see it"},
-	NameInterfaceTypeNotFound:          {codeNotFound, "no such interface, or the token may see none of the object types that implement it"},
-	NameInterfaceImplementationInvalid: {codeConflict, "an object type's implementation of the interface does not fit its table: fix the config's implements"},
-	NameObjectNotFound:                 {codeNotFound, "no object with that primary key"},
-	NamePropertiesNotFound:             {codeNotFound, "a property named in select, where, orderBy or an aggregation does not exist"},
-	NameObjectTypeNotSynced:            {codeConflict, "the object type has never been built"},
-	NameApiNotFound:                    {codeNotFound, "no such endpoint"},
-	NameMethodNotAllowed:               {codeMethodNotAllowed, "the path does not take this HTTP method: 405, allowedMethods and the Allow header list those it takes"},
+	NameOntologyNotFound:    {codeNotFound, "the ontology is not the configured one (apiName or rid)"},
+	NameObjectTypeNotFound:  {codeNotFound, "no such object type, or the token may not see it"},
+	NameObjectNotFound:      {codeNotFound, "no object with that primary key"},
+	NamePropertiesNotFound:  {codeNotFound, "a property named in select, where, orderBy or an aggregation does not exist"},
+	NameObjectTypeNotSynced: {codeConflict, "the object type has never been built"},
+	NameApiNotFound:         {codeNotFound, "no such endpoint"},
+	NameMethodNotAllowed:    {codeMethodNotAllowed, "the path does not take this HTTP method: 405, allowedMethods and the Allow header list those it takes"},
 
 	// Links.
 	NameLinkTypeNotFound:      {codeNotFound, "the object type has no such outgoing link type, or the token may not see its target"},
 	NameLinkedObjectNotFound:  {codeNotFound, "the object is not linked to an object with that primary key"},
 	NameLinkTypeNotResolvable: {codeConflict, "the link's keys do not fit the types it joins; the reason names the link and its config field"},
+
+	// Interfaces and the ontology's metadata.
+	NameInterfaceTypeNotFound:      {codeNotFound, "no such interface, or the token sees no object type that implements it; the reason suggests the name most likely meant"},
+	NameInterfaceLinkTypeNotFound:  {codeNotFound, "the interface has no such link type, or the token may not see its target"},
+	NameInterfaceTypeNotResolvable: {codeConflict, "an object type maps an interface property to a property of another data type; the reason names the field"},
+	NameActionTypeNotFound:         {codeNotFound, "loadMetadata named an action type; ontoindex serves none"},
+	NameQueryNotFound:              {codeNotFound, "loadMetadata named a query type; ontoindex serves none"},
 
 	// Requests.
 	NameMalformedRequestBody:        {codeInvalidArgument, "the body is not the JSON the endpoint takes"},

@@ -65,6 +65,19 @@ func PropertiesNotFound(t *objects.Type, names []string) *Error {
 	return Err(NamePropertiesNotFound, params)
 }
 
+// InterfaceTypeNotFound is the 404 for a name that is not an interface
+// the principal may see; known are those it may see, and the reason
+// suggests the one most likely meant. rid is the rid the name would have.
+func InterfaceTypeNotFound(name, rid string, known []string) *Error {
+	reason := "no interface type " + name
+	if m := spelling.Meant(name, known); m != "" {
+		reason += "; did you mean " + m + "?"
+	} else {
+		reason += "; GET /api/v2/ontologies/{ontology}/interfaceTypes lists them"
+	}
+	return Err(NameInterfaceTypeNotFound, map[string]any{"apiName": name, "rid": rid, "reason": reason})
+}
+
 // InvalidSortOrder is the 400 for a sort direction other than asc and
 // desc; field names what the direction was given for.
 func InvalidSortOrder(field, direction string) *Error {
