@@ -95,6 +95,9 @@ const (
 	NameLinkedObjectNotFound  Name = "LinkedObjectNotFound"
 	NameLinkTypeNotResolvable Name = "LinkTypeNotResolvable"
 
+	// Temporary object sets.
+	NameObjectSetNotFound Name = "ObjectSetNotFound"
+
 	// Requests.
 	NameMalformedRequestBody        Name = "MalformedRequestBody"
 	NameMissingPostBody             Name = "MissingPostBody"
@@ -166,6 +169,9 @@ var table = map[Name]errorKind{
 	NameLinkTypeNotFound:      {codeNotFound, "the object type has no such outgoing link type, or the token may not see its target"},
 	NameLinkedObjectNotFound:  {codeNotFound, "the object is not linked to an object with that primary key"},
 	NameLinkTypeNotResolvable: {codeConflict, "the link's keys do not fit the types it joins; the reason names the link and its config field"},
+
+	// Temporary object sets.
+	NameObjectSetNotFound: {codeNotFound, "no temporary object set with that rid: it expired, was evicted, or the token may not see a type it reads"},
 
 	// Requests.
 	NameMalformedRequestBody:        {codeInvalidArgument, "the body is not the JSON the endpoint takes"},

@@ -22,7 +22,6 @@ const ObjectRIDPrefix = "ri.ontoindex.main.object."
 // unsupportedSets are ObjectSet kinds ontoindex does not serve.
 var unsupportedSets = map[string]string{
 	"interfaceLinkSearchAround": "interfaces are not supported",
-	"reference":                 "stored object sets are not supported; send the object set definition",
 	"withProperties":            "derived properties are not supported",
 	"asType":                    "interfaces are not supported",
 	"asBaseObjectTypes":         "interfaces are not supported",
@@ -39,6 +38,7 @@ type rawSet struct {
 	ObjectSets []json.RawMessage `json:"objectSets"`
 	Objects    []string          `json:"objects"`
 	Link       string            `json:"link"`
+	Reference  string            `json:"reference"`
 }
 
 // Resolver gives an object set decoder what it cannot know alone.
@@ -51,6 +51,9 @@ type Resolver interface {
 	// the filter on the link's target type that matches the objects
 	// linked to them, and that type.
 	SearchAround(f *query.Filter, typ, link string) (*query.Filter, string, error)
+	// Reference is the definition of the stored object set rid names
+	// (objectSets/createTemporary); it is decoded as if sent in its place.
+	Reference(rid string) (json.RawMessage, error)
 }
 
 // SetDecoder decodes object sets. The nodes of an object set and of its
@@ -181,6 +184,15 @@ func (d *SetDecoder) Decode(raw json.RawMessage, depth int) (f *query.Filter, ty
 			return inner, "", err // around an empty set
 		}
 		return d.Resolver.SearchAround(inner, typ, rs.Link)
+	case "reference":
+		if rs.Reference == "" {
+			return nil, "", BadSet("reference needs reference")
+		}
+		raw, err := d.Resolver.Reference(rs.Reference)
+		if err != nil {
+			return nil, "", err
+		}
+		return d.Decode(raw, depth+1)
 	}
 	return nil, "", BadSet(fmt.Sprintf("unknown object set type %q", kind))
 }
@@ -216,6 +228,10 @@ func setOf(head Fields) (rawSet, error) {
 			if !null {
 				rs.Link, ok = JSONString(v)
 			}
+		case "reference":
+			if !null {
+				rs.Reference, ok = JSONString(v)
+			}
 		default:
 			return rs, fmt.Errorf("json: unknown field %q", k)
 		}
@@ -226,7 +242,7 @@ func setOf(head Fields) (rawSet, error) {
 	return rs, nil
 }
 
-var setFieldKind = map[string]string{"objectType": "a string", "objectSets": "an array of object sets", "objects": "an array of strings", "link": "a string"}
+var setFieldKind = map[string]string{"objectType": "a string", "objectSets": "an array of object sets", "objects": "an array of strings", "link": "a string", "reference": "a string"}
 
 // ParseObjectRID splits an object rid into its type and encoded key.
 func ParseObjectRID(rid string) (typeName string, key []byte, ok bool) {
