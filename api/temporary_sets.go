@@ -3,8 +3,10 @@ package api
 import (
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -151,6 +153,11 @@ func (s *Server) getTemporaryObjectSet(r *http.Request) (any, error) {
 		return nil, err
 	}
 	rid := pathParam(r, "objectSetRid")
+	if !strings.HasPrefix(rid, objectSetRIDPrefix) && slices.Contains(allowedMethods(s.mux, r), http.MethodPost) {
+		// GET .../objectSets/loadObjects and the like: no rid is a POST
+		// endpoint's name.
+		return nil, methodNotAllowed(r.Method, []string{http.MethodPost}, fmt.Sprintf("%s %s is not an endpoint; the path takes POST", r.Method, r.URL.Path))
+	}
 	set, err := s.temporary.get(rid)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,9 @@ import (
 
 const createTemporaryPath = ontologyPath + "/objectSets/createTemporary"
 
-func referenceSet(rid string) map[string]any { return map[string]any{"type": "reference", "reference": rid} }
+func referenceSet(rid string) map[string]any {
+	return map[string]any{"type": "reference", "reference": rid}
+}
 
 // createTemporary stores a set with a token and returns its rid.
 func (e *linksEnv) createTemporary(tb testing.TB, token string, set map[string]any) string {
@@ -254,6 +256,15 @@ func TestTemporaryObjectSets_refused(t *testing.T) {
 	if n := api.TemporaryObjectSets(e.api); n != 0 {
 		t.Fatalf("%d sets stored by refused requests", n)
 	}
+	t.Run("GET of a POST endpoint", func(t *testing.T) {
+		for _, name := range []string{"createTemporary", "loadLinks", "loadObjects", "aggregate"} {
+			r := e.do(t, http.MethodGet, ontologyPath+"/objectSets/"+name, appToken, nil)
+			if r.status != http.StatusMethodNotAllowed || r.header.Get("Allow") != "POST" {
+				t.Errorf("GET %s: status %d, Allow %q: %s", name, r.status, r.header.Get("Allow"), r.body)
+			}
+		}
+		e.fail(t, http.MethodGet, ontologyPath+"/objectSets/loadEverything", nil, 404, "ObjectSetNotFound")
+	})
 }
 
 // TestTemporaryObjectSets_scope: a stored set is decoded with the scope of
@@ -269,7 +280,9 @@ func TestTemporaryObjectSets_scope(t *testing.T) {
 			paid = append(paid, key(o))
 		}
 	}
-	load := func(ref string) map[string]any { return map[string]any{"objectSet": referenceSet(ref), "pageSize": 1000} }
+	load := func(ref string) map[string]any {
+		return map[string]any{"objectSet": referenceSet(ref), "pageSize": 1000}
+	}
 	t.Run("a type the token may not see", func(t *testing.T) {
 		e.failAs(t, ordersOnlyToken, http.MethodPost, ontologyPath+"/objectSets/loadObjects", load(customers), 404, "ObjectTypeNotFound")
 		e.failAs(t, ordersOnlyToken, http.MethodPost, ontologyPath+"/objectSets/loadObjects", load(ordersByCustomer), 404, "ObjectTypeNotFound")
