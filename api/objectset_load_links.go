@@ -23,11 +23,11 @@ import (
 // key, then by link in the order the request names them, then by target
 // key. A page holds at most pageSize links and is read source by source,
 // so its cost follows the page: a source's targets are one lookup (a
-// foreign key), one search of the foreign key's value (the reverse side),
-// or the join rows of the source and one search of their keys (many to
-// many), each bounded by what is left of the page. A page reads at most
-// sourcesPerLink × pageSize sources; a set whose sources have few links
-// gets shorter pages, each with its nextPageToken.
+// foreign key), a search of the foreign key's value (the reverse side),
+// or a search of the source's join rows and one of the keys they name
+// (many to many), each in chunks bounded by what is left of the page. A
+// page reads at most sourcesPerLink × pageSize sources; a set whose
+// sources have few links gets shorter pages, each with its nextPageToken.
 
 // sourcesPerLink bounds the sources a page reads, per link of its size.
 const sourcesPerLink = 4
@@ -226,11 +226,13 @@ func (s *Server) walkLinks(ctx context.Context, sv *indexer.View, f *query.Filte
 }
 
 // targets writes the targets of source j of a batch through one link,
-// after the target cursor after, at most what the page has room for; it
-// returns the cursor of the rest when some are left.
+// after the cursor after, at most what the page has room for; it returns
+// the cursor of the rest when some are left. The cursor is the target
+// search's (the reverse of a foreign key) or the join rows' (many to
+// many): a join table's key is (source key, target key), so the join rows
+// of one source come in target key order.
 func (s *Server) targets(ctx context.Context, sv *indexer.View, batch *indexer.Page, j int, lw linkWalk, after []byte, w *linksWriter) ([]byte, error) {
 	l, tv := &lw.side, lw.target
-	var where *query.Filter
 	switch {
 	case l.Table == "" && !l.Many: // the source holds the target's key
 		fk := pageValue(sv.Type(), batch, j, l.SourceProperty)
@@ -250,26 +252,65 @@ func (s *Server) targets(ctx context.Context, sv *indexer.View, batch *indexer.P
 		}
 		return nil, nil
 	case l.Table == "": // the target holds the source's key
-		where = &query.Filter{Op: query.OpIn, Property: l.TargetProperty, Values: []any{pageValue(sv.Type(), batch, j, sv.Type().PrimaryKey[0])}}
-	default: // the join rows of the source name the targets' keys
-		rows := &query.Filter{Op: query.OpIn, Property: l.SourceProperty, Values: []any{pageValue(sv.Type(), batch, j, sv.Type().PrimaryKey[0])}}
-		keys, err := lw.table.Distinct(ctx, rows, s.limits(), l.TargetProperty)
-		if err != nil {
-			return nil, fmt.Errorf("link %s: %w", l.APIName, err)
+		where := &query.Filter{Op: query.OpIn, Property: l.TargetProperty, Values: []any{pageValue(sv.Type(), batch, j, sv.Type().PrimaryKey[0])}}
+		return s.chunks(ctx, tv, where, after, w, func(page *indexer.Page) error {
+			for k := range page.Len() {
+				w.link(l.APIName, lw.render, page, k)
+			}
+			return nil
+		})
+	}
+	// Many to many: a chunk of the source's join rows, then the targets
+	// they name that exist.
+	rows := &query.Filter{Op: query.OpIn, Property: l.SourceProperty, Values: []any{pageValue(sv.Type(), batch, j, sv.Type().PrimaryKey[0])}}
+	return s.chunks(ctx, lw.table, rows, after, w, func(joins *indexer.Page) error {
+		keys := make([]any, 0, joins.Len())
+		for k := range joins.Len() {
+			if v := pageValue(lw.table.Type(), joins, k, l.TargetProperty); v != nil {
+				keys = append(keys, v)
+			}
 		}
 		if len(keys) == 0 { // an empty OpIn would match everything
+			return nil
+		}
+		where := &query.Filter{Op: query.OpIn, Property: tv.Type().PrimaryKey[0], Values: keys}
+		page, err := tv.Search(ctx, &query.Search{Filter: where, PageSize: len(keys), Limits: s.limits()})
+		if err != nil {
+			return err
+		}
+		for k := range page.Len() {
+			w.link(l.APIName, lw.render, page, k)
+		}
+		return nil
+	})
+}
+
+// firstChunk is the page size of a source's first search of targets or
+// join rows. Chunks grow from it fourfold up to what the page has room
+// for: most sources have a few links, and the engine allocates for the
+// page size it is asked.
+const firstChunk = 8
+
+// chunks reads what where matches in v, in key order after the cursor
+// after, in chunks no larger than the page's room, and hands each to fn,
+// which writes at most one link per object, until the page is full or
+// nothing is left; it returns the cursor of the rest, if any.
+func (s *Server) chunks(ctx context.Context, v *indexer.View, where *query.Filter, after []byte, w *linksWriter, fn func(*indexer.Page) error) ([]byte, error) {
+	for chunk := firstChunk; ; chunk *= 4 {
+		page, err := v.Search(ctx, &query.Search{Filter: where, PageSize: min(chunk, w.room()), After: after, Limits: s.limits()})
+		if err != nil {
+			return nil, fmt.Errorf("links from %s: %w", v.Type().APIName, err)
+		}
+		if err := fn(page); err != nil {
+			return nil, fmt.Errorf("links from %s: %w", v.Type().APIName, err)
+		}
+		if page.Next == nil {
 			return nil, nil
 		}
-		where = &query.Filter{Op: query.OpIn, Property: tv.Type().PrimaryKey[0], Values: keys}
+		if after = page.Next; w.full() {
+			return after, nil
+		}
 	}
-	page, err := tv.Search(ctx, &query.Search{Filter: where, PageSize: w.room(), After: after, Limits: s.limits()})
-	if err != nil {
-		return nil, fmt.Errorf("link %s: %w", l.APIName, err)
-	}
-	for k := range page.Len() {
-		w.link(l.APIName, lw.render, page, k)
-	}
-	return page.Next, nil
 }
 
 // pageValue is the value of a scalar property of object j of a page.
