@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ontoindex/ontoindex/api"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 )
 
@@ -191,6 +192,30 @@ func TestLoadLinks_errors(t *testing.T) {
 			e.fail(t, http.MethodPost, loadLinksPath, body, 400, "InvalidPageToken")
 		}
 		e.fail(t, http.MethodPost, ontologyPath+"/objectSets/loadObjects", map[string]any{"objectSet": orders, "pageToken": tok}, 400, "InvalidPageToken")
+	})
+	t.Run("a token with a forged cursor", func(t *testing.T) {
+		body := map[string]any{"objectSet": baseSet("Customer"), "links": []string{"orders"}, "pageSize": 2}
+		m := e.ok(t, http.MethodPost, loadLinksPath, body)
+		tok, _ := m["nextPageToken"].(string)
+		held, ok := api.TokenValues(tok)
+		if !ok || len(held) != 4 || held[1] == "" {
+			t.Fatalf("token values %q", held)
+		}
+		with := func(i int, v string) []string { c := slices.Clone(held); c[i] = v; return c }
+		for _, values := range [][]string{
+			with(0, "garbage"), // the sources' cursor
+			with(3, "garbage"), // the targets' cursor of the source the page ends in
+			with(2, "1"),       // a link the request does not name
+			with(2, "x"),       // not a link index
+			held[:3],           // too few values
+		} {
+			forged, ok := api.WithCursor(tok, values...)
+			if !ok {
+				t.Fatalf("no token: %v", m)
+			}
+			body["pageToken"] = forged
+			e.fail(t, http.MethodPost, loadLinksPath, body, 400, "InvalidPageToken")
+		}
 	})
 	t.Run("the orders token follows tags", func(t *testing.T) {
 		// Tag is not in its scope either: the link does not exist for it.
