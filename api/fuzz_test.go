@@ -28,7 +28,7 @@ func checkRefusal(t *testing.T, input string, rec *httptest.ResponseRecorder) {
 		}
 		return
 	case http.StatusNotFound:
-		if m["errorName"] == "PropertiesNotFound" || m["errorName"] == "ObjectTypeNotFound" || m["errorName"] == "LinkTypeNotFound" || m["errorName"] == "InterfaceTypeNotFound" {
+		if m["errorName"] == "PropertiesNotFound" || m["errorName"] == "ObjectTypeNotFound" || m["errorName"] == "LinkTypeNotFound" || m["errorName"] == "InterfaceTypeNotFound" || m["errorName"] == "ObjectSetNotFound" {
 			return
 		}
 	}

@@ -108,9 +108,16 @@ func linkSpecs() []objects.TypeSpec {
 // type and serves them. edit may change the config before it is validated.
 func mustLinksEnv(tb testing.TB, seed uint64, edit ...func(*config.Config)) *linksEnv {
 	tb.Helper()
+	return mustSizedLinksEnv(tb, seed, 40, 160, edit...)
+}
+
+// mustSizedLinksEnv is mustLinksEnv with customers and orders customers
+// and orders.
+func mustSizedLinksEnv(tb testing.TB, seed uint64, customers, orders int, edit ...func(*config.Config)) *linksEnv {
+	tb.Helper()
 	ctx := context.Background()
 	w := icebergtest.MustWarehouse(tb)
-	e := &linksEnv{rows: randomLinkRows(rand.New(rand.NewPCG(seed, 7)), 40, 160)}
+	e := &linksEnv{rows: randomLinkRows(rand.New(rand.NewPCG(seed, 7)), customers, orders)}
 	for _, t := range []struct {
 		dst   **icebergtest.Table
 		ident string

@@ -160,8 +160,8 @@ func (s *Server) runMultiSearch(ctx context.Context, m *multiSearch) (*multiPage
 // either direction, then by type (the earlier type first).
 func (m *multiSearch) before(ta *typeSearch, a *indexer.Page, ja int, tb *typeSearch, b *indexer.Page, jb int) bool {
 	for _, f := range m.order {
-		va := pageValue(a, ta.shown, ja, ta.shown.PropertyIndex(f.prop.APIName))
-		vb := pageValue(b, tb.shown, jb, tb.shown.PropertyIndex(f.prop.APIName))
+		va := pageValue(ta.shown, a, ja, f.prop.APIName)
+		vb := pageValue(tb.shown, b, jb, f.prop.APIName)
 		switch {
 		case va == nil && vb == nil:
 			continue
@@ -188,26 +188,6 @@ func (m *multiSearch) indexOf(ts *typeSearch) int {
 		}
 	}
 	return len(m.types)
-}
-
-// pageValue is property i of row j of a page (nil when null).
-func pageValue(p *indexer.Page, t *objects.Type, j, i int) any {
-	if i < 0 {
-		return nil
-	}
-	if p.FromIndex() {
-		var sc objects.Scalar
-		p.ReadScalar(j, i, &sc)
-		if sc.Null {
-			return nil
-		}
-		return sc.Value(t.Properties[i].Type.Kind)
-	}
-	o := p.Object(j)
-	if i >= len(o.Values) {
-		return nil
-	}
-	return o.Values[i]
 }
 
 // appendJSON writes the page: data, nextPageToken, totalCount and extra.

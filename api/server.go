@@ -76,6 +76,8 @@ type Server struct {
 	slots   chan struct{} // admit.go; nil: no bound
 	certs   *certificates // tls.go; nil without server.tls
 	stream  *streamHub    // stream_hub.go
+	// temporary holds the object sets of createTemporary (temporary_sets.go).
+	temporary *temporarySets
 }
 
 // New returns a server over engine, configured by the server and auth
@@ -113,6 +115,7 @@ func New(engine Engine, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.stream = newStreamHub(s, s.cfg.Subscriptions, sm)
+	s.temporary = newTemporarySets(s.cfg.TemporaryObjectSets)
 	s.handler = s.routes()
 	return s, nil
 }
@@ -183,6 +186,7 @@ func (s *Server) routes() http.Handler {
 		api.handle(http.MethodPost, "/interfaces/{interfaceType}/aggregate", s.aggregateInterfaceObjects)
 		api.handle(http.MethodGet, "/interfaces/{interfaceType}/{objectType}/{primaryKey}/links/{interfaceLinkType}", s.listInterfaceLinkedObjects)
 		s.routeMetadata(api) // interfaceTypes, fullMetadata, metadata, getByRidBatch: metadata_ontology.go
+		s.routeTemporaryObjectSets(r) // createTemporary, get and loadLinks, in temporary_sets.go
 	})
 	return r
 }

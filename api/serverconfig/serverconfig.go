@@ -66,6 +66,9 @@ type Server struct {
 	// Subscriptions configures live object set subscriptions
 	// (subscriptions.go).
 	Subscriptions Subscriptions `yaml:"subscriptions" json:"subscriptions"`
+	// TemporaryObjectSets configures the object sets createTemporary
+	// stores (temporary_sets.go).
+	TemporaryObjectSets TemporaryObjectSets `yaml:"temporaryObjectSets" json:"temporaryObjectSets"`
 }
 
 // Server defaults.
@@ -210,6 +213,7 @@ func Validate(s *Server, a *Auth, isType func(apiName string) bool) []error {
 	}
 	errs = append(errs, validateConnection(s)...)
 	errs = append(errs, s.Subscriptions.validate()...)
+	errs = append(errs, s.TemporaryObjectSets.validate()...)
 
 	names := map[string]int{}
 	digests := map[[sha256.Size]byte]int{}

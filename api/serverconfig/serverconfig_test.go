@@ -36,6 +36,7 @@ func TestValidate_defaults(t *testing.T) {
 		IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10,
 		Subscriptions: serverconfig.Subscriptions{MaxPerConnection: 1000, MaxTotal: 100_000, MaxConnections: 10_000,
 			MaxMessageBytes: 8 << 20, QueueLength: 256, Heartbeat: 30 * time.Second, WriteTimeout: 30 * time.Second},
+		TemporaryObjectSets: serverconfig.TemporaryObjectSets{Expiry: time.Hour, MaxSets: 10_000, MaxBytes: 64 << 20},
 	}
 	if !reflect.DeepEqual(cfg.Server, want) {
 		t.Fatalf("got %+v\nwant %+v", cfg.Server, want)

@@ -101,6 +101,8 @@ const (
 	NameInterfaceTypeNotResolvable Name = "InterfaceTypeNotResolvable"
 	NameActionTypeNotFound         Name = "ActionTypeNotFound"
 	NameQueryNotFound              Name = "QueryNotFound"
+	// Temporary object sets.
+	NameObjectSetNotFound Name = "ObjectSetNotFound"
 
 	// Requests.
 	NameMalformedRequestBody        Name = "MalformedRequestBody"
@@ -180,6 +182,8 @@ var table = map[Name]errorKind{
 	NameInterfaceTypeNotResolvable: {codeConflict, "an object type maps an interface property to a property of another data type; the reason names the field"},
 	NameActionTypeNotFound:         {codeNotFound, "loadMetadata named an action type; ontoindex serves none"},
 	NameQueryNotFound:              {codeNotFound, "loadMetadata named a query type; ontoindex serves none"},
+	// Temporary object sets.
+	NameObjectSetNotFound: {codeNotFound, "no temporary object set with that rid: it expired, was evicted, or the token may not see a type it reads"},
 
 	// Requests.
 	NameMalformedRequestBody:        {codeInvalidArgument, "the body is not the JSON the endpoint takes"},

@@ -174,6 +174,18 @@ func (r fuzzResolver) InterfaceLink(iface, typ, link string) (string, string, bo
 	return "assignments", "", typ == "Employee", nil
 }
 
+// Reference stores two sets: a base set, and one that names itself, which
+// the depth bound must stop.
+func (r fuzzResolver) Reference(rid string) (json.RawMessage, error) {
+	switch rid {
+	case "ri.fuzz.employees":
+		return json.RawMessage(`{"type":"base","objectType":"Employee"}`), nil
+	case "ri.fuzz.loop":
+		return json.RawMessage(`{"type":"reference","reference":"ri.fuzz.loop"}`), nil
+	}
+	return nil, Err(NameObjectSetNotFound, map[string]any{"objectSetRid": rid})
+}
+
 // FuzzDecodeObjectSet decodes arbitrary object sets: each is a filter on
 // each of its types, all of them the resolver's, or a client error of the
 // table, never a panic.

@@ -22,7 +22,6 @@ const ObjectRIDPrefix = "ri.ontoindex.main.object."
 
 // unsupportedSets are ObjectSet kinds ontoindex does not serve.
 var unsupportedSets = map[string]string{
-	"reference":        "stored object sets are not supported; send the object set definition",
 	"withProperties":   "derived properties are not supported",
 	"methodInput":      "method inputs are not supported",
 	"nearestNeighbors": "vector search is not supported: ontoindex has no vector properties",
@@ -39,6 +38,7 @@ type rawSet struct {
 	Objects       []string          `json:"objects"`
 	Link          string            `json:"link"`
 	InterfaceLink string            `json:"interfaceLink"`
+	Reference     string            `json:"reference"`
 }
 
 // Resolver gives an object set decoder what it cannot know alone.
@@ -68,6 +68,9 @@ type Resolver interface {
 	// interface the link leads to ("" when it leads to an object type): an
 	// error when iface has no such link.
 	InterfaceLink(iface, typ, link string) (typeLink, targetInterface string, ok bool, err error)
+	// Reference is the definition of the stored object set rid names
+	// (objectSets/createTemporary); it is decoded as if sent in its place.
+	Reference(rid string) (json.RawMessage, error)
 }
 
 // SetDecoder decodes object sets. The nodes of an object set and of its
@@ -186,6 +189,15 @@ func (d *SetDecoder) Decode(raw json.RawMessage, depth int) (*Set, error) {
 			return nil, err
 		}
 		return d.interfaceLinkSearchAround(inner, rs.InterfaceLink)
+	case "reference":
+		if rs.Reference == "" {
+			return nil, BadSet("reference needs reference")
+		}
+		raw, err := d.Resolver.Reference(rs.Reference)
+		if err != nil {
+			return nil, err
+		}
+		return d.Decode(raw, depth+1)
 	}
 	return nil, BadSet(fmt.Sprintf("unknown object set type %q", kind))
 }
@@ -217,6 +229,10 @@ func setOf(head Fields) (rawSet, error) {
 			if !null {
 				rs.InterfaceLink, ok = JSONString(v)
 			}
+		case "reference":
+			if !null {
+				rs.Reference, ok = JSONString(v)
+			}
 		case "includeAllBaseObjectProperties":
 			// Every property of the objects is always returned.
 			var b bool
@@ -247,7 +263,7 @@ func setOf(head Fields) (rawSet, error) {
 	return rs, nil
 }
 
-var setFieldKind = map[string]string{"objectType": "a string", "interfaceType": "a string", "entityType": "a string", "interfaceLink": "a string", "includeAllBaseObjectProperties": "a boolean", "objectSets": "an array of object sets", "objects": "an array of strings", "link": "a string"}
+var setFieldKind = map[string]string{"objectType": "a string", "interfaceType": "a string", "entityType": "a string", "interfaceLink": "a string", "includeAllBaseObjectProperties": "a boolean", "reference": "a string", "objectSets": "an array of object sets", "objects": "an array of strings", "link": "a string"}
 
 // ParseObjectRID splits an object rid into its type and encoded key.
 func ParseObjectRID(rid string) (typeName string, key []byte, ok bool) {

@@ -23,6 +23,7 @@ const tokenVersion = 2
 const (
 	TokSearch byte = 2 // values: [engine cursor]
 	TokName   byte = 3 // values: [object type apiName]
+	TokLinks  byte = 4 // values: [engine cursor of the sources, source key, link index, engine cursor of the targets]
 )
 
 // Token is a page token: its kind, the fingerprint of its request and
