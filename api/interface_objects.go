@@ -54,6 +54,7 @@ func (s *Server) multiSearchOf(d *setDecoder, set *wire.Set, pr pageRequest, sho
 			if ts.shown, ts.names, err = d.InterfaceView(set.Interface, typ); err != nil {
 				return nil, err
 			}
+			ts.layout = d.ifaceViews[set.Interface+"\x00"+typ].layout
 		}
 		var order []sortField
 		var err error
@@ -117,7 +118,7 @@ func (s *Server) pageRenderer(ts *typeSearch, pr pageRequest, shown shownAs) (*r
 		}
 		sel[n] = true
 	}
-	return &renderer{layout: layoutOf(ts.shown), sel: sel, excludeRID: pr.excludeRID}, nil
+	return &renderer{layout: ts.layout, sel: sel, excludeRID: pr.excludeRID}, nil
 }
 
 // splitNames splits repeated or comma-separated property names.

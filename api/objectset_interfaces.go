@@ -12,8 +12,18 @@ import (
 
 // interfaceView is an object type seen through an interface.
 type interfaceView struct {
-	t     *objects.Type     // the view (objects.ViewAs)
-	names map[string]string // view property -> type property
+	t      *objects.Type     // the view (objects.ViewAs)
+	names  map[string]string // view property -> type property
+	layout *layout           // of the view, for rendering objects seen through it
+}
+
+// cachedView is a view the server keeps: valid while the type and the
+// interface set it was made of are the ones served (a build may bring a
+// new *objects.Type, a reload a new set).
+type cachedView struct {
+	src  *objects.Type
+	set  *objects.InterfaceSet
+	view interfaceView
 }
 
 // IsInterface reports whether name is an interface of the config.
@@ -65,6 +75,10 @@ func (d *setDecoder) InterfaceView(iface, typ string) (*objects.Type, map[string
 // another data type).
 func (s *Server) viewAs(t *objects.Type, iface string) (interfaceView, error) {
 	set := s.interfaceSet()
+	key := iface + "\x00" + t.APIName
+	if c, ok := s.views.Load(key); ok && c.(*cachedView).src == t && c.(*cachedView).set == set {
+		return c.(*cachedView).view, nil
+	}
 	i, ok := set.Interface(iface)
 	if !ok {
 		return interfaceView{}, wire.InterfaceTypeNotFound(iface, interfaceTypeRIDPrefix+iface, nil)
@@ -80,7 +94,9 @@ func (s *Server) viewAs(t *objects.Type, iface string) (interfaceView, error) {
 	if err != nil {
 		return interfaceView{}, invalidImplementation(t.APIName, iface, err)
 	}
-	return interfaceView{t: v, names: names}, nil
+	view := interfaceView{t: v, names: names, layout: layoutOf(v)}
+	s.views.Store(key, &cachedView{src: t, set: set, view: view})
+	return view, nil
 }
 
 // invalidImplementation is the error of a type whose implementation of an

@@ -27,6 +27,7 @@ type typeSearch struct {
 	filter *query.Filter
 	sort   []query.Sort // in the type's names
 	r      *renderer
+	layout *layout // of shown, when it is a view through an interface
 }
 
 // multiSearch is one page request over several types.

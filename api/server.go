@@ -72,6 +72,7 @@ type Server struct {
 	ops     opsState      // ops.go
 	hm      *httpMetrics  // metrics.go
 	layouts sync.Map      // type name -> *layout, render.go
+	views   sync.Map      // interface + "\x00" + type name -> *cachedView, objectset_interfaces.go
 	console http.Handler  // Options.Console
 	slots   chan struct{} // admit.go; nil: no bound
 	certs   *certificates // tls.go; nil without server.tls
@@ -185,7 +186,7 @@ func (s *Server) routes() http.Handler {
 		api.handle(http.MethodPost, "/interfaces/{interfaceType}/search", s.searchInterfaceObjects)
 		api.handle(http.MethodPost, "/interfaces/{interfaceType}/aggregate", s.aggregateInterfaceObjects)
 		api.handle(http.MethodGet, "/interfaces/{interfaceType}/{objectType}/{primaryKey}/links/{interfaceLinkType}", s.listInterfaceLinkedObjects)
-		s.routeMetadata(api) // interfaceTypes, fullMetadata, metadata, getByRidBatch: metadata_ontology.go
+		s.routeMetadata(api)          // interfaceTypes, fullMetadata, metadata, getByRidBatch: metadata_ontology.go
 		s.routeTemporaryObjectSets(r) // createTemporary, get and loadLinks, in temporary_sets.go
 	})
 	return r
