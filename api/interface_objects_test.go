@@ -314,6 +314,22 @@ func TestServer_interfaceObjects(t *testing.T) {
 			}
 		}
 	})
+	t.Run("static with rids of several types", func(t *testing.T) {
+		m := e.ok(t, http.MethodPost, ontologyPath+"/objectSets/loadObjectsMultipleObjectTypes", map[string]any{"objectSet": iset("interfaceBase", "interfaceType", "Named"), "pageSize": 1000})
+		objs := objectsOf(t, m)
+		var rids []any
+		var want []string
+		for i, o := range objs {
+			if i%5 == 0 {
+				rids = append(rids, o["__rid"])
+				want = append(want, objectIDs(objs[i:i+1])[0])
+			}
+		}
+		got, _ := e.pageAll(t, http.MethodPost, ontologyPath+"/objectSets/loadObjectsMultipleObjectTypes", map[string]any{"objectSet": iset("static", "objects", rids)}, 4)
+		if g := objectIDs(got); !slices.Equal(g, want) {
+			t.Fatalf("got %v, want %v", g, want)
+		}
+	})
 	t.Run("errors", func(t *testing.T) {
 		e.fail(t, http.MethodGet, ontologyPath+"/interfaces/Nope", nil, http.StatusNotFound, "InterfaceTypeNotFound")
 		e.fail(t, http.MethodPost, ontologyPath+"/objectSets/loadObjects", map[string]any{"objectSet": iset("interfaceBase", "interfaceType", "Named")},
