@@ -346,6 +346,8 @@ objectTypes:
       lifetimeValue: {column: lifetime_value, search: numeric}
       active: {column: active, search: boolean}
       updatedAt: {column: updated_at, search: date}
+    implements:
+      Named: {properties: {label: name}}
   - apiName: OrderLine
     displayName: Order line
     pluralDisplayName: Order lines
@@ -367,6 +369,8 @@ objectTypes:
         target: Customer
         foreignKey: customerId
         reverseApiName: orderLines  # Customer -> OrderLine (MANY)
+    implements:
+      Named: {properties: {label: product}}
   - apiName: Aircraft
     pluralDisplayName: Aircraft
     table: demo.fleet.aircraft
@@ -379,4 +383,9 @@ objectTypes:
       firstFlight: {column: first_flight, search: date}
       baseAirport: {column: base_airport, search: keyword}
       inService: {column: in_service, search: boolean}
+interfaces:                     # read through the types that implement them: GET /api/v2/ontologies/demo/interfaces/Named
+  - apiName: Named
+    description: Anything with a name a person reads
+    properties:
+      label: {dataType: string}
 `
