@@ -64,7 +64,6 @@ func runOSDKTypes(ctx context.Context, env *Env, args []string) int {
 	if set != nil {
 		interfaces = len(set.Names())
 	}
-	fmt.Fprintf(env.Stdout, "wrote the definitions of %d object types and %d interfaces to %s (import them from %s)\n",
-		len(types), interfaces, *out, "index.js")
+	fmt.Fprintf(env.Stdout, "wrote the definitions of %d object types and %d interfaces to %s\n", len(types), interfaces, *out)
 	return exitOK
 }

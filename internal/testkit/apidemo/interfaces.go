@@ -33,9 +33,9 @@ func InterfaceSpecs() []objects.InterfaceSpec {
 	}
 }
 
-// implementations are how the demo's and the shop's object types
+// Implementations are how the demo's and the shop's object types
 // implement InterfaceSpecs, by object type.
-func implementations() map[string]map[string]objects.ImplementationSpec {
+func Implementations() map[string]map[string]objects.ImplementationSpec {
 	return map[string]map[string]objects.ImplementationSpec{
 		"Employee": {
 			"Named":  {Properties: map[string]string{"label": "name"}},
@@ -54,7 +54,7 @@ func implementations() map[string]map[string]objects.ImplementationSpec {
 // WithInterfaces returns copies of specs (of Specs and ShopSpecs) that
 // implement InterfaceSpecs; a config with them needs the interfaces too.
 func WithInterfaces(specs []objects.TypeSpec) []objects.TypeSpec {
-	impls := implementations()
+	impls := Implementations()
 	out := make([]objects.TypeSpec, len(specs))
 	for i, s := range specs {
 		s.Implements = maps.Clone(impls[s.APIName])
