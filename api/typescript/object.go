@@ -1,7 +1,6 @@
 package typescript
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -260,12 +259,8 @@ func definitionValue(w *writer, kind, name string) {
 // optionalString renders a description, which the metadata types as
 // string | undefined: undefined when there is none, as the server omits it.
 func optionalString(s string) string {
-	return cmp.Or(quoteNonEmpty(s), "undefined")
-}
-
-func quoteNonEmpty(s string) string {
 	if s == "" {
-		return ""
+		return "undefined"
 	}
 	return quote(s)
 }
