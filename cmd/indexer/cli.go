@@ -37,6 +37,7 @@ func commandTable() []Command {
 		{Name: "check", Summary: "check the write modes and live delete files of every table", Run: runCheck},
 		{Name: "demo", Summary: "serve a demo warehouse in ./demo while a writer changes its tables", Run: runDemo},
 		{Name: "export", Summary: "print every object of a type as JSON lines, sorted by primary key", Run: runExport},
+		{Name: "osdk-types", Summary: "write the TypeScript definitions of the object types, interfaces and links for @osdk/client 2.22.0", Run: runOSDKTypes},
 		{Name: "serve", Summary: "keep every object type fresh and serve the API until interrupted", Run: runServe},
 		{Name: "status", Summary: "print where each object type of a running `indexer serve` stands", Run: runStatus},
 		{Name: "view", Summary: "print a view of a table between two snapshots: current, previous, added, modified, removed or changelog rows", Run: runView},

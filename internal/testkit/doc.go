@@ -32,6 +32,9 @@
 //     targets share.
 //   - commandtest: MustBuild, a command of cmd/ built with go build, for
 //     the tests of ontolab, which runs the indexer binary as its child.
+//   - tsctest: tsc and @osdk/client 2.22.0 from api/testdata/e2e's
+//     node_modules, a project around generated definitions, and the errors
+//     tsc reports, for the tests of `indexer osdk-types`.
 //   - tlstest: a throwaway CA, server and client certificates, and
 //     WriteFiles: ca.pem, cert.pem and key.pem for 127.0.0.1 and localhost,
 //     for a server config's server.tls and for clients outside Go.

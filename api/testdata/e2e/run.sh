@@ -15,7 +15,10 @@
 # of a CA the seed made (Node trusts it through NODE_EXTRA_CA_CERTS); the
 # test commits to their tables with the writer (commit/). It runs the
 # Node tests (node --test), stops the servers gracefully, and exits
-# non-zero when anything fails.
+# non-zero when anything fails. The config declares interfaces (the seed's
+# apidemo.InterfaceSpecs); `indexer osdk-types` writes the typed
+# definitions of the served config, which tsc compiles to $OSDK_TYPES
+# (osdk-generated.test.mjs imports them).
 #
 #   bash api/testdata/e2e/run.sh
 set -euo pipefail
@@ -62,6 +65,28 @@ export ADMIN_TOKEN="e2e-admin-$RANDOM-$RANDOM-$RANDOM"
 # building all of it builds every object type and the link table of
 # Order.tags, which `indexer build --type` cannot name.
 "$work/indexer" build --config "$work/build.yaml" >/dev/null
+
+# The typed definitions of the served config, as `osdk generate` would
+# write them, compiled by tsc in strict mode (which type-checks them) to
+# the JavaScript and declarations the Node tests import: $OSDK_TYPES is
+# their index.js. Written before serve starts: the command opens the
+# data dir.
+echo "e2e: generate the OSDK definitions (indexer osdk-types) and compile them with tsc"
+types_dir="$work/osdk-types"
+"$work/indexer" osdk-types --config "$work/config.yaml" --out "$types_dir/src" >/dev/null
+ln -s "$here/node_modules" "$types_dir/node_modules"
+printf '{"type": "module"}\n' >"$types_dir/package.json"
+cat >"$types_dir/tsconfig.json" <<'JSON'
+{
+  "compilerOptions": {
+    "strict": true, "noUnusedLocals": true, "skipLibCheck": true, "declaration": true,
+    "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext", "types": [],
+    "rootDir": "src", "outDir": "build"
+  },
+  "include": ["src/**/*.ts"]
+}
+JSON
+(cd "$types_dir" && ./node_modules/.bin/tsc -p tsconfig.json)
 
 # start_server NAME CONFIG [FLAG...] starts `indexer serve` with its log in
 # $work/NAME.log and sets url to the address it listens on.
@@ -113,7 +138,7 @@ case "$live_tls_url" in
 esac
 
 status=0
-(cd "$here" && ONTOINDEX_URL="$serve_url" DATA_JSON="$work/data.json" \
+(cd "$here" && ONTOINDEX_URL="$serve_url" DATA_JSON="$work/data.json" OSDK_TYPES="$types_dir/build/index.js" \
   SUBSCRIBE_URL="$live_url" SUBSCRIBE_WAREHOUSE="$work/live/warehouse" \
   SUBSCRIBE_TLS_URL="$live_tls_url" SUBSCRIBE_TLS_WAREHOUSE="$work/live-tls/warehouse" \
   COMMIT="$work/commit" NODE_EXTRA_CA_CERTS="$work/live-tls/tls/ca.pem" \

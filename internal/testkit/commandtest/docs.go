@@ -95,7 +95,7 @@ func DocumentedCommands(t *testing.T, root, program string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rowStart := regexp.MustCompile("^\\| `" + regexp.QuoteMeta(program) + " ([a-z]+(?: [a-z]+)*)")
+	rowStart := regexp.MustCompile("^\\| `" + regexp.QuoteMeta(program) + " ([a-z][a-z-]*(?: [a-z][a-z-]*)*)")
 	rows := map[string]string{}
 	sections := 0
 	for _, path := range append([]string{filepath.Join(root, "README.md")}, docs...) {

@@ -8,8 +8,10 @@
 // SHA-256 digest of $LIMITED_TOKEN), DIR/build.yaml (the same without
 // Ghost), DIR/subscribe.yaml and DIR/data.json. The warehouse holds the
 // demo (Employee, Assignment, Ghost) and its linked shop (Customer, Order,
-// Tag and the join table of Order.tags); the configs declare the
-// interfaces of apidemo.ShopInterfaces (Named, Purchase, Party).
+// Tag and the join table of Order.tags). Every config declares apidemo's
+// interfaces (Named, Billable extends Named, Party, Member) and their
+// implementations by Employee, Customer, Order and Tag; data.json lists
+// both under "interfaces" and "implementations".
 //
 // subscribe.yaml serves the types of build.yaml with the daemon polling
 // every table at a short interval, as the subscription test needs, an
@@ -63,8 +65,7 @@ func run(ctx context.Context, dir string, tls bool) error {
 	if err := apidemo.CreateShop(ctx, w); err != nil {
 		return err
 	}
-	types := append(apidemo.Specs("warehouse"), apidemo.ShopSpecs("warehouse")...)
-	apidemo.Implement(types)
+	types := apidemo.WithInterfaces(append(apidemo.Specs("warehouse"), apidemo.ShopSpecs("warehouse")...))
 	digest := sha256.Sum256([]byte(limited))
 	if err := writeConfig(filepath.Join(dir, "config.yaml"), types, digest, serving{}); err != nil {
 		return err
@@ -112,6 +113,11 @@ func run(ctx context.Context, dir string, tls bool) error {
 		"orders":      apidemo.OrderRows(),
 		"tags":        apidemo.TagRows(),
 		"orderTags":   apidemo.OrderTagRows(),
+		// The interfaces, as the config declares them, and by object type
+		// how each implements them (interface property -> property,
+		// interface link -> link).
+		"interfaces":      apidemo.InterfaceSpecs(),
+		"implementations": apidemo.Implementations(),
 	}, "", " ")
 	if err != nil {
 		return err
@@ -135,7 +141,7 @@ func writeConfig(path string, types []objects.TypeSpec, limitedDigest [sha256.Si
 	if err != nil {
 		return err
 	}
-	interfaces, err := json.Marshal(apidemo.ShopInterfaces())
+	interfaces, err := json.Marshal(apidemo.InterfaceSpecs())
 	if err != nil {
 		return err
 	}
@@ -160,8 +166,8 @@ catalogs:
   warehouse:
     type: hadoop
     warehouse: ./warehouse
-objectTypes: %s
 interfaces: %s
+objectTypes: %s
 %sserver:
   listen: 127.0.0.1:0%s
 auth:
@@ -172,6 +178,6 @@ auth:
     - name: limited
       sha256: %s
       objectTypes: ["Assignment"]%s
-`, specs, interfaces, daemon, server, hex.EncodeToString(limitedDigest[:]), admin)
+`, interfaces, specs, daemon, server, hex.EncodeToString(limitedDigest[:]), admin)
 	return os.WriteFile(path, []byte(cfg), 0o644)
 }

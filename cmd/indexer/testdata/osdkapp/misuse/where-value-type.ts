@@ -1,0 +1,8 @@
+// A string where the property is a boolean.
+import { createClient } from "@osdk/client";
+import { Customer } from "../generated/index.js";
+
+export async function misuse(url: string): Promise<void> {
+  const client = createClient(url, "ri.ontology.main.ontology.demo", async () => "token");
+  await client(Customer).where({ vip: "yes" }).fetchPage(); // want error
+}
