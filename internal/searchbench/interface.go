@@ -48,7 +48,7 @@ func RunInterface(ctx context.Context, o Options) (*InterfaceReport, error) {
 		Binary: o.ServeBin, Version: serverVersion(ctx, o.ServeBin, o.ServeEnv)}
 
 	half := o.Rows / 2
-	say("writing %d customers into one table and the same rows into two tables of %d and %d (%d files each)", o.Rows, half, o.Rows-half, o.Files)
+	say("writing %d customers into one table of %d files and the same rows into two tables of %d and %d (%d files each)", o.Rows, o.Files, half, o.Rows-half, max(1, o.Files/2))
 	start := time.Now()
 	tables := []struct {
 		ident          string
