@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -41,11 +38,7 @@ func runBenchInterface(ctx context.Context, env *Env, args []string) int {
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	warmupSet := false
-	fs.Visit(func(f *flag.Flag) { warmupSet = warmupSet || f.Name == "warmup" })
-	if !warmupSet {
-		o.Warmup = min(o.Duration/5, 2*time.Second)
-	}
+	defaultWarmup(fs, &o)
 	if o.Rows < 1000 || o.Clients < 1 || o.Duration <= 0 || o.Files < 1 || o.Files > o.Rows/2 || o.Rounds < 1 || o.Rounds > 16 {
 		fmt.Fprintln(env.Stderr, "ontolab bench interface: need --rows >= 1000, --clients >= 1, --duration > 0, 1 <= --files <= --rows/2 and 1 <= --rounds <= 16")
 		return exitUsage
@@ -62,31 +55,5 @@ func runBenchInterface(ctx context.Context, env *Env, args []string) int {
 	o.Logger = cli.Logger(env)
 
 	rep, err := searchbench.RunInterface(ctx, o)
-	var mismatch *searchbench.MismatchError
-	switch {
-	case errors.As(err, &mismatch):
-		fmt.Fprintf(env.Stderr, "ontolab bench interface: RESULTS DIFFER: the interface and the one type disagree on %d requests:\n", len(mismatch.Mismatches))
-		for _, m := range mismatch.Mismatches {
-			fmt.Fprintf(env.Stderr, "  %s\n", m)
-		}
-		return exitFailed
-	case ctx.Err() != nil:
-		fmt.Fprintln(env.Stderr, "ontolab bench interface: interrupted")
-		return exitAborted
-	case err != nil:
-		fmt.Fprintf(env.Stderr, "ontolab bench interface: %v\n", err)
-		return exitFailed
-	}
-	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return exitFailed
-		}
-		return exitOK
-	}
-	if err := rep.WriteText(env.Stdout); err != nil {
-		return exitFailed
-	}
-	return exitOK
+	return reportBench(ctx, env, "bench interface", "the interface and the one type disagree", err, *asJSON, rep)
 }

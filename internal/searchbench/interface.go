@@ -3,8 +3,6 @@ package searchbench
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"runtime"
 	"time"
@@ -19,7 +17,7 @@ import (
 // serves them with `indexer serve --build`, checks that every query
 // answers the same ids (or counts) through the interface as through the
 // one type, and measures each query on both sides in alternating rounds,
-// as Run does. o.FloorBin and o.PostgresBinDir are not used. It returns
+// as Run does. o.FloorBin, o.PostgresBinDir and o.Logger are not used. It returns
 // a *MismatchError, before measuring anything, when the sides disagree.
 func RunInterface(ctx context.Context, o Options) (*InterfaceReport, error) {
 	if o.Rows < 1000 || o.Files < 1 || o.Files > o.Rows/2 || o.Clients < 1 || o.Duration <= 0 || o.Warmup < 0 || o.Rounds < 1 || o.Rounds > 16 || o.ServeBin == "" {
@@ -31,13 +29,7 @@ func RunInterface(ctx context.Context, o Options) (*InterfaceReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
-	progress := &lockedWriter{w: o.Progress}
-	say := func(format string, args ...any) {
-		fmt.Fprintf(progress, time.Now().Format("15:04:05 ")+format+"\n", args...)
-	}
+	progress, say := progressOf(o.Progress)
 	work, removeWork, err := WorkDir(o.Dir, "indexer-bench-interface-")
 	if err != nil {
 		return nil, err
