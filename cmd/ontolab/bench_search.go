@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -53,11 +54,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 		}
 		defer stop()
 	}
-	warmupSet := false
-	fs.Visit(func(f *flag.Flag) { warmupSet = warmupSet || f.Name == "warmup" })
-	if !warmupSet {
-		o.Warmup = min(o.Duration/5, 2*time.Second)
-	}
+	defaultWarmup(fs, &o)
 	if o.Rows < 1000 || o.Clients < 1 || o.Duration <= 0 || o.Files < 1 || o.Files > o.Rows || o.Rounds < 1 || o.Rounds > 16 {
 		fmt.Fprintln(env.Stderr, "ontolab bench search: need --rows >= 1000, --clients >= 1, --duration > 0, 1 <= --files <= --rows and 1 <= --rounds <= 16")
 		return exitUsage
@@ -82,22 +79,39 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 	o.Logger = cli.Logger(env)
 
 	rep, err := searchbench.Run(ctx, o)
+	return reportBench(ctx, env, "bench search", "ontoindex and PostgreSQL disagree", err, *asJSON, rep)
+}
+
+// defaultWarmup sets the warm-up, unless --warmup is given, to a fifth of
+// the duration, at most 2s.
+func defaultWarmup(fs *flag.FlagSet, o *searchbench.Options) {
+	warmupSet := false
+	fs.Visit(func(f *flag.Flag) { warmupSet = warmupSet || f.Name == "warmup" })
+	if !warmupSet {
+		o.Warmup = min(o.Duration/5, 2*time.Second)
+	}
+}
+
+// reportBench ends a bench of internal/searchbench: what disagreed (a
+// *searchbench.MismatchError, the sides named by disagree), an
+// interruption, another error, or the report as JSON or as text.
+func reportBench(ctx context.Context, env *Env, name, disagree string, err error, asJSON bool, rep interface{ WriteText(io.Writer) error }) int {
 	var mismatch *searchbench.MismatchError
 	switch {
 	case errors.As(err, &mismatch):
-		fmt.Fprintf(env.Stderr, "ontolab bench search: RESULTS DIFFER: ontoindex and PostgreSQL disagree on %d requests:\n", len(mismatch.Mismatches))
+		fmt.Fprintf(env.Stderr, "ontolab %s: RESULTS DIFFER: %s on %d requests:\n", name, disagree, len(mismatch.Mismatches))
 		for _, m := range mismatch.Mismatches {
 			fmt.Fprintf(env.Stderr, "  %s\n", m)
 		}
 		return exitFailed
 	case ctx.Err() != nil:
-		fmt.Fprintln(env.Stderr, "ontolab bench search: interrupted")
+		fmt.Fprintf(env.Stderr, "ontolab %s: interrupted\n", name)
 		return exitAborted
 	case err != nil:
-		fmt.Fprintf(env.Stderr, "ontolab bench search: %v\n", err)
+		fmt.Fprintf(env.Stderr, "ontolab %s: %v\n", name, err)
 		return exitFailed
 	}
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {

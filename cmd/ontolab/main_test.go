@@ -45,4 +45,5 @@ func TestOntolab_processes(t *testing.T) {
 	t.Run("bench search with PostgreSQL", func(t *testing.T) { testBenchSearchPostgres(t, indexer) })
 	t.Run("bench search without PostgreSQL", func(t *testing.T) { testBenchSearchWithoutPostgres(t, indexer) })
 	t.Run("bench subscribe", func(t *testing.T) { testBenchSubscribe(t, indexer) })
+	t.Run("bench interface", func(t *testing.T) { testBenchInterface(t, indexer) })
 }

@@ -88,16 +88,25 @@ func CustomerSchema() *iceberg.Schema {
 // WriteCustomers writes table bench.customers with customers 0..rows-1 in
 // files data files, in one snapshot, into the hadoop warehouse under dir.
 func WriteCustomers(ctx context.Context, dir string, seed uint64, rows, files int) (*table.Table, error) {
-	if rows < 1 || files < 1 || files > rows {
-		return nil, fmt.Errorf("write customers: need rows >= 1 and 1 <= files <= rows, got %d rows in %d files", rows, files)
+	return WriteCustomerRange(ctx, dir, CustomersIdent, seed, 0, rows, files)
+}
+
+// WriteCustomerRange writes table ident (in catalog "warehouse", with
+// CustomerSchema) with customers from..from+rows-1 in files data files, in
+// one snapshot, into the hadoop warehouse under dir: tables of adjacent
+// ranges hold, between them, exactly the rows of one table of the whole
+// range.
+func WriteCustomerRange(ctx context.Context, dir, ident string, seed uint64, from, rows, files int) (*table.Table, error) {
+	if rows < 1 || files < 1 || files > rows || from < 0 {
+		return nil, fmt.Errorf("write customers: need rows >= 1, 1 <= files <= rows and from >= 0, got %d rows from %d in %d files", rows, from, files)
 	}
 	cat, err := OpenWarehouse(dir)
 	if err != nil {
 		return nil, err
 	}
-	return writeTable(ctx, cat, CustomersIdent, CustomerSchema(), rows, files, func(from, n int) icebergwrite.Rows {
+	return writeTable(ctx, cat, ident, CustomerSchema(), rows, files, func(at, n int) icebergwrite.Rows {
 		return icebergwrite.Build(func(b *icebergwrite.Builder) {
-			for id := from; id < from+n; id++ {
+			for id := from + at; id < from+at+n; id++ {
 				b.Add(NewCustomer(seed, int64(id)).Values()...)
 			}
 		})

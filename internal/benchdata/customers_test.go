@@ -1,9 +1,15 @@
 package benchdata
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/iceberg-go/catalog"
+	"github.com/apache/iceberg-go/table"
 )
 
 func TestNewCustomer_deterministic(t *testing.T) {
@@ -81,4 +87,67 @@ func TestWriteCustomers(t *testing.T) {
 	if _, err := WriteCustomers(ctx, t.TempDir(), 1, 2, 3); err == nil {
 		t.Fatal("more files than rows: no error")
 	}
+}
+
+// TestWriteCustomerRange checks that two tables of adjacent ranges hold
+// between them exactly the rows of one table of the whole range.
+func TestWriteCustomerRange(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := WriteCustomerRange(ctx, dir, "bench.low", 3, 0, 40, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteCustomerRange(ctx, dir, "bench.high", 3, 40, 60, 2); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := OpenWarehouse(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Customer
+	for _, ident := range []string{"bench.low", "bench.high"} {
+		tbl, err := cat.LoadTable(ctx, catalog.ToIdentifier(ident))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, mustCustomers(t, tbl)...)
+	}
+	if len(got) != 100 {
+		t.Fatalf("%d rows, want 100", len(got))
+	}
+	slices.SortFunc(got, func(a, b Customer) int { return cmp.Compare(a.ID, b.ID) })
+	for i, c := range got {
+		if want := NewCustomer(3, int64(i)); c != want {
+			t.Fatalf("row %d: %+v, want %+v", i, c, want)
+		}
+	}
+	for _, bad := range [][3]int{{-1, 10, 1}, {0, 0, 1}, {0, 2, 3}} {
+		if _, err := WriteCustomerRange(ctx, dir, "bench.bad", 3, bad[0], bad[1], bad[2]); err == nil {
+			t.Errorf("from %d, %d rows, %d files: no error", bad[0], bad[1], bad[2])
+		}
+	}
+}
+
+// mustCustomers reads every row of a customers table.
+func mustCustomers(tb testing.TB, tbl *table.Table) []Customer {
+	tb.Helper()
+	_, it, err := tbl.Scan().ToArrowRecords(context.Background())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []Customer
+	for rec, err := range it {
+		if err != nil {
+			tb.Fatal(err)
+		}
+		cols := rec.Columns()
+		ids, names, cities := cols[0].(*array.Int64), cols[1].(*array.String), cols[2].(*array.String)
+		balances, visits, active := cols[3].(*array.Float64), cols[4].(*array.Int32), cols[5].(*array.Boolean)
+		for i := range int(rec.NumRows()) {
+			out = append(out, Customer{ID: ids.Value(i), Name: names.Value(i), City: cities.Value(i),
+				Balance: balances.Value(i), Visits: visits.Value(i), Active: active.Value(i)})
+		}
+		rec.Release()
+	}
+	return out
 }

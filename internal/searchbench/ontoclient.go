@@ -36,12 +36,14 @@ type (
 	// writes it, its encoding costs the load generator a quarter of a
 	// map's (5 µs of a union's request on this machine).
 	objectSet struct {
-		Type       string      `json:"type"`
-		ObjectType string      `json:"objectType,omitempty"`
-		ObjectSet  *objectSet  `json:"objectSet,omitempty"`
-		ObjectSets []objectSet `json:"objectSets,omitempty"`
-		Where      *where      `json:"where,omitempty"`
-		Link       string      `json:"link,omitempty"`
+		Type       string `json:"type"`
+		ObjectType string `json:"objectType,omitempty"`
+		// InterfaceType is the interface of an interfaceBase set.
+		InterfaceType string      `json:"interfaceType,omitempty"`
+		ObjectSet     *objectSet  `json:"objectSet,omitempty"`
+		ObjectSets    []objectSet `json:"objectSets,omitempty"`
+		Where         *where      `json:"where,omitempty"`
+		Link          string      `json:"link,omitempty"`
 	}
 	orderBy struct {
 		Fields []orderField `json:"fields"`
@@ -123,8 +125,14 @@ func (c *ontoClient) loadObjects(ctx context.Context, req loadRequest) (pageResp
 // aggregate posts an aggregation of Customer; the result maps the group's
 // value (of property group, or "" with no groups) to the count metric.
 func (c *ontoClient) aggregate(ctx context.Context, req aggregateRequest, group string) (map[string]int64, error) {
+	return c.aggregateAt(ctx, "/objects/"+objectType+"/aggregate", req, group)
+}
+
+// aggregateAt posts an aggregation to path (under the ontology), as
+// aggregate does.
+func (c *ontoClient) aggregateAt(ctx context.Context, path string, req aggregateRequest, group string) (map[string]int64, error) {
 	var resp aggregateResponse
-	if err := c.do(ctx, http.MethodPost, "/objects/"+objectType+"/aggregate", req, &resp); err != nil {
+	if err := c.do(ctx, http.MethodPost, path, req, &resp); err != nil {
 		return nil, err
 	}
 	out := map[string]int64{}

@@ -78,10 +78,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	progress := &lockedWriter{w: o.Progress}
-	say := func(format string, args ...any) {
-		fmt.Fprintf(progress, time.Now().Format("15:04:05 ")+format+"\n", args...)
-	}
+	progress, say := progressOf(o.Progress)
 	work, removeWork, err := WorkDir(o.Dir, "indexer-bench-search-")
 	if err != nil {
 		return nil, err
@@ -230,6 +227,15 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep.addTargets()
 	rep.Notes = notes(rep)
 	return rep, nil
+}
+
+// progressOf is a run's progress, shared with the server's lines, and
+// the function that writes a timed line of the run's own there.
+func progressOf(w io.Writer) (*lockedWriter, func(format string, args ...any)) {
+	progress := &lockedWriter{w: w}
+	return progress, func(format string, args ...any) {
+		fmt.Fprintf(progress, time.Now().Format("15:04:05 ")+format+"\n", args...)
+	}
 }
 
 // lockedWriter serializes the progress lines of the run and of the server.

@@ -72,24 +72,29 @@ func queryByID(qs []query, id string) query {
 // they agree. A total counted on one side only differs too: a row that
 // checks totals must have them on both.
 func diff(a, b result) string {
+	return diffNamed(a, b, "ontoindex", "PostgreSQL", "PostgreSQL COUNT(*)")
+}
+
+// diffNamed is diff with the names of the two sides, and of b's total.
+func diffNamed(a, b result, nameA, nameB, totalB string) string {
 	var out []string
 	if a.counted || b.counted {
 		if a.counted != b.counted || a.total != b.total {
-			out = append(out, fmt.Sprintf("totalCount differs: ontoindex %s, PostgreSQL COUNT(*) %s", total(a), total(b)))
+			out = append(out, fmt.Sprintf("totalCount differs: %s %s, %s %s", nameA, total(a), totalB, total(b)))
 		}
 	}
 	switch {
 	case a.counts != nil || b.counts != nil:
 		if !maps.Equal(a.counts, b.counts) {
-			out = append(out, fmt.Sprintf("counts differ: ontoindex %v, PostgreSQL %v", a.counts, b.counts))
+			out = append(out, fmt.Sprintf("counts differ: %s %v, %s %v", nameA, a.counts, nameB, b.counts))
 		}
 	case !slices.Equal(a.ids, b.ids):
 		i := 0
 		for i < len(a.ids) && i < len(b.ids) && a.ids[i] == b.ids[i] {
 			i++
 		}
-		out = append(out, fmt.Sprintf("ids differ from position %d: ontoindex %d ids %v, PostgreSQL %d ids %v",
-			i, len(a.ids), head(a.ids[i:]), len(b.ids), head(b.ids[i:])))
+		out = append(out, fmt.Sprintf("ids differ from position %d: %s %d ids %v, %s %d ids %v",
+			i, nameA, len(a.ids), head(a.ids[i:]), nameB, len(b.ids), head(b.ids[i:])))
 	}
 	return strings.Join(out, "; ")
 }
