@@ -322,7 +322,7 @@ func TestServer_interfaceObjects(t *testing.T) {
 		for i, o := range objs {
 			if i%5 == 0 {
 				rids = append(rids, o["__rid"])
-				want = append(want, objectIDs(objs[i:i+1])[0])
+				want = append(want, objectIDs(objs[i : i+1])[0])
 			}
 		}
 		got, _ := e.pageAll(t, http.MethodPost, ontologyPath+"/objectSets/loadObjectsMultipleObjectTypes", map[string]any{"objectSet": iset("static", "objects", rids)}, 4)
