@@ -95,9 +95,29 @@ func union(kids []*Set) *Set {
 	return out
 }
 
+// typedNone is a set of no object of the types the kids read: what an
+// intersection with, or a subtraction from, an empty static set (which
+// has no type) is, so that it keeps a type to be read or aggregated as.
+func typedNone(kids []*Set) *Set {
+	out := &Set{Interface: commonInterface(kids)}
+	for _, k := range kids {
+		for _, t := range k.Types {
+			if _, ok := out.Filters[t]; !ok {
+				out.add(t, &query.Filter{Op: query.OpNone})
+			}
+		}
+	}
+	return out
+}
+
 // intersect is the objects of every kid: of the types all kids read.
 // Intersecting with an interface's set narrows to that interface's view.
 func intersect(kids []*Set) *Set {
+	for _, k := range kids {
+		if k.Empty() {
+			return typedNone(kids)
+		}
+	}
 	out := &Set{}
 	for _, k := range kids {
 		if out.Interface == "" {
@@ -124,6 +144,9 @@ func intersect(kids []*Set) *Set {
 // subtract is the objects of the first kid in none of the others.
 func subtract(kids []*Set) *Set {
 	first := kids[0]
+	if first.Empty() {
+		return typedNone(kids)
+	}
 	out := &Set{Interface: first.Interface}
 	for _, t := range first.Types {
 		var minus []*query.Filter
