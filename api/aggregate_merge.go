@@ -2,8 +2,8 @@ package api
 
 import (
 	"cmp"
-	"fmt"
 	"math/big"
+	"reflect"
 	"slices"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -167,7 +167,7 @@ func compareSortValue(a, b any, idA, idB string) int {
 			return cmp.Compare(ai, bi)
 		}
 	}
-	if fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b) {
+	if reflect.TypeOf(a) == reflect.TypeOf(b) {
 		return objects.Compare(a, b)
 	}
 	return cmp.Compare(idA, idB)

@@ -48,7 +48,7 @@ func (s *Server) multiSearchOf(d *setDecoder, set *wire.Set, pr pageRequest, sho
 	var sortText string
 	for i, typ := range set.Types {
 		v := d.views[typ]
-		ts := &typeSearch{view: v, shown: v.Type(), filter: set.Filters[typ]}
+		ts := &typeSearch{view: v, shown: v.Type(), filter: set.Filters[typ], at: i}
 		if set.Interface != "" {
 			var err error
 			if ts.shown, ts.names, err = d.InterfaceView(set.Interface, typ); err != nil {

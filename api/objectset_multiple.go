@@ -28,6 +28,7 @@ type typeSearch struct {
 	sort   []query.Sort // in the type's names
 	r      *renderer
 	layout *layout // of shown, when it is a view through an interface
+	at     int     // its position among the search's types: ties go to the first
 }
 
 // multiSearch is one page request over several types.
@@ -179,16 +180,7 @@ func (m *multiSearch) before(ta *typeSearch, a *indexer.Page, ja int, tb *typeSe
 			return c < 0
 		}
 	}
-	return m.indexOf(ta) < m.indexOf(tb)
-}
-
-func (m *multiSearch) indexOf(ts *typeSearch) int {
-	for i, t := range m.types {
-		if t == ts {
-			return i
-		}
-	}
-	return len(m.types)
+	return ta.at < tb.at
 }
 
 // appendJSON writes the page: data, nextPageToken, totalCount and extra.
