@@ -396,7 +396,10 @@ func (s *Server) aggregateObjectSet(r *http.Request) (any, error) {
 	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
-	d, set, err := s.decodeObjectSet(r, req.ObjectSet)
+	if req.TransactionID != "" {
+		return nil, refusedParameter("transactionId", req.TransactionID)
+	}
+	d, set, err := s.decodeObjectSet(r, req.ObjectSet, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -27,3 +27,9 @@ func TokenValues(tok string) ([]string, bool) {
 // SetCertCheckInterval sets how often handshakes look whether the TLS
 // files changed (a second in production).
 func SetCertCheckInterval(s *Server, d time.Duration) { s.certs.every.Store(int64(d)) }
+
+// SetListingsClock replaces the clock of the snapshot listings' retention.
+func SetListingsClock(s *Server, now func() time.Time) { s.listings.now = now }
+
+// HeldListings is the number of snapshot listings s holds.
+func HeldListings(s *Server) int { return s.listings.held() }

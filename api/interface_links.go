@@ -33,7 +33,7 @@ func (s *Server) listInterfaceLinkedObjects(r *http.Request) (any, error) {
 	rid := wire.ObjectRIDPrefix + typ + "." + objects.DocID(key)
 	raw, _ := json.Marshal(map[string]any{"type": "interfaceLinkSearchAround", "interfaceLink": pathParam(r, "interfaceLinkType"),
 		"objectSet": map[string]any{"type": "asType", "entityType": iface, "objectSet": map[string]any{"type": "static", "objects": []string{rid}}}})
-	d, set, err := s.decodeObjectSet(r, raw)
+	d, set, err := s.decodeObjectSet(r, raw, nil)
 	if err != nil {
 		return nil, err
 	}

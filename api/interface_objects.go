@@ -147,23 +147,34 @@ func (s *Server) loadSetPage(r *http.Request, shown shownAs) (*multiPage, *wire.
 	if err != nil {
 		return nil, nil, err
 	}
-	d, set, err := s.decodeObjectSet(r, req.ObjectSet)
+	l, token, err := s.listings.begin(req.Snapshot, req.PageToken)
 	if err != nil {
 		return nil, nil, err
 	}
+	d, set, err := s.decodeObjectSet(r, req.ObjectSet, l)
+	if err != nil {
+		s.listings.finish(l, nil, nil)
+		return nil, nil, err
+	}
 	defer d.release()
+	var page *multiPage
+	defer func() { s.listings.finish(l, d.views, page.nextOf()) }()
 	v2, err := parseSelectV2(req.SelectV2)
 	if err != nil {
 		return nil, nil, err
 	}
-	pr := pageRequest{orderBy: req.OrderBy, selectOf: append(req.Select, v2...), pageSize: size, pageToken: req.PageToken,
+	pr := pageRequest{orderBy: req.OrderBy, selectOf: append(req.Select, v2...), pageSize: size, pageToken: token,
 		excludeRID: req.ExcludeRid, fpKey: compact(req.ObjectSet)}
 	m, err := s.multiSearchOf(d, set, pr, shown)
 	if err != nil {
 		return nil, nil, err
 	}
-	page, err := s.runMultiSearch(r.Context(), m)
-	return page, set, err
+	page, err = s.runMultiSearch(r.Context(), m)
+	if err != nil {
+		page = nil
+		return nil, nil, err
+	}
+	return page, set, nil
 }
 
 // loadObjectsMultipleObjectTypes is POST
@@ -229,7 +240,7 @@ func (s *Server) interfaceRouteSet(r *http.Request, where json.RawMessage, only 
 	if !wire.IsNull(where) {
 		raw, _ = json.Marshal(map[string]any{"type": "filter", "objectSet": raw, "where": where})
 	}
-	d, set, err := s.decodeObjectSet(r, raw)
+	d, set, err := s.decodeObjectSet(r, raw, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -30,9 +30,8 @@ type objectTypeFullMetadata struct {
 }
 
 // getObjectTypeFullMetadata is GET /objectTypes/{objectType}/fullMetadata.
-// The client always sends preview=true, and branch= when it is configured
-// with a branch; ontoindex has neither previews nor branches, so both are
-// ignored, as they are on loadObjects and aggregate.
+// The client always sends preview=true, which is ignored (ontoindex has
+// no previews); a branch= it sends is refused (branches.go).
 func (s *Server) getObjectTypeFullMetadata(r *http.Request) (any, error) {
 	t, err := s.pathObjectType(r)
 	if err != nil {

@@ -362,8 +362,7 @@ func (s *Server) listInterfaceTypes(r *http.Request) (any, error) {
 }
 
 // getInterfaceType is GET /interfaceTypes/{interfaceType}: InterfaceType.
-// The client sends preview=true and branch=; both are ignored, as on
-// fullMetadata.
+// preview=true is ignored and branch= refused, as on fullMetadata.
 func (s *Server) getInterfaceType(r *http.Request) (any, error) {
 	iface, err := s.pathInterface(r)
 	if err != nil {

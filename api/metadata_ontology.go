@@ -47,7 +47,7 @@ func (s *Server) newOntologyMetadata() *ontologyFullMetadata {
 }
 
 // getOntologyFullMetadata is GET /fullMetadata: every object type and
-// interface the principal sees (branch= is ignored).
+// interface the principal sees (a branch= is refused: branches.go).
 func (s *Server) getOntologyFullMetadata(r *http.Request) (any, error) {
 	if err := s.checkOntology(r); err != nil {
 		return nil, err

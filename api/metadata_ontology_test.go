@@ -158,7 +158,7 @@ func TestOntologyFullMetadata(t *testing.T) {
 		{ordersOnlyToken, []string{"Order"}, []string{"Billable", "Named"}, "what the token sees"},
 	} {
 		t.Run(c.description, func(t *testing.T) {
-			m := e.do(t, http.MethodGet, ontologyPath+"/fullMetadata?branch=master", c.token, nil).json(t)
+			m := e.do(t, http.MethodGet, ontologyPath+"/fullMetadata", c.token, nil).json(t)
 			if got := keys(m); !slices.Equal(got, []string{"actionTypes", "interfaceTypes", "objectTypes", "ontology", "queryTypes", "sharedPropertyTypes", "valueTypes"}) {
 				t.Errorf("fields %v", got)
 			}

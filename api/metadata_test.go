@@ -67,7 +67,7 @@ func TestFullMetadata(t *testing.T) {
 	for typ, wantLinks := range want {
 		for _, ont := range []string{"demo", rid} {
 			path := "/api/v2/ontologies/" + url.PathEscape(ont) + "/objectTypes/" + typ
-			m := e.ok(t, http.MethodGet, path+"/fullMetadata?preview=true&branch=ri.branch.main.branch.1", nil)
+			m := e.ok(t, http.MethodGet, path+"/fullMetadata?preview=true", nil)
 			ot := m["objectType"].(map[string]any)
 			if plain := e.ok(t, http.MethodGet, path, nil); !reflect.DeepEqual(ot, plain) {
 				t.Errorf("%s: objectType differs from GET objectTypes/%s:\n%v\n%v", typ, typ, ot, plain)

@@ -175,6 +175,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			ctx = context.WithValue(ctx, keyRequestInfo, info)
 		}
 		info.principal = p
+		if err := refuseBranches(r); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 		if r.ContentLength > s.cfg.MaxBodyBytes {
 			s.writeError(w, r, wire.Err(wire.NameRequestEntityTooLarge, map[string]any{"maxBytes": s.cfg.MaxBodyBytes}))
 			return

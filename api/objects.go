@@ -234,16 +234,29 @@ type searchRequest struct {
 
 // searchObjects is POST /objects/{objectType}/search.
 func (s *Server) searchObjects(r *http.Request) (any, error) {
-	v, err := s.typeView(r)
-	if err != nil {
+	if err := s.checkOntology(r); err != nil {
 		return nil, err
 	}
-	defer v.Release()
-	t := v.Type()
 	var req searchRequest
 	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
+	l, token, err := s.listings.begin(req.Snapshot, req.PageToken)
+	if err != nil {
+		return nil, err
+	}
+	// The type's view through a decoder, which opens it from the listing's
+	// snapshot on a later page of a snapshot listing.
+	d := &setDecoder{s: s, r: r, listing: l}
+	v, err := d.open(pathParam(r, "objectType"), false)
+	if err != nil {
+		s.listings.finish(l, nil, nil)
+		return nil, err
+	}
+	defer d.release()
+	var page *objectPage
+	defer func() { s.listings.finish(l, d.views, page.nextOf()) }()
+	t := v.Type()
 	size, err := s.bodyPageSize(req.PageSize)
 	if err != nil {
 		return nil, err
@@ -256,9 +269,13 @@ func (s *Server) searchObjects(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := searchSpec{where: where, sort: order, pageSize: size, pageToken: req.PageToken, sel: sel, excludeRID: req.ExcludeRid,
+	spec := searchSpec{where: where, sort: order, pageSize: size, pageToken: token, sel: sel, excludeRID: req.ExcludeRid,
 		fp: wire.Fingerprint("search", t.APIName, compact(req.Where), sortKey(order))}
-	return s.runSearch(r.Context(), v, spec)
+	page, err = s.runSearch(r.Context(), v, spec)
+	if err != nil {
+		return nil, err
+	}
+	return page, nil
 }
 
 // compact is the canonical form of a JSON value for fingerprints.

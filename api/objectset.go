@@ -26,6 +26,7 @@ type setDecoder struct {
 	view       *indexer.View // of a set of one type
 	wd         *wire.WhereDecoder
 	ifaceViews map[string]interfaceView // objectset_interfaces.go
+	listing    *listing                 // of a page of a snapshot listing: its views come from there
 }
 
 // open returns the view of an object type the principal may see; internal
@@ -34,14 +35,20 @@ func (d *setDecoder) open(name string, internal bool) (*indexer.View, error) {
 	if v, ok := d.views[name]; ok {
 		return v, nil
 	}
-	var v *indexer.View
-	var err error
-	if internal {
+	v, held, err := d.s.listings.view(d.listing, name)
+	switch {
+	case held && err == nil && !internal:
+		_, err = d.s.typeName(d.r, name) // the token may still see it
+		if err != nil {
+			v.Release()
+		}
+	case held:
+	case internal:
 		v, err = d.s.engine.View(name)
 		if errors.Is(err, indexer.ErrNotBuilt) {
 			err = wire.Err(wire.NameObjectTypeNotSynced, map[string]any{"objectType": name})
 		}
-	} else {
+	default:
 		v, err = d.s.view(d.r, name)
 	}
 	if err != nil {
@@ -74,11 +81,12 @@ var _ wire.Resolver = (*setDecoder)(nil)
 
 // decodeObjectSet decodes an object set of a request; the caller
 // releases the decoder's views.
-func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDecoder, *wire.Set, error) {
+// A page of a snapshot listing (l) opens its views there.
+func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage, l *listing) (*setDecoder, *wire.Set, error) {
 	if wire.IsNull(raw) {
 		return nil, nil, wire.BadSet("objectSet is required")
 	}
-	d := &setDecoder{s: s, r: r, wd: &wire.WhereDecoder{MaxDepth: s.cfg.MaxWhereDepth, MaxClauses: s.cfg.MaxWhereClauses}}
+	d := &setDecoder{s: s, r: r, wd: &wire.WhereDecoder{MaxDepth: s.cfg.MaxWhereDepth, MaxClauses: s.cfg.MaxWhereClauses}, listing: l}
 	set, err := (&wire.SetDecoder{Resolver: d, Where: d.wd}).Decode(raw, 1)
 	if err != nil {
 		d.release()
@@ -90,8 +98,8 @@ func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDeco
 // decodeSingleSet decodes an object set that must read one object type
 // (or none: an empty static set, whose view is nil), for an endpoint
 // that serves one type.
-func (s *Server) decodeSingleSet(r *http.Request, raw json.RawMessage, endpoint string) (*setDecoder, *query.Filter, error) {
-	d, set, err := s.decodeObjectSet(r, raw)
+func (s *Server) decodeSingleSet(r *http.Request, raw json.RawMessage, endpoint string, l *listing) (*setDecoder, *query.Filter, error) {
+	d, set, err := s.decodeObjectSet(r, raw, l)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -134,24 +142,32 @@ func (s *Server) loadObjectSet(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, c, err := s.decodeSingleSet(r, req.ObjectSet, "loadObjects")
+	l, token, err := s.listings.begin(req.Snapshot, req.PageToken)
 	if err != nil {
 		return nil, err
 	}
+	d, c, err := s.decodeSingleSet(r, req.ObjectSet, "loadObjects", l)
+	if err != nil {
+		s.listings.finish(l, nil, nil)
+		return nil, err
+	}
 	defer d.release()
+	var page *objectPage
+	defer func() { s.listings.finish(l, d.views, page.nextOf()) }()
 	if d.view == nil {
 		// The set is empty and has no type: there is nothing to check select
 		// and orderBy against.
-		return &objectPage{securities: true}, nil
+		page = &objectPage{securities: true}
+		return page, nil
 	}
 	t := d.view.Type()
 	order, sel, err := orderAndSelect(t, req.OrderBy, req.Select, req.SelectV2)
 	if err != nil {
 		return nil, err
 	}
-	spec := searchSpec{where: c, sort: order, pageSize: size, pageToken: req.PageToken, sel: sel, excludeRID: req.ExcludeRid,
+	spec := searchSpec{where: c, sort: order, pageSize: size, pageToken: token, sel: sel, excludeRID: req.ExcludeRid,
 		fp: wire.Fingerprint("objectSet", t.APIName, compact(req.ObjectSet), sortKey(order))}
-	page, err := s.runSearch(r.Context(), d.view, spec)
+	page, err = s.runSearch(r.Context(), d.view, spec)
 	if err != nil {
 		return nil, err
 	}

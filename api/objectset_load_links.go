@@ -67,7 +67,7 @@ func (s *Server) loadObjectSetLinks(r *http.Request) (any, error) {
 	if len(req.Links) == 0 {
 		return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "links must name at least one link type"})
 	}
-	d, f, err := s.decodeSingleSet(r, req.ObjectSet, "loadLinks")
+	d, f, err := s.decodeSingleSet(r, req.ObjectSet, "loadLinks", nil)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 
 	"github.com/ontoindex/ontoindex/api/serverconfig"
 )
@@ -57,9 +58,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// websockets, which Shutdown does not wait for, once Serve returns.
 	hubCtx, stopHub := context.WithCancel(context.Background())
 	waitHub := s.stream.start(hubCtx)
+	// So do the snapshots of listings, which it releases when it returns.
+	var listings sync.WaitGroup
+	listings.Go(func() { s.listings.run(hubCtx) })
 	defer func() {
 		stopHub()
 		waitHub()
+		listings.Wait()
 	}()
 	errc := make(chan error, 1)
 	go func() {

@@ -79,6 +79,9 @@ type Server struct {
 	stream  *streamHub    // stream_hub.go
 	// temporary holds the object sets of createTemporary (temporary_sets.go).
 	temporary *temporarySets
+	// listings holds the snapshots of listings with snapshot: true
+	// (snapshot_listings.go).
+	listings *snapshotListings
 }
 
 // New returns a server over engine, configured by the server and auth
@@ -117,6 +120,7 @@ func New(engine Engine, opts Options) (*Server, error) {
 	}
 	s.stream = newStreamHub(s, s.cfg.Subscriptions, sm)
 	s.temporary = newTemporarySets(s.cfg.TemporaryObjectSets)
+	s.listings = newSnapshotListings(s.cfg.SnapshotListings)
 	s.handler = s.routes()
 	return s, nil
 }

@@ -129,7 +129,7 @@ func (s *Server) createTemporaryObjectSet(r *http.Request) (any, error) {
 	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
-	d, _, err := s.decodeObjectSet(r, req.ObjectSet)
+	d, _, err := s.decodeObjectSet(r, req.ObjectSet, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,10 @@ var (
 	ErrIncrementalRequired = errors.New("a full build is needed but requireIncremental is set")
 	// ErrSnapshotNotFound: the requested snapshot is not in the table.
 	ErrSnapshotNotFound = errors.New("snapshot not found")
+	// ErrStoreMoved: a held snapshot whose objects are read from the
+	// store (Snapshot.Readable is false) can no longer be read, because a
+	// build has committed since it was held (HeldSnapshot.View).
+	ErrStoreMoved = errors.New("the store has moved past the held snapshot")
 )
 
 // ErrorInfo is an error as builds and status report it.

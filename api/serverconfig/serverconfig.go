@@ -69,6 +69,9 @@ type Server struct {
 	// TemporaryObjectSets configures the object sets createTemporary
 	// stores (temporary_sets.go).
 	TemporaryObjectSets TemporaryObjectSets `yaml:"temporaryObjectSets" json:"temporaryObjectSets"`
+	// SnapshotListings configures the snapshots held for listings with
+	// snapshot: true (snapshot_listings.go).
+	SnapshotListings SnapshotListings `yaml:"snapshotListings" json:"snapshotListings"`
 }
 
 // Server defaults.
@@ -214,6 +217,7 @@ func Validate(s *Server, a *Auth, isType func(apiName string) bool) []error {
 	errs = append(errs, validateConnection(s)...)
 	errs = append(errs, s.Subscriptions.validate()...)
 	errs = append(errs, s.TemporaryObjectSets.validate()...)
+	errs = append(errs, s.SnapshotListings.validate()...)
 
 	names := map[string]int{}
 	digests := map[[sha256.Size]byte]int{}

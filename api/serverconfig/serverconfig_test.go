@@ -37,6 +37,7 @@ func TestValidate_defaults(t *testing.T) {
 		Subscriptions: serverconfig.Subscriptions{MaxPerConnection: 1000, MaxTotal: 100_000, MaxConnections: 10_000,
 			MaxMessageBytes: 8 << 20, QueueLength: 256, Heartbeat: 30 * time.Second, WriteTimeout: 30 * time.Second},
 		TemporaryObjectSets: serverconfig.TemporaryObjectSets{Expiry: time.Hour, MaxSets: 10_000, MaxBytes: 64 << 20},
+		SnapshotListings:    serverconfig.SnapshotListings{Retention: 5 * time.Minute, MaxListings: 1000},
 	}
 	if !reflect.DeepEqual(cfg.Server, want) {
 		t.Fatalf("got %+v\nwant %+v", cfg.Server, want)

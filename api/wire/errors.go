@@ -111,6 +111,7 @@ const (
 	NameInvalidPropertyValue        Name = "InvalidPropertyValue"
 	NameInvalidPageSize             Name = "InvalidPageSize"
 	NameInvalidPageToken            Name = "InvalidPageToken"
+	NameListingSnapshotExpired      Name = "ListingSnapshotExpired"
 	NameInvalidFields               Name = "InvalidFields"
 	NameInvalidSortOrder            Name = "InvalidSortOrder"
 	NameInvalidOrderType            Name = "InvalidOrderType"
@@ -192,6 +193,7 @@ var table = map[Name]errorKind{
 	NameInvalidPropertyValue:        {codeInvalidArgument, "a primary key or object rid does not fit its property type"},
 	NameInvalidPageSize:             {codeInvalidArgument, "pageSize is outside 1..server.maxPageSize"},
 	NameInvalidPageToken:            {codeInvalidArgument, "pageToken is not a page token, or was returned for another request"},
+	NameListingSnapshotExpired:      {codeInvalidArgument, "pageToken of a listing with snapshot: true whose snapshot is no longer held (server.snapshotListings); start the listing again"},
 	NameInvalidFields:               {codeInvalidArgument, "orderBy must read properties.<p>[:asc|:desc] or p.<p>[:asc|:desc]"},
 	NameInvalidSortOrder:            {codeInvalidArgument, "sort direction is neither asc nor desc"},
 	NameInvalidOrderType:            {codeInvalidArgument, "orderType other than fields"},
