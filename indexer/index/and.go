@@ -105,10 +105,42 @@ func (n *andNode) plan() (sets []node, others []node) {
 	return sets, others
 }
 
+// driver returns the first of others when it is a range so much smaller
+// than the smallest set that intersecting from its documents is cheaper
+// than intersecting the sets: a narrow range ANDed with keywords then
+// costs the range, not the keywords' sizes, whatever the table's size.
+func (n *andNode) driver(sets, others []node) *runsNode {
+	if len(others) == 0 {
+		return nil
+	}
+	r, ok := others[0].(*runsNode)
+	if !ok {
+		return nil
+	}
+	smallest := float64(n.s.alive.GetCardinality())
+	for _, k := range sets {
+		if _, neg, _ := setOf(k); !neg {
+			smallest = math.Min(smallest, k.est())
+		}
+	}
+	if r.est()*4 >= smallest {
+		return nil
+	}
+	return r
+}
+
 func (n *andNode) mcost() float64 {
 	sets, others := n.plan()
 	total := math.Max(float64(n.s.alive.GetCardinality()), 1)
 	card, cost := -1.0, 0.0
+	if d := n.driver(sets, others); d != nil {
+		card, cost = d.est(), math.Min(d.est()*costSort, float64(n.s.maxDoc)/64*costWord+d.est()*costSet)
+		for _, k := range sets {
+			cost += card * costContains
+			card *= k.est() / total
+		}
+		sets, others = nil, others[1:]
+	}
 	for _, k := range sets {
 		if card < 0 {
 			card = k.est()
@@ -148,7 +180,7 @@ func (n *andNode) bitmap(x *exec) (*roaring.Bitmap, error) {
 func (n *andNode) useDense() bool {
 	words := math.Max(float64(n.s.maxDoc)/64, 1)
 	sets, others := n.plan()
-	if len(sets) == 0 {
+	if len(sets) == 0 || n.driver(sets, others) != nil {
 		return false
 	}
 	denseCost, sparseCost := 0.0, 0.0
@@ -229,6 +261,17 @@ func (n *andNode) dense(x *exec) (dense, error) {
 func (n *andNode) eval(x *exec, countOnly bool) (*roaring.Bitmap, int64, error) {
 	sets, others := n.plan()
 	var base *roaring.Bitmap
+	if d := n.driver(sets, others); d != nil {
+		// The sets then intersect the range's few documents.
+		bm, err := d.bitmap(x)
+		if err != nil {
+			return nil, 0, err
+		}
+		base, others = bm, others[1:]
+		if len(sets) == 0 && len(others) == 0 {
+			return base, int64(base.GetCardinality()), nil
+		}
+	}
 	for i, k := range sets {
 		s, neg, _ := setOf(k)
 		bm := s.bm

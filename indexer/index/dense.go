@@ -2,6 +2,7 @@ package index
 
 import (
 	"math/bits"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -94,6 +95,42 @@ func (x *exec) denseRuns(o *order, runs []run) dense {
 		})
 	}
 	return w
+}
+
+// runsBitmap is the documents of runs as a bitmap, sorted rather than set
+// in a dense bitset: for runs much smaller than the snapshot.
+func runsBitmap(o *order, runs []run) *roaring.Bitmap {
+	var docs []uint32
+	for _, r := range runs {
+		o.eachBlock(r.lo, r.hi, func(ds []uint32) bool {
+			docs = append(docs, ds...)
+			return true
+		})
+	}
+	slices.Sort(docs)
+	bm := roaring.New()
+	bm.AddMany(docs)
+	return bm
+}
+
+// countRunsTest counts the documents of runs that pass test.
+func countRunsTest(x *exec, o *order, runs []run, test func(uint32) bool) (int64, error) {
+	var n int64
+	var err error
+	for _, r := range runs {
+		o.eachBlock(r.lo, r.hi, func(docs []uint32) bool {
+			if err = x.tick(); err != nil {
+				return false
+			}
+			for _, d := range docs {
+				if test(d) {
+					n++
+				}
+			}
+			return true
+		})
+	}
+	return n, err
 }
 
 // countRunsIn counts the documents of runs whose bit is set in w.

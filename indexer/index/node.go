@@ -20,6 +20,8 @@ const (
 	costScan     = 3   // iterating a bitmap, sequential column reads
 	costVerify   = 400 // analyzing a stored text to check a phrase
 	costHeap     = 12  // a top-k heap step
+	costSort     = 20  // sorting a document into a bitmap (n log n, small n)
+	costWord     = 6   // clearing, filling and converting a word of a dense bitset
 )
 
 type node interface {
@@ -168,7 +170,17 @@ func (n *runsNode) est() float64 {
 }
 
 func (n *runsNode) bitmap(x *exec) (*roaring.Bitmap, error) {
+	if n.sparse(x.s) {
+		return runsBitmap(n.pi.order, n.runs), nil
+	}
 	return roaring.FromDense(x.denseRuns(n.pi.order, n.runs), false), nil
+}
+
+// sparse reports whether the runs hold so few documents that sorting them
+// costs less than a dense bitset of the whole snapshot, which is what
+// keeps a narrow range's cost off the table's size.
+func (n *runsNode) sparse(s *Snapshot) bool {
+	return n.est()*costSort < float64(s.maxDoc)/64*costWord
 }
 
 func (n *runsNode) test(d uint32) bool {

@@ -90,6 +90,17 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 			total = u.count()
 			break
 		}
+		if pl.bounded && testAlongRange(s, pl) {
+			// A narrow range: counted by testing its documents, which
+			// costs the range, where a dense residual costs the table.
+			if docs, err = s.walk(x, pl, so, after, k); err != nil {
+				return nil, err
+			}
+			if total, err = countRunsTest(x, pl.pi.order, []run{{pl.lo, pl.hi}}, pl.residual.test); err != nil {
+				return nil, err
+			}
+			break
+		}
 		// A residual that is cheap as a dense bitset is tested by bits,
 		// and counted along the walked range.
 		rw, ok, err := x.denseNode(pl.residual, pl.bounded)
@@ -205,10 +216,22 @@ func (s *Snapshot) choose(x *exec, root node, so *sorter, k int, force Plan) wal
 		walkCost += w.residual.mcost() // the null phase collects
 	}
 	collectCost := root.mcost() + root.est()*costHeap
-	if walkCost+countCost(root) < collectCost {
+	count := countCost(root)
+	if w.bounded && testAlongRange(s, w) {
+		count = span * (w.residual.tcost() + costScan) // as search counts it
+	}
+	if walkCost+count < collectCost {
 		return w
 	}
 	return collect
+}
+
+// testAlongRange reports whether a walk bounded by a range counts its
+// matches more cheaply by testing the residual on each document of the
+// range than through a dense bitset of the residual over the snapshot.
+func testAlongRange(s *Snapshot, w walkPlan) bool {
+	span := float64(max(w.hi-w.lo, 0))
+	return span*(w.residual.tcost()+costScan) < float64(s.maxDoc)/64*costWord*2
 }
 
 // countCost is what counting a node costs beyond what walking it shares.
