@@ -118,6 +118,9 @@ const (
 // DefaultRole is the search role a property of type t gets when the config
 // does not name one.
 func DefaultRole(t DataType) SearchRole {
+	if t.Kind == KindStruct {
+		return SearchNone // its fields are indexed, each by its own type
+	}
 	switch k := t.Primitive().Kind; {
 	case k == KindString:
 		return SearchText
@@ -135,6 +138,9 @@ func DefaultRole(t DataType) SearchRole {
 
 // rolesFor lists the roles a type may take.
 func rolesFor(t DataType) []SearchRole {
+	if t.Kind == KindStruct {
+		return []SearchRole{SearchNone}
+	}
 	switch k := t.Primitive().Kind; {
 	case k == KindString:
 		return []SearchRole{SearchText, SearchKeyword, SearchNone}
