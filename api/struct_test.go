@@ -48,7 +48,7 @@ func TestStruct_objects(t *testing.T) {
 	e := mustStoreEnv(t)
 	want := map[string]string{
 		"s1": `{"area":12.5,"city":"Lyon","opened":"2020-02-10","street":"1 Main Street","zip":10111}`,
-		"s3": ``, // a null struct: no address key
+		"s3": ``,                                                                         // a null struct: no address key
 		"s5": `{"area":62.5,"opened":"2020-07-19","street":"5 Main Street","zip":10555}`, // a null field: no key
 		"s7": `{"area":87.5,"city":"Lyon","opened":"2020-10-07","street":"7 Main Street"}`,
 	}
@@ -143,8 +143,8 @@ func TestStruct_where(t *testing.T) {
 	}
 	failures := []struct {
 		name, where string
-		status     int
-		error      string
+		status      int
+		error       string
 	}{
 		{"eq on the struct", `{"type":"eq","field":"address","value":"x"}`, 400, "PropertiesNotSearchable"},
 		{"unknown field", `{"type":"eq","propertyIdentifier":` + field("country") + `,"value":"x"}`, 404, "PropertiesNotFound"},

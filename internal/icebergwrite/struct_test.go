@@ -30,7 +30,7 @@ func TestAppend_struct(t *testing.T) {
 	tbl, err = icebergwrite.Append(ctx, tbl, icebergwrite.Values(
 		[]any{int64(1), map[string]any{"city": "Paris", "zip": 75001}},
 		[]any{int64(2), map[string]any{"city": "Lyon"}}, // a missing field is null
-		[]any{int64(3), nil},                            // a null struct
+		[]any{int64(3), nil}, // a null struct
 	))
 	if err != nil {
 		t.Fatal(err)
