@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/iceberg-go"
@@ -13,6 +14,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // mustStoreEnv is mustEnv with apidemo's Store served too: a struct
@@ -246,5 +248,62 @@ func TestStruct_incremental(t *testing.T) {
 	got := e.ok(t, http.MethodGet, ontologyPath+"/objects/Store/s3", nil)["address"]
 	if !reflect.DeepEqual(got, jsonOf(t, `{"city":"Paris","zip":75001}`)) {
 		t.Errorf("s3 address = %v", got)
+	}
+}
+
+// TestStruct_nestedRefused builds types over a real table whose structs
+// nest a struct, a list and a map: each mapped one fails the build with
+// an error naming the column and the field; left to the defaults, the
+// columns are skipped and the struct of scalars is kept.
+func TestStruct_nestedRefused(t *testing.T) {
+	ctx := context.Background()
+	sc := iceberg.NewSchemaWithIdentifiers(1, []int{1},
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "geo", Type: &iceberg.StructType{FieldList: []iceberg.NestedField{
+			{ID: 3, Name: "point", Type: &iceberg.StructType{FieldList: []iceberg.NestedField{{ID: 4, Name: "x", Type: iceberg.PrimitiveTypes.Float64}}}},
+		}}},
+		iceberg.NestedField{ID: 5, Name: "labels", Type: &iceberg.StructType{FieldList: []iceberg.NestedField{
+			{ID: 6, Name: "names", Type: &iceberg.ListType{ElementID: 7, Element: iceberg.PrimitiveTypes.String}},
+		}}},
+		iceberg.NestedField{ID: 8, Name: "attrs", Type: &iceberg.StructType{FieldList: []iceberg.NestedField{
+			{ID: 9, Name: "extra", Type: &iceberg.MapType{KeyID: 10, KeyType: iceberg.PrimitiveTypes.String, ValueID: 11, ValueType: iceberg.PrimitiveTypes.String}},
+		}}},
+		iceberg.NestedField{ID: 12, Name: "place", Type: &iceberg.StructType{FieldList: []iceberg.NestedField{
+			{ID: 13, Name: "city", Type: iceberg.PrimitiveTypes.String},
+		}}},
+	)
+	mapped := func(name, column string) objects.TypeSpec {
+		return objects.TypeSpec{APIName: name, Table: "warehouse.demo.nested",
+			Properties: map[string]objects.PropertySpec{"id": {Column: "id"}, column: {Column: column}}}
+	}
+	e := mustEnv(t, func(cfg *config.Config) {
+		w, err := icebergtest.NewWarehouse(cfg.Catalogs["warehouse"].Properties["warehouse"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.WriteTable(ctx, "demo.nested", sc, nil, []icebergtest.Row{{"id": int64(1), "place": map[string]any{"city": "Rome"}}}); err != nil {
+			t.Fatal(err)
+		}
+		cfg.ObjectTypes = append(cfg.ObjectTypes, mapped("Geo", "geo"), mapped("Labels", "labels"), mapped("Attrs", "attrs"),
+			objects.TypeSpec{APIName: "Nested", Table: "warehouse.demo.nested"})
+	})
+	for _, tt := range []struct{ typ, want string }{
+		{"Geo", `Geo.properties.geo.column: column "geo" is a struct whose field "point" is a struct (struct fields must be scalars`},
+		{"Labels", `Labels.properties.labels.column: column "labels" is a struct whose field "names" is a list`},
+		{"Attrs", `Attrs.properties.attrs.column: column "attrs" is a struct whose field "extra" is a map`},
+	} {
+		t.Run(tt.typ, func(t *testing.T) {
+			_, err := e.ix.Build(ctx, tt.typ, indexer.BuildOptions{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := e.ix.Build(ctx, "Nested", indexer.BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	o := e.ok(t, http.MethodGet, ontologyPath+"/objects/Nested/1", nil)
+	if _, ok := o["geo"]; ok || !reflect.DeepEqual(o["place"], map[string]any{"city": "Rome"}) {
+		t.Errorf("defaulted Nested = %v, want place only", o)
 	}
 }
