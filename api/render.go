@@ -201,7 +201,7 @@ func (r *renderer) appendRow(b []byte, key []byte, rw row) []byte {
 			}
 		default:
 			p := &r.t.Properties[f.prop]
-			if r.sel != nil && !r.sel[p.APIName] {
+			if r.sel != nil && !r.sel[p.APIName] && !r.fieldSelected(f.prop) {
 				continue
 			}
 			list := rw.cell(f.prop, &sc)

@@ -27,13 +27,18 @@ func structLayout(t *objects.Type) map[int][]int {
 }
 
 // appendStruct writes the value of struct property i of a row: an object
-// of its non-null fields, each read from the field's hidden property
-// (objects/struct.go) and written as a property of its type is.
+// of its non-null fields (the selected ones, when the selection names
+// fields rather than the struct), each read from the field's hidden
+// property (objects/struct.go) and written as a property of its type is.
 func (r *renderer) appendStruct(b []byte, rw row, i int, sc *objects.Scalar) []byte {
 	b = append(b, '{')
 	first := true
+	whole := r.sel == nil || r.sel[r.t.Properties[i].APIName]
 	for _, j := range r.structs[i] {
 		f := &r.t.Properties[j]
+		if !whole && !r.sel[f.APIName] {
+			continue
+		}
 		if list := rw.cell(j, sc); list != nil || sc.Null {
 			continue // fields are scalars; a list cannot be here
 		}
@@ -44,4 +49,16 @@ func (r *renderer) appendStruct(b []byte, rw row, i int, sc *objects.Scalar) []b
 		b = appendScalar(append(appendString(b, f.Field), ':'), f.Type, sc)
 	}
 	return append(b, '}')
+}
+
+// fieldSelected reports whether the selection names a field of struct
+// property i (selectV2 with a structField identifier, or select
+// "address.city"): the struct is then written with those fields only.
+func (r *renderer) fieldSelected(i int) bool {
+	for _, j := range r.structs[i] {
+		if r.sel[r.t.Properties[j].APIName] {
+			return true
+		}
+	}
+	return false
 }

@@ -307,3 +307,35 @@ func TestStruct_nestedRefused(t *testing.T) {
 		t.Errorf("defaulted Nested = %v, want place only", o)
 	}
 }
+
+func TestStruct_select(t *testing.T) {
+	e := mustStoreEnv(t)
+	for _, tt := range []struct {
+		name string
+		body map[string]any
+		want string
+	}{
+		{"the struct", map[string]any{"select": []string{"address"}}, `{"area":12.5,"city":"Lyon","opened":"2020-02-10","street":"1 Main Street","zip":10111}`},
+		{"fields", map[string]any{"selectV2": []any{json.RawMessage(field("city")), json.RawMessage(field("zip"))}}, `{"city":"Lyon","zip":10111}`},
+		{"a dotted field", map[string]any{"select": []string{"address.street"}}, `{"street":"1 Main Street"}`},
+		{"another property", map[string]any{"select": []string{"name"}}, ``},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.body["where"] = where(`{"type":"eq","field":"storeId","value":"s1"}`)
+			objs, _ := e.search(t, "Store", tt.body)
+			if len(objs) != 1 {
+				t.Fatalf("objects = %v", objs)
+			}
+			address, ok := objs[0]["address"]
+			if tt.want == "" {
+				if ok {
+					t.Errorf("address = %v, want none", address)
+				}
+				return
+			}
+			if !reflect.DeepEqual(address, jsonOf(t, tt.want)) {
+				t.Errorf("address = %v, want %s", address, tt.want)
+			}
+		})
+	}
+}
