@@ -181,11 +181,14 @@ type propertyV2 struct {
 
 func (s *Server) renderType(t *objects.Type) objectTypeV2 {
 	props := make(map[string]propertyV2, len(t.Properties))
-	for _, p := range t.Properties {
+	for i, p := range t.Properties {
+		if p.Hidden() {
+			continue // a struct's field: in its struct's dataType
+		}
 		props[p.APIName] = propertyV2{
 			Description: p.Description,
 			DisplayName: p.DisplayName,
-			DataType:    dataType(p.Type),
+			DataType:    propertyDataType(t, i),
 			RID:         propertyRIDPrefix + t.APIName + "." + p.APIName,
 			TypeClasses: []any{},
 			SearchRole:  string(p.Search),

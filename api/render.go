@@ -48,7 +48,9 @@ func fieldsOf(t *objects.Type) []field {
 	fs := []field{{name: "__apiName", prop: fieldAPIName}, {name: "__primaryKey", prop: fieldPrimaryKey},
 		{name: "__rid", prop: fieldRID}, {name: "__title", prop: fieldTitle}}
 	for i, p := range t.Properties {
-		fs = append(fs, field{name: p.APIName, prop: i})
+		if !p.Hidden() { // a struct's field is written inside its struct
+			fs = append(fs, field{name: p.APIName, prop: i})
+		}
 	}
 	slices.SortFunc(fs, func(a, b field) int {
 		switch {
@@ -72,11 +74,12 @@ type layout struct {
 	keys      []int // property positions of the primary key
 	title     int   // property position of the title; -1 when none
 	ridPrefix string
+	structs   map[int][]int // struct property position to its fields' positions (render_struct.go)
 }
 
 func layoutOf(t *objects.Type) *layout {
 	return &layout{t: t, fields: fieldsOf(t), keys: t.KeyIndexes(), title: t.TitleIndex(),
-		ridPrefix: wire.ObjectRIDPrefix + t.APIName}
+		ridPrefix: wire.ObjectRIDPrefix + t.APIName, structs: structLayout(t)}
 }
 
 // renderer writes the objects of one type.
@@ -198,11 +201,16 @@ func (r *renderer) appendRow(b []byte, key []byte, rw row) []byte {
 			}
 		default:
 			p := &r.t.Properties[f.prop]
-			if r.sel != nil && !r.sel[p.APIName] {
+			if r.sel != nil && !r.sel[p.APIName] && !r.fieldSelected(f.prop) {
 				continue
 			}
 			list := rw.cell(f.prop, &sc)
 			switch {
+			case p.Type.Kind == objects.KindStruct:
+				if !sc.Null {
+					sep()
+					b = r.appendStruct(append(b, f.json...), rw, f.prop, &sc)
+				}
 			case list != nil:
 				sep()
 				b = appendTyped(append(b, f.json...), p.Type, list)

@@ -8,22 +8,35 @@ import (
 )
 
 // Columns describes the top-level columns of an Iceberg schema for the
-// object layer. Struct, map, binary and other columns that cannot be
-// properties are marked Unsupported.
+// object layer. Map, binary and other columns that cannot be properties
+// are marked Unsupported; a struct column lists its fields.
 func Columns(sc *iceberg.Schema) []objects.Column {
 	fields := sc.Fields()
 	out := make([]objects.Column, 0, len(fields))
 	for _, f := range fields {
-		c := objects.Column{Name: f.Name, FieldID: f.ID, Required: f.Required}
-		t, why := dataType(f.Type)
-		if why != "" {
-			c.Unsupported = why
-		} else {
-			c.Type = t
-		}
-		out = append(out, c)
+		out = append(out, column(f))
 	}
 	return out
+}
+
+// column describes one field: a top-level column, or a field of a struct
+// column (described the same way, one level down).
+func column(f iceberg.NestedField) objects.Column {
+	c := objects.Column{Name: f.Name, FieldID: f.ID, Required: f.Required}
+	if st, ok := f.Type.(*iceberg.StructType); ok {
+		c.Type = objects.DataType{Kind: objects.KindStruct}
+		for _, sf := range st.FieldList {
+			c.Fields = append(c.Fields, column(sf))
+		}
+		return c
+	}
+	t, why := dataType(f.Type)
+	if why != "" {
+		c.Unsupported = why
+	} else {
+		c.Type = t
+	}
+	return c
 }
 
 // IdentifierColumns returns the names of the schema's identifier fields.

@@ -56,7 +56,7 @@ type Batch struct {
 func (c *Converter) Bind(rec arrow.RecordBatch) (*Batch, error) {
 	b := &Batch{c: c, gets: make([]getter, len(c.cols)), n: int(rec.NumRows())}
 	for i, ci := range c.cols {
-		g, err := makeGetter(rec.Column(ci), c.t.Properties[i].Type)
+		g, err := propertyGetter(rec.Column(ci), c.t.Properties[i])
 		if err != nil {
 			p := c.t.Properties[i]
 			return nil, &InvalidValueError{Property: p.APIName, Column: p.Column, Reason: err.Error()}

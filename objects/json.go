@@ -51,7 +51,11 @@ func JSONValue(t DataType, v any) any {
 func (t *Type) JSON(o *Object) map[string]any {
 	m := make(map[string]any, len(t.Properties)+3)
 	for i, p := range t.Properties {
-		if i >= len(o.Values) || o.Values[i] == nil {
+		if i >= len(o.Values) || o.Values[i] == nil || p.Hidden() {
+			continue
+		}
+		if p.Type.Kind == KindStruct {
+			m[p.APIName] = t.StructValue(i, o)
 			continue
 		}
 		m[p.APIName] = JSONValue(p.Type, o.Values[i])

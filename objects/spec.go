@@ -168,14 +168,24 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 	}
 	if len(s.Properties) == 0 {
 		for _, c := range columns {
-			if c.Unsupported != "" {
+			if c.Unsupported != "" || (c.Type.Kind == KindStruct && structUnsupported(c) != "") {
 				continue
 			}
 			if !propertyNamePattern.MatchString(c.Name) {
 				return nil, &FieldError{Field: s.APIName + ".properties",
 					Msg: fmt.Sprintf("column %q is not a valid property apiName; list the properties explicitly", c.Name)}
 			}
-			t.Properties = append(t.Properties, Property{APIName: c.Name, Column: c.Name, FieldID: c.FieldID, Type: c.Type, Search: DefaultRole(c.Type)})
+			p := Property{APIName: c.Name, Column: c.Name, FieldID: c.FieldID, Type: c.Type, Search: DefaultRole(c.Type)}
+			if c.Type.Kind == KindStruct {
+				p.Search = ""
+				ps, err := structProperties(s.APIName+".properties."+c.Name, p, c)
+				if err != nil {
+					return nil, err
+				}
+				t.Properties = append(t.Properties, ps...)
+				continue
+			}
+			t.Properties = append(t.Properties, p)
 		}
 	} else {
 		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
@@ -188,6 +198,15 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 			if c.Unsupported != "" {
 				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".column",
 					Msg: fmt.Sprintf("column %q of table %s is %s, which cannot be a property", c.Name, s.Table, c.Unsupported)}
+			}
+			if c.Type.Kind == KindStruct {
+				sp, err := structProperties(s.APIName+".properties."+name, Property{APIName: name, DisplayName: ps.DisplayName,
+					Description: ps.Description, Column: c.Name, FieldID: c.FieldID, Search: ps.Search}, c)
+				if err != nil {
+					return nil, err
+				}
+				t.Properties = append(t.Properties, sp...)
+				continue
 			}
 			role := ps.Search
 			if role == "" {
@@ -215,7 +234,7 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 	for _, kc := range keyCols {
 		prop, ok := "", false
 		for _, p := range t.Properties { // a column name first, then a property apiName
-			if p.Column == kc {
+			if p.Column == kc && !p.Hidden() {
 				prop, ok = p.APIName, true
 				break
 			}
@@ -232,7 +251,7 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("table %s has no column %q%s", s.Table, kc, suggest(kc, columnNames(columns)))}
 		}
 		p, _ := t.Property(prop)
-		if p.Type.Kind == KindList || p.Type.Kind == KindFloat || p.Type.Kind == KindDouble {
+		if p.Type.Kind == KindList || p.Type.Kind == KindStruct || p.Type.Kind == KindFloat || p.Type.Kind == KindDouble {
 			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("column %q of type %s cannot be part of a primary key", kc, p.Type)}
 		}
 		if slices.Contains(t.PrimaryKey, prop) {
@@ -262,6 +281,8 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 			names[i] = p.APIName
 		}
 		return nil, &FieldError{Field: s.APIName + ".titleProperty", Msg: fmt.Sprintf("%q is not a property of %s%s", t.TitleProperty, s.APIName, suggest(t.TitleProperty, names))}
+	} else if p, _ := t.Property(t.TitleProperty); p.Type.Kind == KindStruct {
+		return nil, &FieldError{Field: s.APIName + ".titleProperty", Msg: fmt.Sprintf("%q is a struct; a title is a scalar property", t.TitleProperty)}
 	}
 	return t, nil
 }

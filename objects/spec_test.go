@@ -11,7 +11,7 @@ func testColumns() []Column {
 		{Name: "customer_id", FieldID: 1, Type: DataType{Kind: KindLong}, Required: true},
 		{Name: "name", FieldID: 2, Type: DataType{Kind: KindString}},
 		{Name: "tags", FieldID: 3, Type: DataType{Kind: KindList, Elem: &DataType{Kind: KindString}}},
-		{Name: "address", FieldID: 4, Unsupported: "a struct"},
+		{Name: "attributes", FieldID: 4, Unsupported: "a map"},
 		{Name: "balance", FieldID: 5, Type: DataType{Kind: KindDecimal, Precision: 12, Scale: 2}},
 		{Name: "signup", FieldID: 6, Type: DataType{Kind: KindDate}},
 	}
@@ -28,7 +28,7 @@ func TestTypeSpec_Resolve(t *testing.T) {
 	}{
 		{name: "defaults", spec: TypeSpec{APIName: "Customer", Table: "w.s.c"}, ident: []string{"customer_id"},
 			check: func(t *testing.T, typ *Type) {
-				if len(typ.Properties) != 5 { // the struct column is skipped
+				if len(typ.Properties) != 5 { // the map column is skipped
 					t.Errorf("properties = %v", typ.Properties)
 				}
 				if typ.PrimaryKey[0] != "customer_id" || typ.TitleProperty != "customer_id" || typ.Properties[0].APIName != "customer_id" {
@@ -58,8 +58,8 @@ func TestTypeSpec_Resolve(t *testing.T) {
 			Properties: map[string]PropertySpec{"id": {Column: "customer_id"}, "name": {Column: "nmae"}}}, wantErr: `C.properties.name.column: table w.s.c has no column "nmae" (did you mean "name"?)`},
 		{name: "misspelled key column", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customerid"}},
 			wantErr: `C.primaryKey: table w.s.c has no column "customerid" (did you mean "customer_id"?)`},
-		{name: "struct column mapped", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customer_id"},
-			Properties: map[string]PropertySpec{"id": {Column: "customer_id"}, "addr": {Column: "address"}}}, wantErr: `column "address" of table w.s.c is a struct`},
+		{name: "map column mapped", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customer_id"},
+			Properties: map[string]PropertySpec{"id": {Column: "customer_id"}, "attrs": {Column: "attributes"}}}, wantErr: `column "attributes" of table w.s.c is a map`},
 		{name: "role does not fit", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customer_id"},
 			Properties: map[string]PropertySpec{"id": {Column: "customer_id"}, "n": {Column: "name", Search: SearchNumeric}}}, wantErr: "search role numeric does not fit"},
 		{name: "key not mapped", spec: TypeSpec{APIName: "C", Table: "w.s.c", PrimaryKey: []string{"customer_id"},

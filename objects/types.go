@@ -3,6 +3,7 @@ package objects
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -26,13 +27,14 @@ const (
 	KindTimestamp   // without zone, rendered as UTC
 	KindTimestampTZ // with zone, UTC
 	KindList
+	KindStruct // a struct column: the property holds presence, its fields are properties of their own (struct.go)
 )
 
 var kindNames = [...]string{
 	KindInvalid: "invalid", KindBoolean: "boolean", KindInteger: "integer", KindLong: "long",
 	KindFloat: "float", KindDouble: "double", KindDecimal: "decimal", KindString: "string",
 	KindUUID: "uuid", KindDate: "date", KindTime: "time", KindTimestamp: "timestamp",
-	KindTimestampTZ: "timestamptz", KindList: "list",
+	KindTimestampTZ: "timestamptz", KindList: "list", KindStruct: "struct",
 }
 
 func (k Kind) String() string {
@@ -83,10 +85,15 @@ func (t DataType) String() string {
 	return t.Kind.String()
 }
 
-// Primitive reports the element type of a list, or t itself.
+// Primitive reports the element type of a list, or t itself. A struct
+// property's own value is its presence (true, or null: struct.go), so its
+// primitive type is boolean and the engine indexes it as one.
 func (t DataType) Primitive() DataType {
 	if t.Kind == KindList && t.Elem != nil {
 		return *t.Elem
+	}
+	if t.Kind == KindStruct {
+		return DataType{Kind: KindBoolean}
 	}
 	return t
 }
@@ -111,6 +118,9 @@ const (
 // DefaultRole is the search role a property of type t gets when the config
 // does not name one.
 func DefaultRole(t DataType) SearchRole {
+	if t.Kind == KindStruct {
+		return SearchNone // its fields are indexed, each by its own type
+	}
 	switch k := t.Primitive().Kind; {
 	case k == KindString:
 		return SearchText
@@ -128,6 +138,9 @@ func DefaultRole(t DataType) SearchRole {
 
 // rolesFor lists the roles a type may take.
 func rolesFor(t DataType) []SearchRole {
+	if t.Kind == KindStruct {
+		return []SearchRole{SearchNone}
+	}
 	switch k := t.Primitive().Kind; {
 	case k == KindString:
 		return []SearchRole{SearchText, SearchKeyword, SearchNone}
@@ -144,14 +157,17 @@ func rolesFor(t DataType) []SearchRole {
 }
 
 // Column describes one top-level column of a table, as the object layer
-// needs it. Unsupported is set (with a reason) for struct, map, binary and
-// other columns that cannot be properties.
+// needs it. Unsupported is set (with a reason) for map, binary and other
+// columns that cannot be properties. A struct column has Fields, each
+// described as a column of its own (a field that cannot be a struct field,
+// a nested struct or a list, has Unsupported set).
 type Column struct {
 	Name        string
 	FieldID     int
 	Type        DataType
 	Required    bool
 	Unsupported string
+	Fields      []Column
 }
 
 // Property is one resolved property of an object type.
@@ -163,6 +179,12 @@ type Property struct {
 	FieldID     int        `json:"fieldId"`
 	Type        DataType   `json:"type"`
 	Search      SearchRole `json:"search"`
+	// Struct and Field are set on the property of one field of a struct
+	// property: the struct property's apiName and the field's name in the
+	// column (struct.go). Such a property is hidden from the API, which
+	// shows it as a field of its struct.
+	Struct string `json:"struct,omitempty"`
+	Field  string `json:"field,omitempty"`
 }
 
 // Searchable reports whether the property can be used in filters.
@@ -170,7 +192,7 @@ func (p Property) Searchable() bool { return p.Search != SearchNone }
 
 // Sortable reports whether results can be ordered by the property.
 func (p Property) Sortable() bool {
-	return p.Search != SearchNone && p.Type.Kind != KindList
+	return p.Search != SearchNone && p.Type.Kind != KindList && p.Type.Kind != KindStruct
 }
 
 // InvalidRowPolicy says what a build does with a row that cannot become an
@@ -260,11 +282,14 @@ func (t *Type) index() {
 	t.byName = m
 }
 
-// Columns lists the table columns the type reads, in property order.
+// Columns lists the table columns the type reads, in property order, each
+// once (a struct column is read by its property and its fields').
 func (t *Type) Columns() []string {
-	out := make([]string, len(t.Properties))
-	for i, p := range t.Properties {
-		out[i] = p.Column
+	out := make([]string, 0, len(t.Properties))
+	for _, p := range t.Properties {
+		if !slices.Contains(out, p.Column) {
+			out = append(out, p.Column)
+		}
 	}
 	return out
 }

@@ -137,7 +137,8 @@ var kindFacts = []struct {
 	{KindTime, false, false, SearchKeyword},
 	{KindTimestamp, false, true, SearchDate},
 	{KindTimestampTZ, false, true, SearchDate},
-	{KindList, false, false, SearchNone}, // a list of nothing; its elements have the facts
+	{KindList, false, false, SearchNone},   // a list of nothing; its elements have the facts
+	{KindStruct, false, false, SearchNone}, // its fields have the facts
 }
 
 func TestKind_facts(t *testing.T) {

@@ -19,8 +19,11 @@ type property struct {
 // server's metadata names) is the one that is not nullable.
 func objectProperties(t *objects.Type) ([]property, error) {
 	var out []property
-	for _, p := range t.Properties {
-		typ, err := clientType(objects.WireTypeName(p.Type))
+	for i, p := range t.Properties {
+		if p.Hidden() {
+			continue // a struct's field: in its struct's type
+		}
+		typ, err := propertyClientType(t, i)
 		if err != nil {
 			return nil, fmt.Errorf("object type %s: property %s: %w", t.APIName, p.APIName, err)
 		}
@@ -69,7 +72,9 @@ func objectFile(o Ontology, t *objects.Type) ([]byte, error) {
 	w.open("export namespace " + name + " {")
 	var keys []string
 	for _, p := range t.Properties {
-		keys = append(keys, p.APIName)
+		if !p.Hidden() {
+			keys = append(keys, p.APIName)
+		}
 	}
 	w.line("export type PropertyKeys = " + unionOf(keys) + ";")
 	w.line("")

@@ -16,6 +16,8 @@ type propertyType struct {
 	Array bool
 	// Nullable is false only for the primary key.
 	Nullable bool
+	// Fields are a struct's fields (struct.go); Wire is then empty.
+	Fields []structField
 }
 
 // def renders the type as the generator writes it in properties.
@@ -27,13 +29,13 @@ func (p propertyType) def() string {
 	if p.Array {
 		multiplicity = "array"
 	}
-	return fmt.Sprintf("$PropertyDef<%s, %s, %s>", quote(p.Wire), quote(nullable), quote(multiplicity))
+	return fmt.Sprintf("$PropertyDef<%s, %s, %s>", p.wireType(), quote(nullable), quote(multiplicity))
 }
 
 // value renders the type of the property's value in Props: a primary key
 // is always there, any other property may be absent.
 func (p propertyType) value() string {
-	v := "$PropType[" + quote(p.Wire) + "]"
+	v := p.valueType()
 	if p.Array {
 		v += "[]"
 	}

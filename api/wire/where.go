@@ -184,6 +184,10 @@ func (d *WhereDecoder) Decode(raw json.RawMessage, depth int) (*query.Filter, er
 		return nil, Malformed(typ, typ+" needs a value (use isNull for nulls)")
 	}
 	f := &query.Filter{Op: wireOps[typ], Property: p.APIName}
+	if typ != opIsNull && p.Type.Kind == objects.KindStruct {
+		return nil, Err(NamePropertiesNotSearchable, map[string]any{"propertyApiNames": []string{p.APIName},
+			"reason": fmt.Sprintf("property %s is a struct: filter on its fields (propertyIdentifier of type structField), or with isNull", p.APIName)})
+	}
 	if typ != opIsNull && !p.Searchable() {
 		return nil, Err(NamePropertiesNotSearchable, map[string]any{"propertyApiNames": []string{p.APIName},
 			"reason": fmt.Sprintf("property %s has search role none", p.APIName)})
@@ -336,9 +340,9 @@ func (d *WhereDecoder) property(typ string, q rawWhere) (objects.Property, error
 	return LookupProperty(d.T, name)
 }
 
-// DecodePropertyIdentifier reads a PropertyIdentifier: only the property
-// kind applies (ontoindex has no struct properties); a load level wrapper
-// is unwrapped.
+// DecodePropertyIdentifier reads a PropertyIdentifier: a property, or a
+// struct field, named by its hidden property (objects/struct.go); a load
+// level wrapper is unwrapped.
 func DecodePropertyIdentifier(typ string, raw json.RawMessage) (string, error) {
 	for range 4 {
 		var pi struct {
@@ -362,8 +366,10 @@ func DecodePropertyIdentifier(typ string, raw json.RawMessage) (string, error) {
 			raw = pi.PropertyIdentifier
 			continue
 		case "structField":
-			return "", Err(NamePropertyFiltersNotSupported, map[string]any{"propertyFilters": typ, "property": pi.PropertyAPIName,
-				"reason": "struct fields are not supported: ontoindex has no struct properties"})
+			if pi.PropertyAPIName == "" || pi.StructFieldAPIName == "" {
+				return "", Malformed(typ, "propertyIdentifier of type structField needs propertyApiName and structFieldApiName")
+			}
+			return objects.FieldPropertyName(pi.PropertyAPIName, pi.StructFieldAPIName), nil // the field's hidden property
 		}
 		return "", Malformed(typ, fmt.Sprintf("unknown propertyIdentifier type %q", pi.Type))
 	}

@@ -20,6 +20,7 @@
 //	timestamp(tz)  time.Time, arrow.Timestamp (in the column's unit)
 //	decimal        decimal128.Num or *big.Int, unscaled
 //	list           []any or []string of the element's values
+//	struct         map[string]any of field name to value (a missing field is null)
 //	any column     nil for null (an error in a required column)
 //
 // A value that does not fit its column is an error naming the row, the

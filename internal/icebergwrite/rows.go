@@ -204,6 +204,8 @@ func appendValue(bld array.Builder, v any) error {
 		}
 	case *array.ListBuilder:
 		return appendList(b, v)
+	case *array.StructBuilder:
+		return appendStruct(b, v)
 	default:
 		return fmt.Errorf("no writer for column builder %T", bld)
 	}
@@ -227,6 +229,32 @@ func appendList(b *array.ListBuilder, v any) error {
 	for i, e := range elems {
 		if err := appendValue(b.ValueBuilder(), e); err != nil {
 			return fmt.Errorf("element %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// appendStruct appends a struct of field name to value; a field the map
+// does not have is null, a name the struct does not have is an error.
+func appendStruct(b *array.StructBuilder, v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("cannot take %T %v (want map[string]any)", v, v)
+	}
+	st := b.Type().(*arrow.StructType)
+	for name := range m {
+		if _, ok := st.FieldIdx(name); !ok {
+			return fmt.Errorf("struct has no field %q", name)
+		}
+	}
+	b.Append(true)
+	for i, f := range st.Fields() {
+		fv := m[f.Name]
+		if fv == nil && !f.Nullable {
+			return fmt.Errorf("field %s: null in a required field", f.Name)
+		}
+		if err := appendValue(b.FieldBuilder(i), fv); err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
 		}
 	}
 	return nil

@@ -65,7 +65,11 @@ func run(ctx context.Context, dir string, tls bool) error {
 	if err := apidemo.CreateShop(ctx, w); err != nil {
 		return err
 	}
+	if err := apidemo.CreateStores(ctx, w); err != nil {
+		return err
+	}
 	types := apidemo.WithInterfaces(append(apidemo.Specs("warehouse"), apidemo.ShopSpecs("warehouse")...))
+	types = append(types, apidemo.StoreSpecs("warehouse")...)
 	digest := sha256.Sum256([]byte(limited))
 	if err := writeConfig(filepath.Join(dir, "config.yaml"), types, digest, serving{}); err != nil {
 		return err
@@ -113,6 +117,7 @@ func run(ctx context.Context, dir string, tls bool) error {
 		"orders":      apidemo.OrderRows(),
 		"tags":        apidemo.TagRows(),
 		"orderTags":   apidemo.OrderTagRows(),
+		"stores":      apidemo.StoreRows(),
 		// The interfaces, as the config declares them, and by object type
 		// how each implements them (interface property -> property,
 		// interface link -> link).
