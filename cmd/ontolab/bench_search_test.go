@@ -49,7 +49,7 @@ func testBenchSearchPostgres(t *testing.T, indexer string) {
 		rep.Ontoindex.PeakRSSMiB <= 0 || rep.Postgres.ServingPSSMiB <= 0 || rep.DeepPage < 2 || rep.Rounds != 5 {
 		t.Fatalf("figures: %+v %+v %+v", rep, rep.Ontoindex, *rep.Postgres)
 	}
-	wantIDs := []string{"get", "sorted", "text", "count", "group", "prefix", "deep1", "deepN", "deepOffset", "union", "around"}
+	wantIDs := []string{"get", "sorted", "text", "relevance", "count", "group", "prefix", "deep1", "deepN", "deepOffset", "union", "around"}
 	if len(rep.Queries) != len(wantIDs) {
 		t.Fatalf("%d queries, want %d", len(rep.Queries), len(wantIDs))
 	}

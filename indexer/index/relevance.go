@@ -43,7 +43,13 @@ type scoreField struct {
 	average float64
 	slots   []scoreSlot
 	want    map[string]bool // every term of the slots
+	// memo holds the score of values met before: many documents share a
+	// value (names, titles), and analysis is most of the cost.
+	memo map[string]float64
 }
+
+// maxMemo bounds the values a field's memo keeps for one search.
+const maxMemo = 1 << 16
 
 // scorer scores documents for a relevance search.
 type scorer struct {
@@ -65,7 +71,7 @@ func (c *compiler) newScorer(f *query.Filter) (*scorer, error) {
 		sf := byProperty[pi.property.APIName]
 		if sf == nil {
 			docs := float64(roaring.AndNot(c.s.alive, pi.nulls).GetCardinality())
-			sf = &scoreField{pi: pi, want: map[string]bool{}, average: float64(c.s.textTokens(pi)) / math.Max(docs, 1)}
+			sf = &scoreField{pi: pi, want: map[string]bool{}, memo: map[string]float64{}, average: float64(c.s.textTokens(pi)) / math.Max(docs, 1)}
 			byProperty[pi.property.APIName] = sf
 			sc.fields = append(sc.fields, sf)
 		}
@@ -191,34 +197,52 @@ func (sc *scorer) score(d uint32, buf *[]valueKey) float64 {
 		if pi.nulls.Contains(d) {
 			continue
 		}
-		var toks []string
 		if pi.column != nil {
-			toks = query.Analyze(pi.column.get(d).exact)
-		} else {
-			*buf = pi.listColumn.get(d, *buf)
-			for _, vk := range *buf {
-				toks = append(toks, query.Analyze(vk.exact)...)
-			}
-		}
-		tf := map[string]float64{}
-		for _, t := range toks {
-			if sf.want[t] {
-				tf[t]++
-			}
-		}
-		if len(tf) == 0 {
-			continue
-		}
-		length := float64(len(toks))
-		for _, slot := range sf.slots {
-			best := 0.0
-			for i, t := range slot.terms {
-				if n := tf[t]; n > 0 {
-					best = math.Max(best, bm25(slot.idf[i], n, length, sf.average))
+			v := pi.column.get(d).exact
+			s, ok := sf.memo[v]
+			if !ok {
+				s = sf.scoreTerms(query.Analyze(v))
+				if len(sf.memo) < maxMemo {
+					sf.memo[v] = s
 				}
 			}
-			total += best
+			total += s
+			continue
 		}
+		var toks []string
+		*buf = pi.listColumn.get(d, *buf)
+		for _, vk := range *buf {
+			toks = append(toks, query.Analyze(vk.exact)...)
+		}
+		total += sf.scoreTerms(toks)
+	}
+	return total
+}
+
+// scoreTerms is the score of the field for a document of these terms.
+func (sf *scoreField) scoreTerms(toks []string) float64 {
+	var tf map[string]float64
+	for _, t := range toks {
+		if sf.want[t] {
+			if tf == nil {
+				tf = map[string]float64{}
+			}
+			tf[t]++
+		}
+	}
+	if tf == nil {
+		return 0
+	}
+	length := float64(len(toks))
+	total := 0.0
+	for _, slot := range sf.slots {
+		best := 0.0
+		for i, t := range slot.terms {
+			if n := tf[t]; n > 0 {
+				best = math.Max(best, bm25(slot.idf[i], n, length, sf.average))
+			}
+		}
+		total += best
 	}
 	return total
 }

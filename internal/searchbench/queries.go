@@ -135,6 +135,22 @@ func queries(rows int, deep *deepPage) []query {
 			},
 		},
 		{
+			// Every name has two terms, so the rows with both rank first,
+			// equal in BM25 and in ts_rank alike, then by id: the two
+			// systems agree on the page while each scores every match.
+			id: "relevance", name: "two-term search ordered by relevance", target: 3, gen: genTerms,
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				return pageResult(c.search(ctx, searchRequest{
+					Where:   text("containsAnyTerm", "name", p.terms),
+					OrderBy: &orderBy{OrderType: "relevance", Fields: []orderField{}}, PageSize: pageSize}))
+			},
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers, to_tsquery('simple', $1) q
+					WHERE to_tsvector('simple', name) @@ q
+					ORDER BY ts_rank(to_tsvector('simple', name), q) DESC, id LIMIT 100`, strings.ReplaceAll(p.terms, " ", " | ")))
+			},
+		},
+		{
 			id: "count", name: "count: balance in a 10% range", target: 1, gen: genCountRange,
 			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
 				return countsResult(c.aggregate(ctx, aggregateRequest{
