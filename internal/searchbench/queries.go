@@ -51,6 +51,10 @@ type query struct {
 	// compares it with ontoindex's totalCount. The measured PostgreSQL
 	// query does not count, as in the other rows.
 	pgTotal func(ctx context.Context, db *pgSide, p params) (int64, error)
+	// agree, when set, is how many leading ids of a page the two systems
+	// must agree on, for rows whose rankings differ below them (BM25 and
+	// ts_rank); verification compares those and the page lengths.
+	agree func(ctx context.Context, db *pgSide, p params) (int, error)
 }
 
 // Parameter generators. Values are whole numbers so that the JSON and the
@@ -136,8 +140,9 @@ func queries(rows int, deep *deepPage) []query {
 		},
 		{
 			// Every name has two terms, so the rows with both rank first,
-			// equal in BM25 and in ts_rank alike, then by id: the two
-			// systems agree on the page while each scores every match.
+			// equal in BM25 and in ts_rank alike, then by id: the systems
+			// agree on those. Below, BM25 ranks the rarer name first and
+			// ts_rank weighs both alike, so verification stops there.
 			id: "relevance", name: "two-term search ordered by relevance", target: 3, gen: genTerms,
 			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
 				return pageResult(c.search(ctx, searchRequest{
@@ -148,6 +153,11 @@ func queries(rows int, deep *deepPage) []query {
 				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers, to_tsquery('simple', $1) q
 					WHERE to_tsvector('simple', name) @@ q
 					ORDER BY ts_rank(to_tsvector('simple', name), q) DESC, id LIMIT 100`, strings.ReplaceAll(p.terms, " ", " | ")))
+			},
+			agree: func(ctx context.Context, db *pgSide, p params) (int, error) {
+				counts, err := db.pgCounts(ctx, `SELECT '', count(*) FROM customers
+					WHERE to_tsvector('simple', name) @@ to_tsquery('simple', $1)`, strings.ReplaceAll(p.terms, " ", " & "))
+				return int(counts[""]), err
 			},
 		},
 		{
