@@ -172,10 +172,11 @@ func sortedSet(xs []string) []string {
 // termsBuilder collects the (term, document) pairs of a text property:
 // each distinct term once, and a pair as one word.
 type termsBuilder struct {
-	ids    map[string]uint32
-	names  []string
-	pairs  []uint64 // term id << 32 | document
-	tokens int64    // terms of every document, for textLength
+	ids   map[string]uint32
+	names []string
+	pairs []uint64 // term id << 32 | document
+
+	tokens int64 // terms of every document, for textLength
 }
 
 func (tb *termsBuilder) add(d uint32, texts ...string) {

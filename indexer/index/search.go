@@ -11,12 +11,13 @@ import (
 
 // Result is one page of a search.
 type Result struct {
-	Docs []uint32 // the page, in order
+	Docs  []uint32 // the page, in order
+	Next  []byte   // cursor of the next page; nil on the last page
+	Total int64    // every match, on every page
+	Plan  Plan     // how the page was found
+
 	// Scores are the relevance scores of Docs, in a relevance search.
 	Scores []float64
-	Next   []byte // cursor of the next page; nil on the last page
-	Total  int64  // every match, on every page
-	Plan   Plan   // how the page was found
 }
 
 // Plan is how a search found its page.

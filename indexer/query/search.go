@@ -23,15 +23,16 @@ type Limits struct {
 // Search asks for one page of the objects Filter matches, in Sort order
 // (primary-key order when Sort is empty), or by relevance.
 type Search struct {
-	Filter *Filter
-	Sort   []Sort
-	// Relevance orders by BM25 score over the text terms of Filter,
-	// highest first, then by primary key; Sort must be empty.
-	Relevance bool
-	PageSize  int
+	Filter   *Filter
+	Sort     []Sort
+	PageSize int
 	// After is the Next cursor of the previous page of the same search;
 	// the page starts strictly after it. Cursors hold sort values, not
 	// offsets, so they stay valid across builds.
 	After  []byte
 	Limits Limits
+
+	// Relevance orders by BM25 score over the text terms of Filter,
+	// highest first, then by primary key; Sort must be empty.
+	Relevance bool
 }
