@@ -79,7 +79,7 @@ func testBenchSearchPostgres(t *testing.T, indexer string) {
 	}
 	// Every query with a target, time to searchable, deep paging, p99,
 	// the get's CPU against the floor.
-	if len(rep.Targets) != 10+4 {
+	if len(rep.Targets) != 11+4 {
 		t.Errorf("%d targets: %+v", len(rep.Targets), rep.Targets)
 	}
 }
