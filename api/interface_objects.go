@@ -67,6 +67,9 @@ func (s *Server) multiSearchOf(d *setDecoder, set *wire.Set, pr pageRequest, sho
 			return nil, err
 		}
 		for _, f := range order {
+			if f.relevance {
+				return nil, relevanceOfOneType()
+			}
 			ts.sort = append(ts.sort, query.Sort{Property: ts.engineName(f.prop.APIName), Desc: f.desc})
 		}
 		if i == 0 {

@@ -339,7 +339,7 @@ func TestRequests_errors(t *testing.T) {
 	e.fail(t, http.MethodPost, search, `{"select":"name"}`, 400, "MalformedRequestBody")
 	e.fail(t, http.MethodPost, search, `{} {}`, 400, "MalformedRequestBody")
 	e.fail(t, http.MethodPost, search, map[string]any{"select": []string{"nope"}}, 404, "PropertiesNotFound")
-	e.fail(t, http.MethodPost, search, map[string]any{"orderBy": map[string]any{"orderType": "relevance", "fields": []any{}}}, 400, "InvalidOrderType")
+	e.fail(t, http.MethodPost, search, map[string]any{"orderBy": map[string]any{"orderType": "score", "fields": []any{}}}, 400, "InvalidOrderType")
 	e.fail(t, http.MethodPost, search, map[string]any{"orderBy": orderBody("age:sideways")}, 400, "InvalidSortOrder")
 	e.fail(t, http.MethodPost, search, map[string]any{"orderBy": orderBody("age", "name", "age:desc")}, 400, "DuplicateOrderBy")
 	e.fail(t, http.MethodPost, search, map[string]any{"orderBy": orderBody("bio", "tags")}, 400, "PropertiesNotSortable")

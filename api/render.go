@@ -363,6 +363,9 @@ func (p *objectPage) appendJSON(b []byte) []byte {
 			b = append(b, ',')
 		}
 		b = p.r.appendPageRow(b, p.page, j)
+		if p.page.Scores != nil {
+			b = appendScore(b, p.page.Scores[j])
+		}
 	}
 	b = append(b, ']')
 	if p.next != "" {

@@ -15,8 +15,9 @@ import (
 
 // sortField is one orderBy field.
 type sortField struct {
-	prop objects.Property
-	desc bool
+	prop      objects.Property
+	desc      bool
+	relevance bool // orderType relevance: by score (search_relevance.go)
 }
 
 // orderByV2 is SearchOrderByV2.
@@ -33,8 +34,11 @@ func sortFields(t *objects.Type, ob *orderByV2) ([]sortField, error) {
 	if ob == nil {
 		return nil, nil
 	}
+	if ob.OrderType == orderRelevance {
+		return relevanceOrder(ob)
+	}
 	if ob.OrderType != "" && ob.OrderType != "fields" {
-		return nil, wire.Err(wire.NameInvalidOrderType, map[string]any{"orderType": ob.OrderType, "reason": "only orderType fields is supported"})
+		return nil, wire.Err(wire.NameInvalidOrderType, map[string]any{"orderType": ob.OrderType, "reason": "orderType is fields or relevance"})
 	}
 	var out []sortField
 	for _, f := range ob.Fields {
@@ -103,6 +107,9 @@ func checkSortFields(fs []sortField) error {
 }
 
 func (f sortField) String() string {
+	if f.relevance {
+		return orderRelevance
+	}
 	if f.desc {
 		return f.prop.APIName + ":desc"
 	}
@@ -192,6 +199,10 @@ func (s *Server) runSearch(ctx context.Context, v *indexer.View, spec searchSpec
 	t := v.Type()
 	q := &query.Search{Filter: spec.where, PageSize: spec.pageSize, Limits: s.limits()}
 	for _, f := range spec.sort {
+		if f.relevance {
+			q.Relevance = true
+			continue
+		}
 		q.Sort = append(q.Sort, query.Sort{Property: f.prop.APIName, Desc: f.desc})
 	}
 	if spec.pageToken != "" {

@@ -188,6 +188,9 @@ type Page struct {
 	Next  []byte
 	Total int64
 	Plan  index.Plan
+	// Scores are the relevance scores of the objects, in a relevance
+	// search; nil otherwise.
+	Scores []float64
 
 	// The objects: read from the store, or (snap) rebuilt from the index
 	// when it holds every property's values.
@@ -235,7 +238,7 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Page{Next: res.Next, Total: res.Total, Plan: res.Plan, Keys: make([][]byte, len(res.Docs)),
+	p := &Page{Next: res.Next, Total: res.Total, Plan: res.Plan, Keys: make([][]byte, len(res.Docs)), Scores: res.Scores,
 		sort: q.Sort, index: v.snap, pageOf: res.Docs}
 	v.snap.Prefetch(res.Docs)
 	for i, d := range res.Docs {

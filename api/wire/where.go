@@ -59,7 +59,6 @@ var unsupportedQueries = map[string]string{
 	"geoShapeV2":                  "geo queries are not supported: ontoindex has no geo properties",
 	"nearestNeighbors":            "vector queries are not supported: ontoindex has no vector properties",
 	"knn":                         "vector queries are not supported: ontoindex has no vector properties",
-	"interval":                    "interval queries are not supported; use containsAllTermsInOrder or containsAllTerms",
 	"relativeDateRange":           "relativeDateRange is not supported; send absolute bounds with gte and lt",
 }
 
@@ -128,6 +127,9 @@ func (d *WhereDecoder) Decode(raw json.RawMessage, depth int) (*query.Filter, er
 	}
 	if reason, ok := unsupportedQueries[typ]; ok {
 		return nil, Err(NamePropertyFiltersNotSupported, map[string]any{"propertyFilters": typ, "property": fieldOf(head), "reason": reason})
+	}
+	if typ == opInterval {
+		return d.interval(head, depth)
 	}
 	q, err := whereOf(head)
 	if err != nil {

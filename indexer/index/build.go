@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -161,12 +160,13 @@ func stringsOf(v any) []string {
 
 // termSet returns the distinct terms of texts.
 func termSet(texts []string) []string {
-	var out []string
-	for _, t := range texts {
-		out = append(out, query.Analyze(t)...)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	out, _ := countedTermSet(texts)
+	return out
+}
+
+func sortedSet(xs []string) []string {
+	slices.Sort(xs)
+	return slices.Compact(xs)
 }
 
 // termsBuilder collects the (term, document) pairs of a text property:
@@ -175,10 +175,14 @@ type termsBuilder struct {
 	ids   map[string]uint32
 	names []string
 	pairs []uint64 // term id << 32 | document
+
+	tokens int64 // terms of every document, for textLength
 }
 
 func (tb *termsBuilder) add(d uint32, texts ...string) {
-	for _, t := range termSet(texts) {
+	set, n := countedTermSet(texts)
+	tb.tokens += int64(n)
+	for _, t := range set {
 		id, ok := tb.ids[t]
 		if !ok {
 			id = uint32(len(tb.names))
@@ -214,7 +218,7 @@ func (tb *termsBuilder) finish() *terms {
 		bb.add(tb.names[id], makePosting(slices.Clone(docs)))
 	}
 	tb.ids, tb.names, tb.pairs = nil, nil, nil
-	return &terms{blocks: bb.blocks()}
+	return &terms{blocks: bb.blocks(), length: knownLength(tb.tokens)}
 }
 
 // Finish returns the snapshot at the given store version. The builder

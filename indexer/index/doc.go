@@ -54,7 +54,11 @@
 // sorted slices while small and roaring bitmaps beyond 32 documents. Term and
 // prefix lookups are binary searches; fuzzy terms walk the sorted terms
 // with a vellum automaton, skipping the prefixes it rules out. Phrases
-// verify candidates against the column.
+// and interval rules (plan_interval.go) verify candidates against the
+// column; a relevance search (relevance.go, search_relevance.go) scores
+// each match by BM25 from the postings' document frequencies and the
+// analyzed value, with the total length of each text property kept by
+// builds and updates (text_length.go).
 //
 // # Queries
 //

@@ -113,6 +113,8 @@ func (or *oracle) match(f *query.Filter, o *objects.Object, key []byte) bool {
 		}
 		re := regexp.MustCompile(`^(?:` + pat + `)$`)
 		return some(func(e any) bool { return re.MatchString(oracleText(e)) })
+	case query.OpInterval:
+		return some(func(e any) bool { return len(oracleIntervals(f.Interval, query.Analyze(e.(string)))) > 0 })
 	case query.OpStartsWith:
 		if p.Search != objects.SearchText {
 			return some(func(e any) bool { return strings.HasPrefix(oracleText(e), f.Text) })

@@ -288,7 +288,7 @@ func (d *decoder) property(i int, p objects.Property) *propertyIndex {
 		}
 	}
 	if d.flag() {
-		pi.text = &terms{}
+		pi.text = &terms{length: &textLength{}}
 		n := d.count(1<<31, "term blocks")
 		for range n {
 			b := &termBlock{}

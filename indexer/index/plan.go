@@ -95,6 +95,8 @@ func (c *compiler) compile(f *query.Filter) (node, error) {
 		return c.startsWith(pi, f.Text)
 	case query.OpWildcard, query.OpRegex:
 		return c.pattern(pi, f)
+	case query.OpInterval:
+		return c.interval(pi, f)
 	}
 	return nil, fmt.Errorf("unsupported filter %s", f.Op)
 }

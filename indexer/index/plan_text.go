@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/blevesearch/vellum"
 	"github.com/blevesearch/vellum/levenshtein"
 	"github.com/ontoindex/ontoindex/indexer/query"
 )
@@ -65,20 +66,10 @@ func (c *compiler) text(pi *propertyIndex, f *query.Filter) (node, error) {
 	}
 	// A phrase whose last term is a prefix (and startsWith on text).
 	last := terms[len(terms)-1]
-	var posts []posting
-	var err error
-	pi.text.prefix(last, func(_ string, p posting) bool {
-		if c.limits.MaxTerms > 0 && len(posts) == c.limits.MaxTerms {
-			err = c.tooMany(pi, f, "the last term %q is the prefix of more than %d terms; give a longer prefix", last, c.limits.MaxTerms)
-			return false
-		}
-		posts = append(posts, p)
-		return true
-	})
+	lastNode, err := c.prefixTerm(pi, f, last)
 	if err != nil {
 		return nil, err
 	}
-	lastNode := union(posts)
 	if len(terms) == 1 {
 		return lastNode, nil
 	}
@@ -132,18 +123,43 @@ func (c *compiler) term(pi *propertyIndex, f *query.Filter, t string, fuzzy bool
 		}
 		return &setNode{bm: p.bitmap()}, nil
 	}
+	_, n, err := c.fuzzyTerm(pi, f, t, d)
+	return n, err
+}
+
+// fuzzyTerm matches the terms within d edits of t (d is 1 or 2), and
+// returns the automaton that accepts them.
+func (c *compiler) fuzzyTerm(pi *propertyIndex, f *query.Filter, t string, d int) (vellum.Automaton, node, error) {
 	lbs, err := levBuilders()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dfa, err := lbs[d].BuildDfa(t, uint8(d))
 	if err != nil {
-		return nil, fmt.Errorf("fuzzy term %q: %w", t, err)
+		return nil, nil, fmt.Errorf("fuzzy term %q: %w", t, err)
 	}
 	var posts []posting
 	pi.text.walk(dfa, func(_ string, p posting) bool {
 		if c.limits.MaxTerms > 0 && len(posts) == c.limits.MaxTerms {
 			err = c.tooMany(pi, f, "the fuzzy term %q matches more than %d terms", t, c.limits.MaxTerms)
+			return false
+		}
+		posts = append(posts, p)
+		return true
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return dfa, union(posts), nil
+}
+
+// prefixTerm matches the terms with a prefix.
+func (c *compiler) prefixTerm(pi *propertyIndex, f *query.Filter, pfx string) (node, error) {
+	var posts []posting
+	var err error
+	pi.text.prefix(pfx, func(_ string, p posting) bool {
+		if c.limits.MaxTerms > 0 && len(posts) == c.limits.MaxTerms {
+			err = c.tooMany(pi, f, "the last term %q is the prefix of more than %d terms; give a longer prefix", pfx, c.limits.MaxTerms)
 			return false
 		}
 		posts = append(posts, p)

@@ -15,6 +15,9 @@ type Result struct {
 	Next  []byte   // cursor of the next page; nil on the last page
 	Total int64    // every match, on every page
 	Plan  Plan     // how the page was found
+
+	// Scores are the relevance scores of Docs, in a relevance search.
+	Scores []float64
 }
 
 // Plan is how a search found its page.
@@ -54,9 +57,13 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 	}
 	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.alive.GetCardinality()), sparse: opt.sparse, noPairs: opt.noPairs}
 	defer x.release()
-	root, err := (&compiler{s: s, limits: q.Limits}).compile(q.Filter)
+	c := &compiler{s: s, limits: q.Limits}
+	root, err := c.compile(q.Filter)
 	if err != nil {
 		return nil, err
+	}
+	if q.Relevance {
+		return s.searchRelevance(x, c, q, root)
 	}
 	so, err := newSorter(s, q.Sort)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // term under a prefix the automaton cannot match.
 type terms struct {
 	blocks []*termBlock
+	length *textLength // nil only in tests that build terms by hand
 }
 
 // termBlock is a block of terms, packed: the terms, the small postings

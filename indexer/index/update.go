@@ -143,6 +143,7 @@ func (s *Snapshot) applyProperty(pi *propertyIndex, changes []Change) (*property
 	var removed, added []entry
 	dictRemove, dictAdd := map[string][]uint32{}, map[string][]uint32{}
 	edits := map[string]*termEdit{}
+	var tokens int64 // terms added less terms removed, for textLength
 	edit := func(term string) *termEdit {
 		e := edits[term]
 		if e == nil {
@@ -205,7 +206,9 @@ func (s *Snapshot) applyProperty(pi *propertyIndex, changes []Change) (*property
 			}
 		}
 		if pi.text != nil {
-			before, after := termSet(old.texts), termSet(cur.texts)
+			before, nBefore := countedTermSet(old.texts)
+			after, nAfter := countedTermSet(cur.texts)
+			tokens += int64(nAfter - nBefore)
 			for _, t := range before {
 				if _, ok := slices.BinarySearch(after, t); !ok {
 					edit(t).remove = append(edit(t).remove, d)
@@ -238,6 +241,7 @@ func (s *Snapshot) applyProperty(pi *propertyIndex, changes []Change) (*property
 	}
 	if pi.text != nil {
 		np.text = pi.text.with(edits)
+		np.text.length = pi.text.length.plus(tokens)
 	}
 	return &np, nil
 }

@@ -48,6 +48,9 @@ const (
 	OpRegex
 	// OpKeys matches the objects with the encoded primary keys in Keys.
 	OpKeys
+	// OpInterval matches when Interval has an interval in one value of
+	// Property (interval.go).
+	OpInterval
 )
 
 var opNames = [...]string{
@@ -56,6 +59,7 @@ var opNames = [...]string{
 	OpIsNull: "isNull", OpContains: "contains", OpStartsWith: "startsWith",
 	OpAllTerms: "containsAllTerms", OpAnyTerm: "containsAnyTerm", OpPhrase: "containsAllTermsInOrder",
 	OpPhrasePrefix: "containsAllTermsInOrderPrefixLastTerm", OpWildcard: "wildcard", OpRegex: "regex", OpKeys: "keys",
+	OpInterval: "interval",
 }
 
 func (o Op) String() string {
@@ -75,6 +79,7 @@ type Filter struct {
 	Fuzzy    bool      // OpAllTerms and OpAnyTerm
 	Kids     []*Filter // OpAnd, OpOr, OpNot
 	Keys     [][]byte  // OpKeys: encoded primary keys
+	Interval *Rule     // OpInterval
 }
 
 // MatchesAll reports whether f is trivially every object (nil, OpAll, or
@@ -101,6 +106,8 @@ func (f *Filter) String() string {
 		return fmt.Sprintf("%s in %v", f.Property, f.Values)
 	case OpKeys:
 		return fmt.Sprintf("keys(%d)", len(f.Keys))
+	case OpInterval:
+		return fmt.Sprintf("%s interval %s", f.Property, f.Interval)
 	case OpEq, OpGt, OpGte, OpLt, OpLte, OpIsNull, OpContains:
 		return fmt.Sprintf("%s %s %v", f.Property, f.Op, f.Value)
 	}

@@ -21,7 +21,7 @@ type Limits struct {
 }
 
 // Search asks for one page of the objects Filter matches, in Sort order
-// (primary-key order when Sort is empty).
+// (primary-key order when Sort is empty), or by relevance.
 type Search struct {
 	Filter   *Filter
 	Sort     []Sort
@@ -31,4 +31,8 @@ type Search struct {
 	// offsets, so they stay valid across builds.
 	After  []byte
 	Limits Limits
+
+	// Relevance orders by BM25 score over the text terms of Filter,
+	// highest first, then by primary key; Sort must be empty.
+	Relevance bool
 }

@@ -46,7 +46,8 @@ type (
 		Link          string      `json:"link,omitempty"`
 	}
 	orderBy struct {
-		Fields []orderField `json:"fields"`
+		OrderType string       `json:"orderType,omitempty"`
+		Fields    []orderField `json:"fields"`
 	}
 	orderField struct {
 		Field     string `json:"field"`

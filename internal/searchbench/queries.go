@@ -51,6 +51,10 @@ type query struct {
 	// compares it with ontoindex's totalCount. The measured PostgreSQL
 	// query does not count, as in the other rows.
 	pgTotal func(ctx context.Context, db *pgSide, p params) (int64, error)
+	// agree, when set, is how many leading ids of a page the two systems
+	// must agree on, for rows whose rankings differ below them (BM25 and
+	// ts_rank); verification compares those and the page lengths.
+	agree func(ctx context.Context, db *pgSide, p params) (int, error)
 }
 
 // Parameter generators. Values are whole numbers so that the JSON and the
@@ -132,6 +136,28 @@ func queries(rows int, deep *deepPage) []query {
 				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers
 					WHERE to_tsvector('simple', name) @@ to_tsquery('simple', $1)
 					ORDER BY id LIMIT 100`, strings.ReplaceAll(p.terms, " ", " & ")))
+			},
+		},
+		{
+			// Every name has two terms, so the rows with both rank first,
+			// equal in BM25 and in ts_rank alike, then by id: the systems
+			// agree on those. Below, BM25 ranks the rarer name first and
+			// ts_rank weighs both alike, so verification stops there.
+			id: "relevance", name: "two-term search ordered by relevance", target: 3, gen: genTerms,
+			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
+				return pageResult(c.search(ctx, searchRequest{
+					Where:   text("containsAnyTerm", "name", p.terms),
+					OrderBy: &orderBy{OrderType: "relevance", Fields: []orderField{}}, PageSize: pageSize}))
+			},
+			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
+				return idsResult(db.pgIDs(ctx, `SELECT `+pgColumns+` FROM customers, to_tsquery('simple', $1) q
+					WHERE to_tsvector('simple', name) @@ q
+					ORDER BY ts_rank(to_tsvector('simple', name), q) DESC, id LIMIT 100`, strings.ReplaceAll(p.terms, " ", " | ")))
+			},
+			agree: func(ctx context.Context, db *pgSide, p params) (int, error) {
+				counts, err := db.pgCounts(ctx, `SELECT '', count(*) FROM customers
+					WHERE to_tsvector('simple', name) @@ to_tsquery('simple', $1)`, strings.ReplaceAll(p.terms, " ", " & "))
+				return int(counts[""]), err
 			},
 		},
 		{
