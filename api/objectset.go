@@ -26,6 +26,7 @@ type setDecoder struct {
 	view       *indexer.View // of a set of one type
 	wd         *wire.WhereDecoder
 	ifaceViews map[string]interfaceView // objectset_interfaces.go
+	derived    *wire.Derived            // of the set decoded; nil: none
 }
 
 // open returns the view of an object type the principal may see; internal
@@ -75,6 +76,12 @@ var _ wire.Resolver = (*setDecoder)(nil)
 // decodeObjectSet decodes an object set of a request; the caller
 // releases the decoder's views.
 func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDecoder, *wire.Set, error) {
+	return s.decodeSet(r, raw, "")
+}
+
+// decodeSet decodes an object set; derivedOK names the endpoint when it
+// serves sets with derived properties, which the others refuse.
+func (s *Server) decodeSet(r *http.Request, raw json.RawMessage, derivedOK string) (*setDecoder, *wire.Set, error) {
 	if wire.IsNull(raw) {
 		return nil, nil, wire.BadSet("objectSet is required")
 	}
@@ -84,6 +91,12 @@ func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDeco
 		d.release()
 		return nil, nil, err
 	}
+	if set.Derived != nil && derivedOK == "" {
+		d.release()
+		return nil, nil, wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"objectSetType": "withProperties",
+			"reason": "derived properties are served by loadObjects and aggregate"})
+	}
+	d.derived = set.Derived
 	return d, set, nil
 }
 
@@ -91,7 +104,11 @@ func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDeco
 // (or none: an empty static set, whose view is nil), for an endpoint
 // that serves one type.
 func (s *Server) decodeSingleSet(r *http.Request, raw json.RawMessage, endpoint string) (*setDecoder, *query.Filter, error) {
-	d, set, err := s.decodeObjectSet(r, raw)
+	derivedOK := ""
+	if endpoint == "loadObjects" {
+		derivedOK = endpoint
+	}
+	d, set, err := s.decodeSet(r, raw, derivedOK)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -143,6 +160,9 @@ func (s *Server) loadObjectSet(r *http.Request) (any, error) {
 		// The set is empty and has no type: there is nothing to check select
 		// and orderBy against.
 		return &objectPage{securities: true}, nil
+	}
+	if d.derived != nil {
+		return s.loadDerived(r.Context(), d, c, &req, size)
 	}
 	t := d.view.Type()
 	order, sel, err := orderAndSelect(t, req.OrderBy, req.Select, req.SelectV2)

@@ -1,0 +1,265 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/ontoindex/ontoindex/api/wire"
+	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// Derived properties are computed per request from the views the set
+// decoder opened, so every value comes from the snapshot that answers the
+// request. A selection follows its links level by level: each linked
+// object carries the source objects it was reached from, and the last
+// level's objects are scanned once, accumulating per source object.
+
+// derivedRows is the objects of a set with derived properties: the
+// source set's matching objects and the derived values of each.
+type derivedRows struct {
+	base   *objects.Type // the stored type
+	t      *objects.Type // base with the derived properties appended
+	page   *indexer.Page
+	values [][]any // values[k][j]: derived property k of object j
+}
+
+// value is property i of the extended type of object j.
+func (rs *derivedRows) value(j, i int) any {
+	if n := len(rs.base.Properties); i >= n {
+		return rs.values[i-n][j]
+	}
+	return cellValue(rs.page, rs.base, j, i)
+}
+
+// cellValue is property i of object j of a page.
+func cellValue(p *indexer.Page, t *objects.Type, j, i int) any {
+	rw := row{t: t, p: p, j: j}
+	if !p.FromIndex() {
+		rw = row{t: t, o: p.Object(j)}
+	}
+	var sc objects.Scalar
+	if list := rw.cell(i, &sc); list != nil {
+		return list
+	}
+	return sc.Value(t.Properties[i].Type.Kind)
+}
+
+// readAll is every object of v that f matches, in primary key order.
+func (s *Server) readAll(ctx context.Context, v *indexer.View, f *query.Filter) (*indexer.Page, error) {
+	if f == nil {
+		f = &query.Filter{Op: query.OpAll}
+	}
+	p, err := v.Search(ctx, &query.Search{Filter: f, PageSize: max(1, int(v.Count())), Limits: s.limits()})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", v.Type().APIName, err)
+	}
+	return p, nil
+}
+
+// evalDerived computes the derived properties of the objects f matches in
+// the set's type.
+func (d *setDecoder) evalDerived(ctx context.Context, typ string, f *query.Filter, der *wire.Derived) (*derivedRows, error) {
+	v := d.views[typ]
+	p, err := d.s.readAll(ctx, v, f)
+	if err != nil {
+		return nil, err
+	}
+	rs := &derivedRows{base: v.Type(), t: der.Type, page: p}
+	for _, def := range der.Props {
+		vals, err := d.evalDef(ctx, rs, def)
+		if err != nil {
+			return nil, err
+		}
+		rs.values = append(rs.values, vals)
+	}
+	return rs, nil
+}
+
+// evalDef is the value of def for each object of rs.
+func (d *setDecoder) evalDef(ctx context.Context, rs *derivedRows, def *wire.DerivedDef) ([]any, error) {
+	n := rs.page.Len()
+	switch def.Kind {
+	case wire.DerivedSelection:
+		return d.evalSelection(ctx, rs, def)
+	case wire.DerivedProperty:
+		i := rs.t.PropertyIndex(def.Property)
+		out := make([]any, n)
+		for j := range out {
+			out[j] = rs.value(j, i)
+		}
+		return out, nil
+	}
+	kids := make([][]any, len(def.Kids))
+	for k, kid := range def.Kids {
+		vals, err := d.evalDef(ctx, rs, kid)
+		if err != nil {
+			return nil, err
+		}
+		kids[k] = vals
+	}
+	out := make([]any, n)
+	args := make([]any, len(kids))
+	for j := range out {
+		for k := range kids {
+			args[k] = kids[k][j]
+		}
+		out[j] = compute(def, args)
+	}
+	return out, nil
+}
+
+// level is the objects a chain of links reached: each with the source
+// objects (positions in the source page) it was reached from.
+type level struct {
+	t       *objects.Type
+	page    *indexer.Page
+	origins [][]int32
+}
+
+// evalSelection follows the selection's links and accumulates its
+// operation per source object.
+func (d *setDecoder) evalSelection(ctx context.Context, rs *derivedRows, def *wire.DerivedDef) ([]any, error) {
+	lv := level{t: rs.base, page: rs.page, origins: make([][]int32, rs.page.Len())}
+	for j := range lv.origins {
+		lv.origins[j] = []int32{int32(j)}
+	}
+	for _, h := range def.Hops {
+		var err error
+		if lv, err = d.hop(ctx, lv, h); err != nil {
+			return nil, err
+		}
+	}
+	accs := make([]accumulator, rs.page.Len())
+	prop := -1
+	if def.Property != "" {
+		prop = lv.t.PropertyIndex(def.Property)
+	}
+	for j, origins := range lv.origins {
+		var val any
+		if prop >= 0 {
+			val = cellValue(lv.page, lv.t, j, prop)
+		}
+		for _, o := range origins {
+			accs[o].add(def, val)
+		}
+	}
+	out := make([]any, len(accs))
+	for j := range accs {
+		out[j] = accs[j].result(def)
+	}
+	return out, nil
+}
+
+// hop follows one link from the objects of lv: the objects of the
+// target type the link reaches (that the hop's filter matches), each with
+// the union of the origins of the objects it is reached from.
+func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (level, error) {
+	l, sv, tv, err := d.resolveLink(h.From, h.Link)
+	if err != nil {
+		return level{}, err
+	}
+	st, tt := sv.Type(), tv.Type()
+	var sourceProp, targetProp string
+	switch {
+	case l.Table != "" || l.Many: // the source's primary key is joined
+		sourceProp = st.PrimaryKey[0]
+		targetProp = l.TargetProperty
+		if l.Table != "" {
+			targetProp = tt.PrimaryKey[0]
+		}
+	default: // the source holds the target's primary key
+		sourceProp, targetProp = l.SourceProperty, tt.PrimaryKey[0]
+	}
+	byValue, vals := originsByValue(lv.page, lv.t, lv.t.PropertyIndex(sourceProp), lv.origins)
+	if l.Table != "" {
+		jv := d.views[l.Table]
+		jp, err := d.s.readAll(ctx, jv, inOrAll(jv, l.SourceProperty, vals, nil))
+		if err != nil {
+			return level{}, err
+		}
+		jt := jv.Type()
+		si, ti := jt.PropertyIndex(l.SourceProperty), jt.PropertyIndex(l.TargetProperty)
+		next := map[string][]int32{}
+		vals = vals[:0]
+		for j := range jp.Len() {
+			from, ok := byValue[valueKey(cellValue(jp, jt, j, si))]
+			to := cellValue(jp, jt, j, ti)
+			if !ok || to == nil {
+				continue
+			}
+			k := valueKey(to)
+			if _, seen := next[k]; !seen {
+				vals = append(vals, to)
+			}
+			next[k] = append(next[k], from...)
+		}
+		byValue = next
+	}
+	tp, err := d.s.readAll(ctx, tv, inOrAll(tv, targetProp, vals, h.Filter))
+	if err != nil {
+		return level{}, err
+	}
+	ti := tt.PropertyIndex(targetProp)
+	out := level{t: tt, page: tp, origins: make([][]int32, tp.Len())}
+	for j := range out.origins {
+		from := byValue[valueKey(cellValue(tp, tt, j, ti))]
+		if len(from) > 1 {
+			from = slices.Clone(from)
+			slices.Sort(from)
+			from = slices.Compact(from)
+		}
+		out.origins[j] = from
+	}
+	return out, nil
+}
+
+// originsByValue groups the origins of a page's objects by their value
+// of property i; vals are the distinct non-null values.
+func originsByValue(p *indexer.Page, t *objects.Type, i int, origins [][]int32) (map[string][]int32, []any) {
+	by := map[string][]int32{}
+	var vals []any
+	for j := range p.Len() {
+		v := cellValue(p, t, j, i)
+		if v == nil {
+			continue
+		}
+		k := valueKey(v)
+		if _, seen := by[k]; !seen {
+			vals = append(vals, v)
+		}
+		by[k] = append(by[k], origins[j]...)
+	}
+	return by, vals
+}
+
+// inOrAll is the filter of the objects of v whose prop is one of vals,
+// and that extra matches; when vals are many for v's objects, a filter of
+// every object (extra alone), which is cheaper to read than a long OpIn:
+// objects of other values are dropped when their origins are looked up.
+func inOrAll(v *indexer.View, prop string, vals []any, extra *query.Filter) *query.Filter {
+	var f *query.Filter
+	switch {
+	case len(vals) == 0:
+		return &query.Filter{Op: query.OpNone}
+	case int64(len(vals))*4 > v.Count():
+		f = &query.Filter{Op: query.OpAll}
+	default:
+		f = &query.Filter{Op: query.OpIn, Property: prop, Values: vals}
+	}
+	if extra != nil {
+		return query.And(f, extra)
+	}
+	return f
+}
+
+// valueKey is a map key of a value: its store encoding.
+func valueKey(v any) string {
+	b, err := objects.AppendValue(nil, v)
+	if err != nil {
+		return fmt.Sprintf("%T:%v", v, v)
+	}
+	return string(b)
+}
