@@ -24,6 +24,10 @@ type derivedRows struct {
 	t      *objects.Type // base with the derived properties appended
 	page   *indexer.Page
 	values [][]any // values[k][j]: derived property k of object j
+	// levels are the chains of links followed, by their hops: selections
+	// over the same chain (a count and a sum of the same orders) follow it
+	// once.
+	levels map[string]level
 }
 
 // value is property i of the extended type of object j.
@@ -67,7 +71,7 @@ func (d *setDecoder) evalDerived(ctx context.Context, typ string, f *query.Filte
 	if err != nil {
 		return nil, err
 	}
-	rs := &derivedRows{base: v.Type(), t: der.Type, page: p}
+	rs := &derivedRows{base: v.Type(), t: der.Type, page: p, levels: map[string]level{}}
 	for _, def := range der.Props {
 		vals, err := d.evalDef(ctx, rs, def)
 		if err != nil {
@@ -126,11 +130,18 @@ func (d *setDecoder) evalSelection(ctx context.Context, rs *derivedRows, def *wi
 	for j := range lv.origins {
 		lv.origins[j] = []int32{int32(j)}
 	}
+	chain := ""
 	for _, h := range def.Hops {
+		chain += fmt.Sprintf("%s.%s[%v];", h.From, h.Link, h.Filter)
+		if have, ok := rs.levels[chain]; ok {
+			lv = have
+			continue
+		}
 		var err error
 		if lv, err = d.hop(ctx, lv, h); err != nil {
 			return nil, err
 		}
+		rs.levels[chain] = lv
 	}
 	accs := make([]accumulator, rs.page.Len())
 	prop := -1
