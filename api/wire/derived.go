@@ -256,7 +256,7 @@ func typeDerived(name, path string, def *DerivedDef, head Fields) error {
 			}
 			result = kk
 			continue
-		case !numeric(kk) || kk == objects.KindDecimal:
+		case !numeric(kk):
 			return badDerived(name, path, fmt.Sprintf("%s reads numbers, not %s", def.Kind, k.Type))
 		}
 		if i > 0 && result.DateLike() {
@@ -274,7 +274,8 @@ func typeDerived(name, path string, def *DerivedDef, head Fields) error {
 // widerNumber is the kind an arithmetic result of a and b takes.
 func widerNumber(a, b objects.Kind) objects.Kind {
 	switch {
-	case a == objects.KindFloat || a == objects.KindDouble || b == objects.KindFloat || b == objects.KindDouble:
+	case a == objects.KindFloat || a == objects.KindDouble || a == objects.KindDecimal,
+		b == objects.KindFloat || b == objects.KindDouble || b == objects.KindDecimal: // decimals compute as doubles
 		return objects.KindDouble
 	case a == objects.KindLong || b == objects.KindLong:
 		return objects.KindLong

@@ -57,7 +57,7 @@ func (d *SetDecoder) selection(name, path string, t *objects.Type, head Fields, 
 	elem := prop.Type
 	switch def.Op {
 	case "sum", "avg", "approximatePercentile":
-		if !numeric(elem.Kind) || elem.Kind == objects.KindDecimal {
+		if !numeric(elem.Kind) { // decimals are summed as doubles
 			return nil, badDerived(name, opPath+".selectedPropertyApiName", fmt.Sprintf("%s reads a number; %s is %s", def.Op, def.Property, elem))
 		}
 		def.Type = objects.DataType{Kind: objects.KindDouble}

@@ -217,6 +217,7 @@ func queries(rows int, deep *deepPage) []query {
 			},
 			pg: pgAround, pgTotal: pgAroundTotal,
 		},
+		derivedQuery(),
 	}
 }
 

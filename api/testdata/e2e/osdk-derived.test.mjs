@@ -15,11 +15,12 @@ import { Customer, Order, data, newClient, ordersOf } from "./osdk.mjs";
 // sum without orders: the server omits the null).
 const stats = () => data.customers.map((c) => {
   const os = ordersOf(c.customer_id);
-  const amounts = os.map((o) => o.amount).filter((a) => a != null);
+  const amounts = os.map((o) => o.amount).filter((a) => a != null).map(Number); // decimals: strings
   return { id: c.customer_id, n: os.length, total: amounts.length ? amounts.reduce((a, b) => a + b, 0) : undefined };
 });
 
-const close = (a, b) => (a === undefined || b === undefined ? a === b : Math.abs(a - b) < 1e-9 * Math.max(1, Math.abs(b)));
+// The server sums decimals as doubles.
+const close = (a, b) => (a === undefined || b === undefined ? a === b : Math.abs(a - b) < 1e-6 * Math.max(1, Math.abs(b)));
 
 const withStats = (client) => client(Customer).withProperties({
   n: (b) => b.pivotTo("orders").aggregate("$count"),
