@@ -35,7 +35,7 @@ func (s *Server) aggregateDerived(ctx context.Context, d *setDecoder, set *wire.
 	if err != nil {
 		return nil, err
 	}
-	keep, err := derivedOrder(rs, set.Derived.Where, nil)
+	keep, err := derivedMatches(rs, set.Derived.Where)
 	if err != nil {
 		return nil, err
 	}
@@ -49,8 +49,8 @@ func (s *Server) aggregateDerived(ctx context.Context, d *setDecoder, set *wire.
 	}
 	if !derived {
 		keys := make([][]byte, len(keep))
-		for n, r := range keep {
-			keys[n] = rs.page.Keys[r.j]
+		for n, j := range keep {
+			keys[n] = rs.page.Keys[j]
 		}
 		return s.aggregate(ctx, d.views[typ], &query.Filter{Op: query.OpKeys, Keys: keys}, spec)
 	}
@@ -69,11 +69,9 @@ type bucket struct {
 
 // aggregateRows groups the rows of rs and computes the metrics of each
 // group.
-func aggregateRows(rs *derivedRows, keep []ranked, metrics []metricSpec, groups []groupSpec, maxGroups int) (*query.AggregateResult, error) {
+func aggregateRows(rs *derivedRows, keep []int, metrics []metricSpec, groups []groupSpec, maxGroups int) (*query.AggregateResult, error) {
 	buckets := []*bucket{{}}
-	for _, r := range keep {
-		buckets[0].rows = append(buckets[0].rows, r.j)
-	}
+	buckets[0].rows = keep
 	for _, g := range groups {
 		i := rs.t.PropertyIndex(g.Property)
 		var next []*bucket

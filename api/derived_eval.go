@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer"
@@ -127,8 +128,10 @@ type level struct {
 // operation per source object.
 func (d *setDecoder) evalSelection(ctx context.Context, rs *derivedRows, def *wire.DerivedDef) ([]any, error) {
 	lv := level{t: rs.base, page: rs.page, origins: make([][]int32, rs.page.Len())}
+	self := make([]int32, len(lv.origins))
 	for j := range lv.origins {
-		lv.origins[j] = []int32{int32(j)}
+		self[j] = int32(j)
+		lv.origins[j] = self[j : j+1 : j+1]
 	}
 	chain := ""
 	for _, h := range def.Hops {
@@ -193,15 +196,15 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 		}
 		jt := jv.Type()
 		si, ti := jt.PropertyIndex(l.SourceProperty), jt.PropertyIndex(l.TargetProperty)
-		next := map[string][]int32{}
+		next := map[any][]int32{}
 		vals = vals[:0]
 		for j := range jp.Len() {
-			from, ok := byValue[valueKey(cellValue(jp, jt, j, si))]
+			from, ok := byValue[mapKey(cellValue(jp, jt, j, si))]
 			to := cellValue(jp, jt, j, ti)
 			if !ok || to == nil {
 				continue
 			}
-			k := valueKey(to)
+			k := mapKey(to)
 			if _, seen := next[k]; !seen {
 				vals = append(vals, to)
 			}
@@ -216,7 +219,7 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 	ti := tt.PropertyIndex(targetProp)
 	out := level{t: tt, page: tp, origins: make([][]int32, tp.Len())}
 	for j := range out.origins {
-		from := byValue[valueKey(cellValue(tp, tt, j, ti))]
+		from := byValue[mapKey(cellValue(tp, tt, j, ti))]
 		if len(from) > 1 {
 			from = slices.Clone(from)
 			slices.Sort(from)
@@ -229,19 +232,22 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 
 // originsByValue groups the origins of a page's objects by their value
 // of property i; vals are the distinct non-null values.
-func originsByValue(p *indexer.Page, t *objects.Type, i int, origins [][]int32) (map[string][]int32, []any) {
-	by := map[string][]int32{}
+func originsByValue(p *indexer.Page, t *objects.Type, i int, origins [][]int32) (map[any][]int32, []any) {
+	by := map[any][]int32{}
 	var vals []any
 	for j := range p.Len() {
 		v := cellValue(p, t, j, i)
 		if v == nil {
 			continue
 		}
-		k := valueKey(v)
-		if _, seen := by[k]; !seen {
+		k := mapKey(v)
+		have, seen := by[k]
+		if !seen {
 			vals = append(vals, v)
+			by[k] = slices.Clip(origins[j]) // shared until a second object has the value
+			continue
 		}
-		by[k] = append(by[k], origins[j]...)
+		by[k] = append(have, origins[j]...)
 	}
 	return by, vals
 }
@@ -266,7 +272,24 @@ func inOrAll(v *indexer.View, prop string, vals []any, extra *query.Filter) *que
 	return f
 }
 
-// valueKey is a map key of a value: its store encoding.
+// mapKey is a map key of a value: the value itself when Go compares it
+// as the engine does, else its store encoding.
+func mapKey(v any) any {
+	switch x := v.(type) {
+	case int64, string, bool, objects.Date, objects.Time:
+		return v
+	case float64:
+		if x == 0 {
+			return 0.0 // -0 is 0
+		}
+		return v
+	case time.Time:
+		return x.UnixNano()
+	}
+	return valueKey(v)
+}
+
+// valueKey is a string key of a value: its store encoding.
 func valueKey(v any) string {
 	b, err := objects.AppendValue(nil, v)
 	if err != nil {

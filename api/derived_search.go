@@ -20,9 +20,10 @@ import (
 // key of the last object of its page, so the next page is computed again
 // and continues strictly after it.
 
-// derivedOrder is the matching objects of rs in the order of sort.
-func derivedOrder(rs *derivedRows, where []*query.Filter, sort []sortField) ([]ranked, error) {
-	var keep []int
+// derivedMatches is the objects of rs (positions in its page) that every
+// where clause matches.
+func derivedMatches(rs *derivedRows, where []*query.Filter) ([]int, error) {
+	keep := make([]int, 0, rs.page.Len())
 	for j := range rs.page.Len() {
 		ok := true
 		for _, w := range where {
@@ -39,20 +40,7 @@ func derivedOrder(rs *derivedRows, where []*query.Filter, sort []sortField) ([]r
 			keep = append(keep, j)
 		}
 	}
-	idx := sortIndexes(rs.t, sort)
-	out := make([]ranked, len(keep))
-	for n, j := range keep {
-		out[n] = ranked{j: j, at: rowPosition(rs, idx, j)}
-	}
-	slices.SortFunc(out, func(a, b ranked) int { return comparePositions(sort, a.at, b.at) })
-	return out, nil
-}
-
-// ranked is an object (its position in the source page) and where it
-// stands in the order.
-type ranked struct {
-	j  int
-	at position
+	return keep, nil
 }
 
 // position is where an object stands in an order: its sort values and
@@ -60,47 +48,6 @@ type ranked struct {
 type position struct {
 	values []any
 	key    []byte
-}
-
-func sortIndexes(t *objects.Type, sort []sortField) []int {
-	idx := make([]int, len(sort))
-	for i, f := range sort {
-		idx[i] = t.PropertyIndex(f.prop.APIName)
-	}
-	return idx
-}
-
-func rowPosition(rs *derivedRows, idx []int, j int) position {
-	p := position{key: rs.page.Keys[j]}
-	for _, i := range idx {
-		p.values = append(p.values, rs.value(j, i))
-	}
-	return p
-}
-
-// comparePositions orders two positions: by each sort field, nulls
-// last whatever the direction, then by primary key.
-func comparePositions(sort []sortField, x, y position) int {
-	for k := range sort {
-		a, b := x.values[k], y.values[k]
-		var c int
-		switch {
-		case a == nil && b == nil:
-		case a == nil:
-			return 1
-		case b == nil:
-			return -1
-		default:
-			c = compareValues(a, b)
-			if sort[k].desc {
-				c = -c
-			}
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	return bytes.Compare(x.key, y.key)
 }
 
 // encodePosition is a page token's values: the sort values, then the key.
@@ -143,12 +90,13 @@ func (s *Server) loadDerived(ctx context.Context, d *setDecoder, f *query.Filter
 	if err != nil {
 		return nil, err
 	}
-	keep, err := derivedOrder(rs, d.derived.Where, order)
+	keep, err := derivedMatches(rs, d.derived.Where)
 	if err != nil {
 		return nil, err
 	}
 	fp := wire.Fingerprint("derived", t.APIName, compact(req.ObjectSet), sortKey(order))
-	start := 0
+	o := newOrdering(rs, order)
+	after := keep
 	if req.PageToken != "" {
 		tok, err := wire.DecodeToken(req.PageToken, wire.TokSearch, fp)
 		if err != nil {
@@ -159,17 +107,12 @@ func (s *Server) loadDerived(ctx context.Context, d *setDecoder, f *query.Filter
 			return nil, wire.InvalidToken(req.PageToken)
 		}
 		// The page starts strictly after the token's position.
-		start, _ = slices.BinarySearchFunc(keep, at, func(r ranked, at position) int {
-			if comparePositions(order, r.at, at) <= 0 {
-				return -1
-			}
-			return 1
-		})
+		after = slices.DeleteFunc(slices.Clone(keep), func(j int) bool { return o.compareTo(j, at) <= 0 })
 	}
-	end := min(start+size, len(keep))
-	page := &derivedPage{r: &renderer{layout: layoutOf(t), sel: sel, excludeRID: req.ExcludeRid}, rows: rs, data: keep[start:end], total: int64(len(keep))}
-	if end < len(keep) {
-		vals, err := encodePosition(keep[end-1].at)
+	data := o.first(after, size)
+	page := &derivedPage{r: &renderer{layout: layoutOf(t), sel: sel, excludeRID: req.ExcludeRid}, rows: rs, data: data, total: int64(len(keep))}
+	if len(after) > len(data) {
+		vals, err := encodePosition(o.position(data[len(data)-1]))
 		if err != nil {
 			return nil, err
 		}
@@ -183,7 +126,7 @@ func (s *Server) loadDerived(ctx context.Context, d *setDecoder, f *query.Filter
 type derivedPage struct {
 	r     *renderer
 	rows  *derivedRows
-	data  []ranked
+	data  []int
 	next  string
 	total int64
 }
@@ -191,8 +134,7 @@ type derivedPage struct {
 func (p *derivedPage) appendJSON(b []byte) []byte {
 	b = append(b, `{"data":[`...)
 	base := len(p.rows.base.Properties)
-	for n, r := range p.data {
-		j := r.j
+	for n, j := range p.data {
 		if n > 0 {
 			b = append(b, ',')
 		}
