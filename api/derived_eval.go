@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer"
@@ -151,7 +150,30 @@ func (d *setDecoder) evalSelection(ctx context.Context, rs *derivedRows, def *wi
 	if def.Property != "" {
 		prop = lv.t.PropertyIndex(def.Property)
 	}
+	// Sums and averages of numbers read the scalar, unboxed.
+	var sc objects.Scalar
+	numbers := false
+	if prop >= 0 && (def.Op == "sum" || def.Op == "avg") {
+		switch k := lv.t.Properties[prop].Type.Kind; k {
+		case objects.KindInteger, objects.KindLong, objects.KindFloat, objects.KindDouble:
+			numbers = true
+		}
+	}
 	for j, origins := range lv.origins {
+		if len(origins) == 0 {
+			continue
+		}
+		if numbers {
+			x, ok := numberAt(lv.page, lv.t, j, prop, &sc)
+			if !ok {
+				continue
+			}
+			for _, o := range origins {
+				accs[o].n++
+				accs[o].sum += x
+			}
+			continue
+		}
 		var val any
 		if prop >= 0 {
 			val = cellValue(lv.page, lv.t, j, prop)
@@ -187,39 +209,54 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 	default: // the source holds the target's primary key
 		sourceProp, targetProp = l.SourceProperty, tt.PrimaryKey[0]
 	}
-	byValue, vals := originsByValue(lv.page, lv.t, lv.t.PropertyIndex(sourceProp), lv.origins)
+	si := lv.t.PropertyIndex(sourceProp)
+	byValue, firsts := originsByValue(lv.page, lv.t, si, lv.origins)
+	n, vals := len(firsts), func() []any { return values(lv.page, lv.t, si, firsts) }
 	if l.Table != "" {
 		jv := d.views[l.Table]
-		jp, err := d.s.readAll(ctx, jv, inOrAll(jv, l.SourceProperty, vals, nil))
+		jp, err := d.s.readAll(ctx, jv, inOrAll(jv, l.SourceProperty, n, vals, nil))
 		if err != nil {
 			return level{}, err
 		}
 		jt := jv.Type()
 		si, ti := jt.PropertyIndex(l.SourceProperty), jt.PropertyIndex(l.TargetProperty)
-		next := map[any][]int32{}
-		vals = vals[:0]
+		next := map[joinKey][]int32{}
+		var tos []int // the join rows that name each target first
+		var sc objects.Scalar
 		for j := range jp.Len() {
-			from, ok := byValue[mapKey(cellValue(jp, jt, j, si))]
-			to := cellValue(jp, jt, j, ti)
-			if !ok || to == nil {
+			k, ok := keyAt(jp, jt, j, si, &sc)
+			if !ok {
 				continue
 			}
-			k := mapKey(to)
-			if _, seen := next[k]; !seen {
-				vals = append(vals, to)
+			from, ok := byValue[k]
+			if !ok {
+				continue
 			}
-			next[k] = append(next[k], from...)
+			tk, ok := keyAt(jp, jt, j, ti, &sc)
+			if !ok {
+				continue
+			}
+			if _, seen := next[tk]; !seen {
+				tos = append(tos, j)
+			}
+			next[tk] = append(next[tk], from...)
 		}
 		byValue = next
+		n, vals = len(tos), func() []any { return values(jp, jt, ti, tos) }
 	}
-	tp, err := d.s.readAll(ctx, tv, inOrAll(tv, targetProp, vals, h.Filter))
+	tp, err := d.s.readAll(ctx, tv, inOrAll(tv, targetProp, n, vals, h.Filter))
 	if err != nil {
 		return level{}, err
 	}
 	ti := tt.PropertyIndex(targetProp)
 	out := level{t: tt, page: tp, origins: make([][]int32, tp.Len())}
+	var sc objects.Scalar
 	for j := range out.origins {
-		from := byValue[mapKey(cellValue(tp, tt, j, ti))]
+		k, ok := keyAt(tp, tt, j, ti, &sc)
+		if !ok {
+			continue
+		}
+		from := byValue[k]
 		if len(from) > 1 {
 			from = slices.Clone(from)
 			slices.Sort(from)
@@ -231,62 +268,85 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 }
 
 // originsByValue groups the origins of a page's objects by their value
-// of property i; vals are the distinct non-null values.
-func originsByValue(p *indexer.Page, t *objects.Type, i int, origins [][]int32) (map[any][]int32, []any) {
-	by := map[any][]int32{}
-	var vals []any
+// of property i; firsts are the objects that hold each distinct value
+// first (values reads them, when an OpIn needs them).
+func originsByValue(p *indexer.Page, t *objects.Type, i int, origins [][]int32) (map[joinKey][]int32, []int) {
+	by := make(map[joinKey][]int32, p.Len())
+	var firsts []int
+	var sc objects.Scalar
 	for j := range p.Len() {
-		v := cellValue(p, t, j, i)
-		if v == nil {
+		k, ok := keyAt(p, t, j, i, &sc)
+		if !ok {
 			continue
 		}
-		k := mapKey(v)
 		have, seen := by[k]
 		if !seen {
-			vals = append(vals, v)
+			firsts = append(firsts, j)
 			by[k] = slices.Clip(origins[j]) // shared until a second object has the value
 			continue
 		}
 		by[k] = append(have, origins[j]...)
 	}
-	return by, vals
+	return by, firsts
 }
 
-// inOrAll is the filter of the objects of v whose prop is one of vals,
-// and that extra matches; when vals are many for v's objects, a filter of
-// every object (extra alone), which is cheaper to read than a long OpIn:
-// objects of other values are dropped when their origins are looked up.
-func inOrAll(v *indexer.View, prop string, vals []any, extra *query.Filter) *query.Filter {
+// values are property i of the objects js of a page.
+func values(p *indexer.Page, t *objects.Type, i int, js []int) []any {
+	out := make([]any, len(js))
+	for n, j := range js {
+		out[n] = cellValue(p, t, j, i)
+	}
+	return out
+}
+
+// joinKey is a value as a map key, without boxing it: integers, dates and
+// instants in n, strings in s, other values by their store encoding in s.
+type joinKey struct {
+	n int64
+	s string
+}
+
+// keyAt reads property i of object j of a page as a join key; ok is
+// false for a null (or a list: keys are scalars, objects.CheckLink).
+func keyAt(p *indexer.Page, t *objects.Type, j, i int, sc *objects.Scalar) (joinKey, bool) {
+	rw := row{t: t, p: p, j: j}
+	if !p.FromIndex() {
+		rw = row{t: t, o: p.Object(j)}
+	}
+	if list := rw.cell(i, sc); list != nil || sc.Null {
+		return joinKey{}, false
+	}
+	switch k := t.Properties[i].Type.Kind; k {
+	case objects.KindInteger, objects.KindLong, objects.KindDate, objects.KindTime, objects.KindBoolean:
+		return joinKey{n: sc.Int}, true
+	case objects.KindString:
+		return joinKey{s: sc.Str}, true
+	case objects.KindTimestamp, objects.KindTimestampTZ:
+		return joinKey{n: sc.Time.UnixNano()}, true
+	default:
+		return joinKey{s: valueKey(sc.Value(k))}, true
+	}
+}
+
+// inOrAll is the filter of the objects of v whose prop is one of the n
+// values vals gives, and that extra matches; when the values are many
+// for v's objects, a filter of every object (extra alone), which is
+// cheaper to read than a long OpIn: objects of other values are dropped
+// when their origins are looked up.
+func inOrAll(v *indexer.View, prop string, n int, vals func() []any, extra *query.Filter) *query.Filter {
 	var f *query.Filter
 	switch {
-	case len(vals) == 0:
+	case n == 0:
 		return &query.Filter{Op: query.OpNone}
-	case int64(len(vals))*4 > v.Count():
+	case int64(n)*4 > v.Count():
 		f = &query.Filter{Op: query.OpAll}
 	default:
-		f = &query.Filter{Op: query.OpIn, Property: prop, Values: vals}
+		f = &query.Filter{Op: query.OpIn, Property: prop, Values: vals()}
 	}
 	if extra != nil {
 		return query.And(f, extra)
 	}
 	return f
-}
-
-// mapKey is a map key of a value: the value itself when Go compares it
-// as the engine does, else its store encoding.
-func mapKey(v any) any {
-	switch x := v.(type) {
-	case int64, string, bool, objects.Date, objects.Time:
-		return v
-	case float64:
-		if x == 0 {
-			return 0.0 // -0 is 0
-		}
-		return v
-	case time.Time:
-		return x.UnixNano()
-	}
-	return valueKey(v)
 }
 
 // valueKey is a string key of a value: its store encoding.
@@ -296,4 +356,21 @@ func valueKey(v any) string {
 		return fmt.Sprintf("%T:%v", v, v)
 	}
 	return string(b)
+}
+
+// numberAt reads a numeric property i of object j of a page as a float64;
+// ok is false for a null.
+func numberAt(p *indexer.Page, t *objects.Type, j, i int, sc *objects.Scalar) (float64, bool) {
+	rw := row{t: t, p: p, j: j}
+	if !p.FromIndex() {
+		rw = row{t: t, o: p.Object(j)}
+	}
+	if rw.cell(i, sc); sc.Null {
+		return 0, false
+	}
+	switch t.Properties[i].Type.Kind {
+	case objects.KindFloat, objects.KindDouble:
+		return sc.Float, true
+	}
+	return float64(sc.Int), true
 }
