@@ -220,7 +220,7 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 		}
 		jt := jv.Type()
 		si, ti := jt.PropertyIndex(l.SourceProperty), jt.PropertyIndex(l.TargetProperty)
-		next := map[joinKey][]int32{}
+		next := &joinIndex{}
 		var tos []int // the join rows that name each target first
 		var sc objects.Scalar
 		for j := range jp.Len() {
@@ -228,7 +228,7 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 			if !ok {
 				continue
 			}
-			from, ok := byValue[k]
+			from, ok := byValue.get(k)
 			if !ok {
 				continue
 			}
@@ -236,10 +236,11 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 			if !ok {
 				continue
 			}
-			if _, seen := next[tk]; !seen {
+			have, seen := next.get(tk)
+			if !seen {
 				tos = append(tos, j)
 			}
-			next[tk] = append(next[tk], from...)
+			next.set(tk, append(have, from...))
 		}
 		byValue = next
 		n, vals = len(tos), func() []any { return values(jp, jt, ti, tos) }
@@ -256,7 +257,7 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 		if !ok {
 			continue
 		}
-		from := byValue[k]
+		from, _ := byValue.get(k)
 		if len(from) > 1 {
 			from = slices.Clone(from)
 			slices.Sort(from)
@@ -270,8 +271,8 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 // originsByValue groups the origins of a page's objects by their value
 // of property i; firsts are the objects that hold each distinct value
 // first (values reads them, when an OpIn needs them).
-func originsByValue(p *indexer.Page, t *objects.Type, i int, origins [][]int32) (map[joinKey][]int32, []int) {
-	by := make(map[joinKey][]int32, p.Len())
+func originsByValue(p *indexer.Page, t *objects.Type, i int, origins [][]int32) (*joinIndex, []int) {
+	by := &joinIndex{size: p.Len()}
 	var firsts []int
 	var sc objects.Scalar
 	for j := range p.Len() {
@@ -279,13 +280,13 @@ func originsByValue(p *indexer.Page, t *objects.Type, i int, origins [][]int32) 
 		if !ok {
 			continue
 		}
-		have, seen := by[k]
+		have, seen := by.get(k)
 		if !seen {
 			firsts = append(firsts, j)
-			by[k] = slices.Clip(origins[j]) // shared until a second object has the value
+			by.set(k, slices.Clip(origins[j])) // shared until a second object has the value
 			continue
 		}
-		by[k] = append(have, origins[j]...)
+		by.set(k, append(have, origins[j]...))
 	}
 	return by, firsts
 }
@@ -297,13 +298,6 @@ func values(p *indexer.Page, t *objects.Type, i int, js []int) []any {
 		out[n] = cellValue(p, t, j, i)
 	}
 	return out
-}
-
-// joinKey is a value as a map key, without boxing it: integers, dates and
-// instants in n, strings in s, other values by their store encoding in s.
-type joinKey struct {
-	n int64
-	s string
 }
 
 // keyAt reads property i of object j of a page as a join key; ok is
@@ -320,11 +314,11 @@ func keyAt(p *indexer.Page, t *objects.Type, j, i int, sc *objects.Scalar) (join
 	case objects.KindInteger, objects.KindLong, objects.KindDate, objects.KindTime, objects.KindBoolean:
 		return joinKey{n: sc.Int}, true
 	case objects.KindString:
-		return joinKey{s: sc.Str}, true
+		return joinKey{s: sc.Str, str: true}, true
 	case objects.KindTimestamp, objects.KindTimestampTZ:
 		return joinKey{n: sc.Time.UnixNano()}, true
 	default:
-		return joinKey{s: valueKey(sc.Value(k))}, true
+		return joinKey{s: valueKey(sc.Value(k)), str: true}, true
 	}
 }
 
