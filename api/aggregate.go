@@ -310,6 +310,11 @@ func (s *Server) aggregate(ctx context.Context, v *indexer.View, f *query.Filter
 	if err != nil {
 		return nil, err
 	}
+	return responseOf(metrics, groups, res), nil
+}
+
+// responseOf is the wire response of an aggregation's result.
+func responseOf(metrics []metricSpec, groups []groupSpec, res *query.AggregateResult) *aggregateResponse {
 	resp := &aggregateResponse{Accuracy: "ACCURATE", Data: make([]aggregateItem, 0, len(res.Groups))}
 	for _, gr := range res.Groups {
 		item := aggregateItem{Group: map[string]any{}, Metrics: make([]metricResult, 0, len(metrics))}
@@ -321,7 +326,7 @@ func (s *Server) aggregate(ctx context.Context, v *indexer.View, f *query.Filter
 		}
 		resp.Data = append(resp.Data, item)
 	}
-	return resp, nil
+	return resp
 }
 
 // groupValue is a group's value of one grouping on the wire.
@@ -399,11 +404,14 @@ func (s *Server) aggregateObjectSet(r *http.Request) (any, error) {
 	if req.TransactionID != "" {
 		return nil, refusedParameter("transactionId", req.TransactionID)
 	}
-	d, set, err := s.decodeObjectSet(r, req.ObjectSet, nil)
+	d, set, err := s.decodeSet(r, req.ObjectSet, "aggregate", nil)
 	if err != nil {
 		return nil, err
 	}
 	defer d.release()
+	if set.Derived != nil {
+		return s.aggregateDerived(r.Context(), d, set, req.aggregationSpec)
+	}
 	if set.Empty() {
 		return nil, wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"reason": "the object set names no object type (an empty static set)"})
 	}

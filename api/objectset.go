@@ -27,6 +27,7 @@ type setDecoder struct {
 	wd         *wire.WhereDecoder
 	ifaceViews map[string]interfaceView // objectset_interfaces.go
 	listing    *listing                 // of a page of a snapshot listing: its views come from there
+	derived    *wire.Derived            // of the set decoded; nil: none
 }
 
 // open returns the view of an object type the principal may see; internal
@@ -83,6 +84,12 @@ var _ wire.Resolver = (*setDecoder)(nil)
 // releases the decoder's views.
 // A page of a snapshot listing (l) opens its views there.
 func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage, l *listing) (*setDecoder, *wire.Set, error) {
+	return s.decodeSet(r, raw, "", l)
+}
+
+// decodeSet decodes an object set; derivedOK names the endpoint when it
+// serves sets with derived properties, which the others refuse.
+func (s *Server) decodeSet(r *http.Request, raw json.RawMessage, derivedOK string, l *listing) (*setDecoder, *wire.Set, error) {
 	if wire.IsNull(raw) {
 		return nil, nil, wire.BadSet("objectSet is required")
 	}
@@ -92,6 +99,12 @@ func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage, l *listin
 		d.release()
 		return nil, nil, err
 	}
+	if set.Derived != nil && derivedOK == "" {
+		d.release()
+		return nil, nil, wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"objectSetType": "withProperties",
+			"reason": "derived properties are served by loadObjects and aggregate"})
+	}
+	d.derived = set.Derived
 	return d, set, nil
 }
 
@@ -99,7 +112,11 @@ func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage, l *listin
 // (or none: an empty static set, whose view is nil), for an endpoint
 // that serves one type.
 func (s *Server) decodeSingleSet(r *http.Request, raw json.RawMessage, endpoint string, l *listing) (*setDecoder, *query.Filter, error) {
-	d, set, err := s.decodeObjectSet(r, raw, l)
+	derivedOK := ""
+	if endpoint == "loadObjects" {
+		derivedOK = endpoint
+	}
+	d, set, err := s.decodeSet(r, raw, derivedOK, l)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -152,12 +169,22 @@ func (s *Server) loadObjectSet(r *http.Request) (any, error) {
 		return nil, err
 	}
 	defer d.release()
-	var page *objectPage
-	defer func() { s.listings.finish(l, d.views, page.nextOf()) }()
+	var next *string // the page's next token once it is computed, for the listing
+	defer func() { s.listings.finish(l, d.views, next) }()
 	if d.view == nil {
 		// The set is empty and has no type: there is nothing to check select
 		// and orderBy against.
-		page = &objectPage{securities: true}
+		page := &objectPage{securities: true}
+		next = &page.next
+		return page, nil
+	}
+	if d.derived != nil {
+		req.PageToken = token
+		page, err := s.loadDerived(r.Context(), d, c, &req, size)
+		if err != nil {
+			return nil, err
+		}
+		next = &page.next
 		return page, nil
 	}
 	t := d.view.Type()
@@ -167,10 +194,11 @@ func (s *Server) loadObjectSet(r *http.Request) (any, error) {
 	}
 	spec := searchSpec{where: c, sort: order, pageSize: size, pageToken: token, sel: sel, excludeRID: req.ExcludeRid,
 		fp: wire.Fingerprint("objectSet", t.APIName, compact(req.ObjectSet), sortKey(order))}
-	page, err = s.runSearch(r.Context(), d.view, spec)
+	page, err := s.runSearch(r.Context(), d.view, spec)
 	if err != nil {
 		return nil, err
 	}
 	page.securities = true
+	next = &page.next
 	return page, nil
 }

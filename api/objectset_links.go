@@ -2,6 +2,7 @@ package api
 
 import (
 	"github.com/ontoindex/ontoindex/api/wire"
+	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -13,25 +14,9 @@ import (
 // read at the version its view serves: links are resolved at query time,
 // so an edit of either table moves links after that table's build.
 func (d *setDecoder) SearchAround(f *query.Filter, typ, link string) (*query.Filter, string, error) {
-	l, ok := d.s.linkSide(d.r, typ, link)
-	if !ok {
-		return nil, "", wire.Err(wire.NameLinkTypeNotFound, map[string]any{"objectType": typ, "linkType": link})
-	}
-	tv, err := d.open(l.Target, false)
+	l, sv, tv, err := d.resolveLink(typ, link)
 	if err != nil {
 		return nil, "", err
-	}
-	sv := d.views[typ]
-	var tableType *objects.Type
-	if l.Table != "" {
-		jv, err := d.open(l.Table, true)
-		if err != nil {
-			return nil, "", err
-		}
-		tableType = jv.Type()
-	}
-	if err := objects.CheckLink(&l, sv.Type(), tv.Type(), tableType); err != nil {
-		return nil, "", wire.Err(wire.NameLinkTypeNotResolvable, map[string]any{"objectType": typ, "linkType": link, "reason": err.Error()})
 	}
 	ctx, limits := d.r.Context(), d.s.limits()
 	srcKey := sv.Type().PrimaryKey[0]
@@ -69,4 +54,40 @@ func (d *setDecoder) SearchAround(f *query.Filter, typ, link string) (*query.Fil
 		return &query.Filter{Op: query.OpNone}, l.Target, nil
 	}
 	return &query.Filter{Op: query.OpIn, Property: prop, Values: vals}, l.Target, nil
+}
+
+// resolveLink is link of typ, checked against the views of its source,
+// target and join table, which it opens.
+func (d *setDecoder) resolveLink(typ, link string) (l objects.LinkSide, source, target *indexer.View, err error) {
+	l, ok := d.s.linkSide(d.r, typ, link)
+	if !ok {
+		return l, nil, nil, wire.Err(wire.NameLinkTypeNotFound, map[string]any{"objectType": typ, "linkType": link})
+	}
+	if source, err = d.open(typ, false); err != nil {
+		return l, nil, nil, err
+	}
+	if target, err = d.open(l.Target, false); err != nil {
+		return l, nil, nil, err
+	}
+	var tableType *objects.Type
+	if l.Table != "" {
+		jv, err := d.open(l.Table, true)
+		if err != nil {
+			return l, nil, nil, err
+		}
+		tableType = jv.Type()
+	}
+	if err := objects.CheckLink(&l, source.Type(), target.Type(), tableType); err != nil {
+		return l, nil, nil, wire.Err(wire.NameLinkTypeNotResolvable, map[string]any{"objectType": typ, "linkType": link, "reason": err.Error()})
+	}
+	return l, source, target, nil
+}
+
+// Link is a link of typ as a derived property follows it.
+func (d *setDecoder) Link(typ, link string) (wire.LinkInfo, error) {
+	l, _, _, err := d.resolveLink(typ, link)
+	if err != nil {
+		return wire.LinkInfo{}, err
+	}
+	return wire.LinkInfo{Target: l.Target, One: !l.Many && l.Table == ""}, nil
 }

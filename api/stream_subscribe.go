@@ -90,6 +90,9 @@ func (c *streamConn) newSubscription(rq *wire.SubscribeRequest, identity string)
 		if len(set.Types) > 1 || set.Interface != "" {
 			return nil, wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"reason": "subscriptions take sets of one object type; subscribe to each implementer's set instead"})
 		}
+		if set.Derived != nil {
+			return nil, wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"reason": "subscriptions to sets with derived properties (withProperties) are not supported"})
+		}
 		typ, f = set.Types[0], set.Filters[set.Types[0]]
 	}
 	sub := &subscription{conn: c, id: newInstanceID(), seq: c.hub.seq.Add(1), identity: identity, typ: typ, filter: f, loadRids: rq.LoadRids()}

@@ -146,6 +146,13 @@ func (r fuzzResolver) SearchAround(f *query.Filter, typ, link string) (*query.Fi
 	return &query.Filter{Op: query.OpNone}, "Assignment", nil
 }
 
+func (r fuzzResolver) Link(typ, link string) (LinkInfo, error) {
+	if typ != "Employee" || link != "assignments" {
+		return LinkInfo{}, Err(NameLinkTypeNotFound, map[string]any{"objectType": typ, "linkType": link})
+	}
+	return LinkInfo{Target: "Assignment"}, nil
+}
+
 // The fuzz resolver's one interface, Keyed {key: long}, is implemented
 // by both types (key: id), with the link boss (Employee's link
 // assignments, which Assignment does not map).

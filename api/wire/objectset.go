@@ -22,7 +22,6 @@ const ObjectRIDPrefix = "ri.ontoindex.main.object."
 
 // unsupportedSets are ObjectSet kinds ontoindex does not serve.
 var unsupportedSets = map[string]string{
-	"withProperties":   "derived properties are not supported",
 	"methodInput":      "method inputs are not supported",
 	"nearestNeighbors": "vector search is not supported: ontoindex has no vector properties",
 }
@@ -39,6 +38,7 @@ type rawSet struct {
 	Link          string            `json:"link"`
 	InterfaceLink string            `json:"interfaceLink"`
 	Reference     string            `json:"reference"`
+	Derived       json.RawMessage   `json:"derivedProperties"`
 }
 
 // Resolver gives an object set decoder what it cannot know alone.
@@ -68,6 +68,9 @@ type Resolver interface {
 	// interface the link leads to ("" when it leads to an object type): an
 	// error when iface has no such link.
 	InterfaceLink(iface, typ, link string) (typeLink, targetInterface string, ok bool, err error)
+	// Link is link of object type typ, for derived properties: an error
+	// when typ has no such link or it cannot be followed.
+	Link(typ, link string) (LinkInfo, error)
 	// Reference is the definition of the stored object set rid names
 	// (objectSets/createTemporary); it is decoded as if sent in its place.
 	Reference(rid string) (json.RawMessage, error)
@@ -130,7 +133,19 @@ func (d *SetDecoder) Decode(raw json.RawMessage, depth int) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
+		if inner.Derived != nil {
+			return d.derivedFilter(inner, rs.Where, depth+1)
+		}
 		return d.filter(inner, rs.Where, depth+1)
+	case "withProperties":
+		if IsNull(rs.ObjectSet) || IsNull(rs.Derived) {
+			return nil, BadSet("withProperties needs objectSet and derivedProperties")
+		}
+		inner, err := d.Decode(rs.ObjectSet, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		return d.withProperties(inner, rs.Derived, depth+1)
 	case "union", "intersect", "subtract":
 		if len(rs.ObjectSets) == 0 {
 			return nil, BadSet(kind + " needs objectSets")
@@ -140,6 +155,9 @@ func (d *SetDecoder) Decode(raw json.RawMessage, depth int) (*Set, error) {
 			ks, err := d.Decode(k, depth+1)
 			if err != nil {
 				return nil, err
+			}
+			if ks.Derived != nil {
+				return nil, BadSet(kind + " of sets with derived properties is not supported: add the derived properties (withProperties) to the " + kind)
 			}
 			kids = append(kids, ks)
 		}
@@ -160,6 +178,9 @@ func (d *SetDecoder) Decode(raw json.RawMessage, depth int) (*Set, error) {
 		if err != nil {
 			return nil, err
 		}
+		if inner.Derived != nil && len(inner.Derived.Where) > 0 {
+			return nil, BadSet("searchAround from a set filtered on derived properties is not supported")
+		}
 		return d.searchAround(inner, rs.Link)
 	case "asType":
 		if IsNull(rs.ObjectSet) || rs.EntityType == "" {
@@ -168,6 +189,9 @@ func (d *SetDecoder) Decode(raw json.RawMessage, depth int) (*Set, error) {
 		inner, err := d.Decode(rs.ObjectSet, depth+1)
 		if err != nil {
 			return nil, err
+		}
+		if inner.Derived != nil && d.Resolver.IsInterface(rs.EntityType) {
+			return nil, BadSet("asType of a set with derived properties to an interface is not supported")
 		}
 		return d.asType(inner, rs.EntityType)
 	case "asBaseObjectTypes":
@@ -239,6 +263,8 @@ func setOf(head Fields) (rawSet, error) {
 			ok = json.Unmarshal(v, &b) == nil
 		case "objectSet":
 			rs.ObjectSet = v
+		case "derivedProperties":
+			rs.Derived = v
 		case "where":
 			rs.Where = v
 		case "objectSets":

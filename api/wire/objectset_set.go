@@ -21,6 +21,8 @@ type Set struct {
 	// Interface is the interface the set is seen through ("" for a set of
 	// object types): where clauses, select and orderBy name its properties.
 	Interface string
+	// Derived are the derived properties of a set of one type (nil: none).
+	Derived *Derived
 }
 
 // singleSet is the set of the objects f matches in typ.

@@ -44,6 +44,8 @@ type (
 		ObjectSets    []objectSet `json:"objectSets,omitempty"`
 		Where         *where      `json:"where,omitempty"`
 		Link          string      `json:"link,omitempty"`
+		// DerivedProperties are the definitions of a withProperties set.
+		DerivedProperties map[string]any `json:"derivedProperties,omitempty"`
 	}
 	orderBy struct {
 		OrderType string       `json:"orderType,omitempty"`

@@ -243,6 +243,7 @@ func queries(rows int, deep *deepPage) []query {
 			},
 			pg: pgAround, pgTotal: pgAroundTotal,
 		},
+		derivedQuery(),
 	}
 }
 

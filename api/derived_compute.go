@@ -1,0 +1,277 @@
+package api
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/ontoindex/ontoindex/api/wire"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// The arithmetic of derived properties and the accumulators of
+// selections. A null operand makes a null result, except in least and
+// greatest, which skip nulls as SQL's do; a division by zero is null.
+
+// accumulator is a selection's state for one source object.
+type accumulator struct {
+	n        int64
+	sum      float64
+	best     any // min, max, get
+	vals     []any
+	numbers  []float64 // approximatePercentile
+	distinct map[string]bool
+}
+
+// add takes the value of one linked object (nil when null or when the
+// operation reads no property).
+func (a *accumulator) add(def *wire.DerivedDef, v any) {
+	if def.Op == "count" {
+		a.n++
+		return
+	}
+	if v == nil {
+		return
+	}
+	switch def.Op {
+	case "sum", "avg":
+		a.n++
+		a.sum += toFloat(v)
+	case "approximatePercentile":
+		a.numbers = append(a.numbers, toFloat(v))
+	case "min":
+		if a.best == nil || objects.Compare(v, a.best) < 0 {
+			a.best = v
+		}
+	case "max", "get":
+		if a.best == nil || objects.Compare(v, a.best) > 0 {
+			a.best = v
+		}
+	case "exactDistinct", "approximateDistinct":
+		a.seen(v)
+	case "collectList":
+		if len(a.vals) < def.Limit {
+			a.vals = append(a.vals, v)
+		}
+	case "collectSet":
+		if len(a.vals) < def.Limit && a.seen(v) {
+			a.vals = append(a.vals, v)
+		}
+	}
+}
+
+// seen records v among the distinct values; it reports whether v is new.
+func (a *accumulator) seen(v any) bool {
+	if a.distinct == nil {
+		a.distinct = map[string]bool{}
+	}
+	k := valueKey(v)
+	if a.distinct[k] {
+		return false
+	}
+	a.distinct[k] = true
+	return true
+}
+
+// result is the derived value.
+func (a *accumulator) result(def *wire.DerivedDef) any {
+	switch def.Op {
+	case "count":
+		return a.n
+	case "sum":
+		if a.n == 0 {
+			return nil
+		}
+		return a.sum
+	case "avg":
+		if a.n == 0 {
+			return nil
+		}
+		return a.sum / float64(a.n)
+	case "approximatePercentile":
+		return percentile(a.numbers, def.Percentile)
+	case "exactDistinct", "approximateDistinct":
+		return int64(len(a.distinct))
+	case "collectList", "collectSet":
+		if a.vals == nil {
+			return []any{}
+		}
+		return a.vals
+	}
+	return a.best
+}
+
+// percentile is the p-th percentile of vals, interpolated between the
+// two nearest ranks (exact: the values are at hand); nil when none.
+func percentile(vals []float64, p float64) any {
+	if len(vals) == 0 {
+		return nil
+	}
+	slices.Sort(vals)
+	pos := p * float64(len(vals)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(vals)-1)
+	return vals[lo] + (vals[hi]-vals[lo])*(pos-float64(lo))
+}
+
+// toFloat is a number as a float64.
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	case objects.Decimal:
+		f, _ := x.Rat().Float64()
+		return f
+	}
+	return math.NaN()
+}
+
+// compute is an expression of already computed operands.
+func compute(def *wire.DerivedDef, args []any) any {
+	switch def.Kind {
+	case wire.DerivedLeast, wire.DerivedGreatest:
+		var best any
+		for _, a := range args {
+			if a == nil {
+				continue
+			}
+			c := 0
+			if best != nil {
+				c = compareValues(a, best)
+			}
+			if best == nil || (def.Kind == wire.DerivedLeast && c < 0) || (def.Kind == wire.DerivedGreatest && c > 0) {
+				best = a
+			}
+		}
+		if best != nil && !def.Type.Kind.DateLike() {
+			return asKind(def.Type.Kind, best)
+		}
+		return best
+	case wire.DerivedExtract:
+		return extract(def.Part, args[0])
+	}
+	if slices.Contains(args, nil) {
+		return nil
+	}
+	integer := def.Type.Kind == objects.KindInteger || def.Type.Kind == objects.KindLong
+	switch def.Kind {
+	case wire.DerivedNegate:
+		if integer {
+			return -args[0].(int64)
+		}
+		return -toFloat(args[0])
+	case wire.DerivedAbsolute:
+		if integer {
+			x := args[0].(int64)
+			return max(x, -x)
+		}
+		return math.Abs(toFloat(args[0]))
+	case wire.DerivedDivide:
+		r := toFloat(args[1])
+		if r == 0 {
+			return nil
+		}
+		return toFloat(args[0]) / r
+	}
+	if integer {
+		x := args[0].(int64)
+		for _, a := range args[1:] {
+			y := a.(int64)
+			switch def.Kind {
+			case wire.DerivedAdd:
+				x += y
+			case wire.DerivedSubtract:
+				x -= y
+			case wire.DerivedMultiply:
+				x *= y
+			}
+		}
+		return x
+	}
+	x := toFloat(args[0])
+	for _, a := range args[1:] {
+		y := toFloat(a)
+		switch def.Kind {
+		case wire.DerivedAdd:
+			x += y
+		case wire.DerivedSubtract:
+			x -= y
+		case wire.DerivedMultiply:
+			x *= y
+		}
+	}
+	return x
+}
+
+// asKind is a number as the Go value of kind k.
+func asKind(k objects.Kind, v any) any {
+	if k == objects.KindInteger || k == objects.KindLong {
+		if f, ok := v.(float64); ok {
+			return int64(f)
+		}
+		return v
+	}
+	return toFloat(v)
+}
+
+// extract is a part of a date or timestamp, in UTC.
+func extract(part string, v any) any {
+	var t time.Time
+	switch x := v.(type) {
+	case objects.Date:
+		t = x.Time()
+	case time.Time:
+		t = x.UTC()
+	default:
+		return nil
+	}
+	switch part {
+	case "DAYS":
+		return int64(t.Day())
+	case "MONTHS":
+		return int64(t.Month())
+	case "QUARTERS":
+		return int64((t.Month()-1)/3 + 1)
+	}
+	return int64(t.Year())
+}
+
+// compareValues orders two non-null values, numbers of any kind by value.
+func compareValues(a, b any) int {
+	if isNumber(a) && isNumber(b) {
+		if x, ok := a.(int64); ok {
+			if y, ok := b.(int64); ok {
+				return cmpInt(x, y)
+			}
+		}
+		x, y := toFloat(a), toFloat(b)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	}
+	return objects.Compare(a, b)
+}
+
+func cmpInt(x, y int64) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+func isNumber(v any) bool {
+	switch v.(type) {
+	case int64, float64, objects.Decimal:
+		return true
+	}
+	return false
+}

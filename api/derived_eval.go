@@ -1,0 +1,370 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/ontoindex/ontoindex/api/wire"
+	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// Derived properties are computed per request from the views the set
+// decoder opened, so every value comes from the snapshot that answers the
+// request. A selection follows its links level by level: each linked
+// object carries the source objects it was reached from, and the last
+// level's objects are scanned once, accumulating per source object.
+
+// derivedRows is the objects of a set with derived properties: the
+// source set's matching objects and the derived values of each.
+type derivedRows struct {
+	base   *objects.Type // the stored type
+	t      *objects.Type // base with the derived properties appended
+	page   *indexer.Page
+	values [][]any // values[k][j]: derived property k of object j
+	// levels are the chains of links followed, by their hops: selections
+	// over the same chain (a count and a sum of the same orders) follow it
+	// once.
+	levels map[string]level
+}
+
+// value is property i of the extended type of object j.
+func (rs *derivedRows) value(j, i int) any {
+	if n := len(rs.base.Properties); i >= n {
+		return rs.values[i-n][j]
+	}
+	return cellValue(rs.page, rs.base, j, i)
+}
+
+// cellValue is property i of object j of a page.
+func cellValue(p *indexer.Page, t *objects.Type, j, i int) any {
+	rw := row{t: t, p: p, j: j}
+	if !p.FromIndex() {
+		rw = row{t: t, o: p.Object(j)}
+	}
+	var sc objects.Scalar
+	if list := rw.cell(i, &sc); list != nil {
+		return list
+	}
+	return sc.Value(t.Properties[i].Type.Kind)
+}
+
+// readAll is every object of v that f matches, in primary key order.
+func (s *Server) readAll(ctx context.Context, v *indexer.View, f *query.Filter) (*indexer.Page, error) {
+	if f == nil {
+		f = &query.Filter{Op: query.OpAll}
+	}
+	p, err := v.Search(ctx, &query.Search{Filter: f, PageSize: max(1, int(v.Count())), Limits: s.limits()})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", v.Type().APIName, err)
+	}
+	return p, nil
+}
+
+// evalDerived computes the derived properties of the objects f matches in
+// the set's type.
+func (d *setDecoder) evalDerived(ctx context.Context, typ string, f *query.Filter, der *wire.Derived) (*derivedRows, error) {
+	v := d.views[typ]
+	p, err := d.s.readAll(ctx, v, f)
+	if err != nil {
+		return nil, err
+	}
+	rs := &derivedRows{base: v.Type(), t: der.Type, page: p, levels: map[string]level{}}
+	for _, def := range der.Props {
+		vals, err := d.evalDef(ctx, rs, def)
+		if err != nil {
+			return nil, err
+		}
+		rs.values = append(rs.values, vals)
+	}
+	return rs, nil
+}
+
+// evalDef is the value of def for each object of rs.
+func (d *setDecoder) evalDef(ctx context.Context, rs *derivedRows, def *wire.DerivedDef) ([]any, error) {
+	n := rs.page.Len()
+	switch def.Kind {
+	case wire.DerivedSelection:
+		return d.evalSelection(ctx, rs, def)
+	case wire.DerivedProperty:
+		i := rs.t.PropertyIndex(def.Property)
+		out := make([]any, n)
+		for j := range out {
+			out[j] = rs.value(j, i)
+		}
+		return out, nil
+	}
+	kids := make([][]any, len(def.Kids))
+	for k, kid := range def.Kids {
+		vals, err := d.evalDef(ctx, rs, kid)
+		if err != nil {
+			return nil, err
+		}
+		kids[k] = vals
+	}
+	out := make([]any, n)
+	args := make([]any, len(kids))
+	for j := range out {
+		for k := range kids {
+			args[k] = kids[k][j]
+		}
+		out[j] = compute(def, args)
+	}
+	return out, nil
+}
+
+// level is the objects a chain of links reached: each with the source
+// objects (positions in the source page) it was reached from.
+type level struct {
+	t       *objects.Type
+	page    *indexer.Page
+	origins [][]int32
+}
+
+// evalSelection follows the selection's links and accumulates its
+// operation per source object.
+func (d *setDecoder) evalSelection(ctx context.Context, rs *derivedRows, def *wire.DerivedDef) ([]any, error) {
+	lv := level{t: rs.base, page: rs.page, origins: make([][]int32, rs.page.Len())}
+	self := make([]int32, len(lv.origins))
+	for j := range lv.origins {
+		self[j] = int32(j)
+		lv.origins[j] = self[j : j+1 : j+1]
+	}
+	chain := ""
+	for _, h := range def.Hops {
+		chain += fmt.Sprintf("%s.%s[%v];", h.From, h.Link, h.Filter)
+		if have, ok := rs.levels[chain]; ok {
+			lv = have
+			continue
+		}
+		var err error
+		if lv, err = d.hop(ctx, lv, h); err != nil {
+			return nil, err
+		}
+		rs.levels[chain] = lv
+	}
+	accs := make([]accumulator, rs.page.Len())
+	prop := -1
+	if def.Property != "" {
+		prop = lv.t.PropertyIndex(def.Property)
+	}
+	// Sums and averages of numbers read the scalar, unboxed.
+	var sc objects.Scalar
+	numbers := false
+	if prop >= 0 && (def.Op == "sum" || def.Op == "avg") {
+		switch k := lv.t.Properties[prop].Type.Kind; k {
+		case objects.KindInteger, objects.KindLong, objects.KindFloat, objects.KindDouble:
+			numbers = true
+		}
+	}
+	for j, origins := range lv.origins {
+		if len(origins) == 0 {
+			continue
+		}
+		if numbers {
+			x, ok := numberAt(lv.page, lv.t, j, prop, &sc)
+			if !ok {
+				continue
+			}
+			for _, o := range origins {
+				accs[o].n++
+				accs[o].sum += x
+			}
+			continue
+		}
+		var val any
+		if prop >= 0 {
+			val = cellValue(lv.page, lv.t, j, prop)
+		}
+		for _, o := range origins {
+			accs[o].add(def, val)
+		}
+	}
+	out := make([]any, len(accs))
+	for j := range accs {
+		out[j] = accs[j].result(def)
+	}
+	return out, nil
+}
+
+// hop follows one link from the objects of lv: the objects of the
+// target type the link reaches (that the hop's filter matches), each with
+// the union of the origins of the objects it is reached from.
+func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (level, error) {
+	l, sv, tv, err := d.resolveLink(h.From, h.Link)
+	if err != nil {
+		return level{}, err
+	}
+	st, tt := sv.Type(), tv.Type()
+	var sourceProp, targetProp string
+	switch {
+	case l.Table != "" || l.Many: // the source's primary key is joined
+		sourceProp = st.PrimaryKey[0]
+		targetProp = l.TargetProperty
+		if l.Table != "" {
+			targetProp = tt.PrimaryKey[0]
+		}
+	default: // the source holds the target's primary key
+		sourceProp, targetProp = l.SourceProperty, tt.PrimaryKey[0]
+	}
+	si := lv.t.PropertyIndex(sourceProp)
+	byValue, firsts := originsByValue(lv.page, lv.t, si, lv.origins)
+	n, vals := len(firsts), func() []any { return values(lv.page, lv.t, si, firsts) }
+	if l.Table != "" {
+		jv := d.views[l.Table]
+		jp, err := d.s.readAll(ctx, jv, inOrAll(jv, l.SourceProperty, n, vals, nil))
+		if err != nil {
+			return level{}, err
+		}
+		jt := jv.Type()
+		si, ti := jt.PropertyIndex(l.SourceProperty), jt.PropertyIndex(l.TargetProperty)
+		next := &joinIndex{}
+		var tos []int // the join rows that name each target first
+		var sc objects.Scalar
+		for j := range jp.Len() {
+			k, ok := keyAt(jp, jt, j, si, &sc)
+			if !ok {
+				continue
+			}
+			from, ok := byValue.get(k)
+			if !ok {
+				continue
+			}
+			tk, ok := keyAt(jp, jt, j, ti, &sc)
+			if !ok {
+				continue
+			}
+			have, seen := next.get(tk)
+			if !seen {
+				tos = append(tos, j)
+			}
+			next.set(tk, append(have, from...))
+		}
+		byValue = next
+		n, vals = len(tos), func() []any { return values(jp, jt, ti, tos) }
+	}
+	tp, err := d.s.readAll(ctx, tv, inOrAll(tv, targetProp, n, vals, h.Filter))
+	if err != nil {
+		return level{}, err
+	}
+	ti := tt.PropertyIndex(targetProp)
+	out := level{t: tt, page: tp, origins: make([][]int32, tp.Len())}
+	var sc objects.Scalar
+	for j := range out.origins {
+		k, ok := keyAt(tp, tt, j, ti, &sc)
+		if !ok {
+			continue
+		}
+		from, _ := byValue.get(k)
+		if len(from) > 1 {
+			from = slices.Clone(from)
+			slices.Sort(from)
+			from = slices.Compact(from)
+		}
+		out.origins[j] = from
+	}
+	return out, nil
+}
+
+// originsByValue groups the origins of a page's objects by their value
+// of property i; firsts are the objects that hold each distinct value
+// first (values reads them, when an OpIn needs them).
+func originsByValue(p *indexer.Page, t *objects.Type, i int, origins [][]int32) (*joinIndex, []int) {
+	by := &joinIndex{size: p.Len()}
+	var firsts []int
+	var sc objects.Scalar
+	for j := range p.Len() {
+		k, ok := keyAt(p, t, j, i, &sc)
+		if !ok {
+			continue
+		}
+		have, seen := by.get(k)
+		if !seen {
+			firsts = append(firsts, j)
+			by.set(k, slices.Clip(origins[j])) // shared until a second object has the value
+			continue
+		}
+		by.set(k, append(have, origins[j]...))
+	}
+	return by, firsts
+}
+
+// values are property i of the objects js of a page.
+func values(p *indexer.Page, t *objects.Type, i int, js []int) []any {
+	out := make([]any, len(js))
+	for n, j := range js {
+		out[n] = cellValue(p, t, j, i)
+	}
+	return out
+}
+
+// keyAt reads property i of object j of a page as a join key; ok is
+// false for a null (or a list: keys are scalars, objects.CheckLink).
+func keyAt(p *indexer.Page, t *objects.Type, j, i int, sc *objects.Scalar) (joinKey, bool) {
+	rw := row{t: t, p: p, j: j}
+	if !p.FromIndex() {
+		rw = row{t: t, o: p.Object(j)}
+	}
+	if list := rw.cell(i, sc); list != nil || sc.Null {
+		return joinKey{}, false
+	}
+	switch k := t.Properties[i].Type.Kind; k {
+	case objects.KindInteger, objects.KindLong, objects.KindDate, objects.KindTime, objects.KindBoolean:
+		return joinKey{n: sc.Int}, true
+	case objects.KindString:
+		return joinKey{s: sc.Str, str: true}, true
+	case objects.KindTimestamp, objects.KindTimestampTZ:
+		return joinKey{n: sc.Time.UnixNano()}, true
+	default:
+		return joinKey{s: valueKey(sc.Value(k)), str: true}, true
+	}
+}
+
+// inOrAll is the filter of the objects of v whose prop is one of the n
+// values vals gives, and that extra matches; when the values are many
+// for v's objects, a filter of every object (extra alone), which is
+// cheaper to read than a long OpIn: objects of other values are dropped
+// when their origins are looked up.
+func inOrAll(v *indexer.View, prop string, n int, vals func() []any, extra *query.Filter) *query.Filter {
+	var f *query.Filter
+	switch {
+	case n == 0:
+		return &query.Filter{Op: query.OpNone}
+	case int64(n)*4 > v.Count():
+		f = &query.Filter{Op: query.OpAll}
+	default:
+		f = &query.Filter{Op: query.OpIn, Property: prop, Values: vals()}
+	}
+	if extra != nil {
+		return query.And(f, extra)
+	}
+	return f
+}
+
+// valueKey is a string key of a value: its store encoding.
+func valueKey(v any) string {
+	b, err := objects.AppendValue(nil, v)
+	if err != nil {
+		return fmt.Sprintf("%T:%v", v, v)
+	}
+	return string(b)
+}
+
+// numberAt reads a numeric property i of object j of a page as a float64;
+// ok is false for a null.
+func numberAt(p *indexer.Page, t *objects.Type, j, i int, sc *objects.Scalar) (float64, bool) {
+	rw := row{t: t, p: p, j: j}
+	if !p.FromIndex() {
+		rw = row{t: t, o: p.Object(j)}
+	}
+	if rw.cell(i, sc); sc.Null {
+		return 0, false
+	}
+	switch t.Properties[i].Type.Kind {
+	case objects.KindFloat, objects.KindDouble:
+		return sc.Float, true
+	}
+	return float64(sc.Int), true
+}
