@@ -49,7 +49,7 @@ func testBenchSearchPostgres(t *testing.T, indexer string) {
 		rep.Ontoindex.PeakRSSMiB <= 0 || rep.Postgres.ServingPSSMiB <= 0 || rep.DeepPage < 2 || rep.Rounds != 5 {
 		t.Fatalf("figures: %+v %+v %+v", rep, rep.Ontoindex, *rep.Postgres)
 	}
-	wantIDs := []string{"get", "sorted", "text", "relevance", "count", "group", "prefix", "deep1", "deepN", "deepOffset", "union", "around"}
+	wantIDs := []string{"get", "sorted", "text", "relevance", "count", "group", "prefix", "deep1", "deepN", "deepOffset", "union", "around", "derived"}
 	if len(rep.Queries) != len(wantIDs) {
 		t.Fatalf("%d queries, want %d", len(rep.Queries), len(wantIDs))
 	}
@@ -79,7 +79,7 @@ func testBenchSearchPostgres(t *testing.T, indexer string) {
 	}
 	// Every query with a target, time to searchable, deep paging, p99,
 	// the get's CPU against the floor.
-	if len(rep.Targets) != 11+4 {
+	if len(rep.Targets) != 12+4 {
 		t.Errorf("%d targets: %+v", len(rep.Targets), rep.Targets)
 	}
 }
