@@ -25,7 +25,8 @@ type Loader func(docs []uint32) ([]*objects.Object, error)
 // a count).
 type metric struct {
 	query.Metric
-	pi *propertyIndex
+	pi          *propertyIndex
+	exactValues int // Percentile: the values ranked exactly
 }
 
 // grouping is a grouping of the query with the index of its property, its
@@ -33,8 +34,9 @@ type metric struct {
 type grouping struct {
 	query.Group
 	pi     *propertyIndex
-	ranges []valueRange
-	parts  []groupKeyPart // scratch, per document
+	ranges   []valueRange
+	bucketer *durationBucketer // Duration
+	parts    []groupKeyPart    // scratch, per document
 }
 
 // valueRange is a range of a grouping: [lo, hi), either bound may be absent.
@@ -79,8 +81,12 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 		return nil, err
 	}
 	a := &aggregation{x: x, limit: q.Limits.MaxGroups, accumulators: map[string]*groupAccumulator{}, load: load}
+	exactValues := q.ExactPercentileValues
+	if exactValues <= 0 {
+		exactValues = query.DefaultExactPercentileValues
+	}
 	for _, m := range q.Metrics {
-		am := metric{Metric: m}
+		am := metric{Metric: m, exactValues: exactValues}
 		if m.Kind != query.Count {
 			if am.pi = s.property(m.Property); am.pi == nil {
 				return nil, fmt.Errorf("object type %s has no property %q", s.typ.APIName, m.Property)
@@ -109,6 +115,11 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 			}
 			ag.ranges = append(ag.ranges, vr)
 		}
+		if g.Kind == query.Duration {
+			if ag.bucketer, err = newDurationBucketer(ag.pi.elementType, g); err != nil {
+				return nil, err
+			}
+		}
 		a.groups = append(a.groups, ag)
 	}
 	if len(a.groups) == 0 {
@@ -134,6 +145,12 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 		return nil, err
 	}
 	if ok, err := a.byDict(bm); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return a.result(), nil
+	}
+	if ok, err := a.byDuration(bm); ok || err != nil {
 		if err != nil {
 			return nil, err
 		}
