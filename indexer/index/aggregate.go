@@ -33,7 +33,7 @@ type metric struct {
 // ranges as value keys, and the parts of the document being added.
 type grouping struct {
 	query.Group
-	pi     *propertyIndex
+	pi       *propertyIndex
 	ranges   []valueRange
 	bucketer *durationBucketer // Duration
 	parts    []groupKeyPart    // scratch, per document
