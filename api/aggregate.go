@@ -396,7 +396,7 @@ func (s *Server) aggregateObjects(r *http.Request) (any, error) {
 	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
-	where, err := wire.Where(v.Type(), req.Where, s.cfg.MaxWhereDepth, s.cfg.MaxWhereClauses)
+	where, err := s.where(v.Type(), req.Where)
 	if err != nil {
 		return nil, err
 	}

@@ -56,10 +56,11 @@
 //
 // # Search
 //
-// where takes every SearchJsonQueryV2 type except the geo, vector,
-// interval and relativeDateRange ones, which are refused with 400
-// PropertyFiltersNotSupported and a reason (see wire/where.go for how each
-// maps onto the engine's query.Filter). Results are ordered by orderBy (any searchable property
+// where takes every SearchJsonQueryV2 type except the geo, vector and
+// interval ones, which are refused with 400 PropertyFiltersNotSupported
+// and a reason (see wire/where.go for how each maps onto the engine's
+// query.Filter; relativeDateRange becomes a range from the server's clock,
+// wire/where_relative.go). Results are ordered by orderBy (any searchable property
 // that is not an array; nulls last) and then by primary key, so the order
 // is total. Page tokens (wire/pagetoken.go) are opaque cursors holding the sort
 // values of the last object and its primary key, never offsets: a page

@@ -78,7 +78,7 @@ func (s *Server) decodeObjectSet(r *http.Request, raw json.RawMessage) (*setDeco
 	if wire.IsNull(raw) {
 		return nil, nil, wire.BadSet("objectSet is required")
 	}
-	d := &setDecoder{s: s, r: r, wd: &wire.WhereDecoder{MaxDepth: s.cfg.MaxWhereDepth, MaxClauses: s.cfg.MaxWhereClauses}}
+	d := &setDecoder{s: s, r: r, wd: s.whereDecoder(nil)}
 	set, err := (&wire.SetDecoder{Resolver: d, Where: d.wd}).Decode(raw, 1)
 	if err != nil {
 		d.release()

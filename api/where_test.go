@@ -186,7 +186,6 @@ func TestSearch_whereErrors(t *testing.T) {
 		{"geo polygon", `{"type":"intersectsPolygon","field":"area","value":{}}`, 400, "PropertyFiltersNotSupported"},
 		{"geo shape", `{"type":"geoShapeV2","field":"area","value":{}}`, 400, "PropertyFiltersNotSupported"},
 		{"interval", `{"type":"interval","field":"bio","rule":{}}`, 400, "PropertyFiltersNotSupported"},
-		{"relativeDateRange", `{"type":"relativeDateRange","field":"hired","timeZoneId":"UTC"}`, 400, "PropertyFiltersNotSupported"},
 		{"struct field", `{"type":"eq","propertyIdentifier":{"type":"structField","propertyApiName":"a","structFieldApiName":"b"},"value":1}`, 400, "PropertyFiltersNotSupported"},
 		{"nested error", `{"type":"or","value":[{"type":"eq","field":"dept","value":"Sales"},{"type":"not","value":{"type":"gt","field":"nope","value":1}}]}`, 404, "PropertiesNotFound"},
 	}
