@@ -18,8 +18,10 @@ type Loader func(docs []uint32) ([]*objects.Object, error)
 // property with a dict is an intersection per value, or a lookup per value
 // in the pair counts when the filter is one value or range of another
 // (aggregate_counts.go, pairs.go). Each document falls in the groups of
-// aggregate_groups.go, whose metrics accumulate in aggregate_metrics.go;
-// aggregate_result.go orders the groups.
+// aggregate_groups.go, whose metrics accumulate in aggregate_metrics.go
+// (percentiles in aggregate_percentile.go); aggregate_result.go orders
+// the groups. A lone duration grouping over a column reads its buckets
+// straight from the column's chunks (aggregate_duration.go).
 
 // metric is a metric of the query with the index of its property (nil for
 // a count).
