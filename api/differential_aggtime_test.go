@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ontoindex/ontoindex/objects"
@@ -14,7 +15,7 @@ import (
 // named by its start (fixed widths counted from the epoch, weeks from a
 // Monday, calendar months, quarters and years); approximatePercentile is
 // the nearest-rank percentile, the value at rank max(1, ceil(p*n)) of the
-// values in ascending order.
+// values in ascending order, p read as the decimal it was written as.
 
 // dfDurationUnits are the units a grouping picks, each with values whose
 // widths divide a day, so package time's Truncate (which counts from year
@@ -78,8 +79,11 @@ func dfPercentile(els []any, p float64) dfMV {
 	}
 	sorted := slices.Clone(els)
 	slices.SortFunc(sorted, dfCmp)
+	// The least rank r >= 1 with r >= p*n, p the decimal it was written as.
+	dp, _ := new(big.Rat).SetString(strconv.FormatFloat(p, 'g', -1, 64))
+	pn := new(big.Rat).Mul(dp, big.NewRat(int64(len(sorted)), 1))
 	rank := 1
-	for float64(rank) < p*float64(len(sorted)) {
+	for big.NewRat(int64(rank), 1).Cmp(pn) < 0 {
 		rank++
 	}
 	var f float64

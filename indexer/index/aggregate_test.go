@@ -522,8 +522,11 @@ func oraclePercentile(seen []any, p float64) float64 {
 		xs = append(xs, f)
 	}
 	slices.SortFunc(xs, func(a, b float64) int { return objects.Compare(a, b) })
+	// The least rank r >= 1 with r >= p*n, p the decimal it was written as.
+	dp, _ := new(big.Rat).SetString(strconv.FormatFloat(p, 'g', -1, 64))
+	pn := new(big.Rat).Mul(dp, big.NewRat(int64(len(xs)), 1))
 	rank := 1
-	for float64(rank) < p*float64(len(xs)) {
+	for big.NewRat(int64(rank), 1).Cmp(pn) < 0 {
 		rank++
 	}
 	return xs[rank-1]
