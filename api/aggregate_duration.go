@@ -29,7 +29,7 @@ const maxDurationValue = 1_000_000_000
 // decodeDuration reads the value and unit of a duration grouping on p.
 func decodeDuration(t *objects.Type, p objects.Property, rg *rawGroup, g *query.Group) error {
 	k := p.Type.Primitive().Kind
-	if !k.DateLike() || p.Type.Kind == objects.KindList {
+	if !k.DateLike() { // arrays of dates group by element, like ranges
 		return wire.Err(wire.NameInvalidDurationGroupByPropertyType, map[string]any{"property": p.APIName, "objectType": t.APIName,
 			"propertyBaseType": dataType(p.Type.Primitive())["type"]})
 	}
