@@ -78,38 +78,60 @@ func newDurationBucketer(t objects.DataType, g query.Group) (*durationBucketer, 
 }
 
 // start is the start of the bucket of a column value (a valueKey's pre).
-func (b *durationBucketer) start(pre uint64) int64 {
+func (b *durationBucketer) start(pre uint64) int64 { return b.startOf(b.ordinal(pre)) }
+
+// ordinal numbers the bucket of a column value: bucket 0 holds the epoch
+// (for weeks, Monday 1969-12-29), and consecutive buckets have
+// consecutive numbers, so the buckets of a query index a slice.
+func (b *durationBucketer) ordinal(pre uint64) int64 {
 	x := int64(pre ^ signBit)
 	if b.width != 0 { // sub-day, timestamps only
-		return floorDiv(x, b.width) * b.width
+		return floorDiv(x, b.width)
 	}
 	days := x
 	if !b.date {
 		days = floorDiv(x, microsPerDay)
 	}
+	switch b.unit {
+	case query.Days:
+		return floorDiv(days, b.every)
+	case query.Weeks:
+		return floorDiv(days-epochMonday, 7*b.every)
+	}
+	y, m, _ := civilFromDays(days)
+	return floorDiv((y-1970)*12+m-1, b.monthStep())
+}
+
+// startOf is the start of bucket ord, in the property's own unit.
+func (b *durationBucketer) startOf(ord int64) int64 {
+	if b.width != 0 {
+		return ord * b.width
+	}
 	var s int64
 	switch b.unit {
 	case query.Days:
-		s = floorDiv(days, b.every) * b.every
+		s = ord * b.every
 	case query.Weeks:
-		w := 7 * b.every
-		s = floorDiv(days-epochMonday, w)*w + epochMonday
+		s = ord*7*b.every + epochMonday
 	default:
-		step := b.every
-		switch b.unit {
-		case query.Quarters:
-			step *= 3
-		case query.Years:
-			step *= 12
-		}
-		y, m, _ := civilFromDays(days)
-		months := floorDiv((y-1970)*12+m-1, step) * step
+		months := ord * b.monthStep()
 		s = daysFromCivil(1970+floorDiv(months, 12), months-floorDiv(months, 12)*12+1, 1)
 	}
 	if b.date {
 		return s
 	}
 	return s * microsPerDay
+}
+
+// monthStep is the months of a calendar bucket.
+func (b *durationBucketer) monthStep() int64 {
+	switch b.unit {
+	case query.Quarters:
+		return 3 * b.every
+	case query.Years:
+		return 12 * b.every
+	}
+	return b.every
 }
 
 // value is a bucket start as the property's typed value.
@@ -162,9 +184,14 @@ func daysFromCivil(y, m, d int64) int64 {
 	return era*146097 + doe - 719468
 }
 
+// maxDenseBuckets bounds the slice byDuration indexes by bucket ordinal;
+// a query whose buckets spread wider goes through a map.
+const maxDenseBuckets = 1 << 16
+
 // byDuration accumulates one duration grouping over a scalar column: the
-// bucket of each match straight from the column's chunks, a map lookup per
-// bucket, and the metrics read from their columns.
+// bucket ordinal of each match straight from the column's chunks, its
+// accumulator from a slice indexed by ordinal (a map past
+// maxDenseBuckets), and the metrics read from their columns.
 func (a *aggregation) byDuration(bm *roaring.Bitmap) (bool, error) {
 	if len(a.groups) != 1 || a.groups[0].Kind != query.Duration || a.groups[0].pi.column == nil || a.needsLoad() {
 		return false, nil
@@ -174,8 +201,56 @@ func (a *aggregation) byDuration(bm *roaring.Bitmap) (bool, error) {
 	if !g.pi.nulls.IsEmpty() {
 		bm = roaring.AndNot(bm, g.pi.nulls)
 	}
-	buckets := map[int64]*groupAccumulator{}
-	part := []groupKeyPart{{kind: groupKeyDuration}}
+	var (
+		dense  []*groupAccumulator // by ordinal - base
+		base   int64
+		sparse map[int64]*groupAccumulator
+		part   = []groupKeyPart{{kind: groupKeyDuration}}
+	)
+	// bucket is the accumulator of ordinal ord, made on first sight.
+	bucket := func(ord int64) (*groupAccumulator, error) {
+		if sparse == nil {
+			if dense == nil {
+				base = ord
+			}
+			if i := ord - base; i >= 0 && i < int64(len(dense)) && dense[i] != nil {
+				return dense[i], nil
+			}
+		} else if acc := sparse[ord]; acc != nil {
+			return acc, nil
+		}
+		part[0].bucket = g.bucketer.startOf(ord)
+		acc, err := a.group(part)
+		if err != nil {
+			return nil, err
+		}
+		switch lo, hi := min(base, ord), max(base+int64(len(dense))-1, ord); {
+		case sparse != nil:
+			sparse[ord] = acc
+		case hi-lo < maxDenseBuckets:
+			if ord < base || ord >= base+int64(len(dense)) {
+				// Grow at least twofold towards ord, so that filling
+				// the slice bucket by bucket costs linear time.
+				size := min(max(hi-lo+1, 2*int64(len(dense))), maxDenseBuckets)
+				at := lo
+				if ord < base {
+					at = hi - size + 1
+				}
+				grown := make([]*groupAccumulator, size)
+				copy(grown[base-at:], dense)
+				dense, base = grown, at
+			}
+			dense[ord-base] = acc
+		default:
+			sparse = map[int64]*groupAccumulator{ord: acc}
+			for i, x := range dense {
+				if x != nil {
+					sparse[base+int64(i)] = x
+				}
+			}
+		}
+		return acc, nil
+	}
 	plain := a.countsOnly()
 	it := bm.ManyIterator()
 	batch := make([]uint32, 1024)
@@ -192,15 +267,9 @@ func (a *aggregation) byDuration(bm *roaring.Bitmap) (bool, error) {
 			if i := int(d >> chunkShift); i < len(col.chunks) {
 				pre = col.chunks[i].pre[d&chunkMask]
 			}
-			s := g.bucketer.start(pre)
-			acc := buckets[s]
-			if acc == nil {
-				part[0].bucket = s
-				var err error
-				if acc, err = a.group(part); err != nil {
-					return true, err
-				}
-				buckets[s] = acc
+			acc, err := bucket(g.bucketer.ordinal(pre))
+			if err != nil {
+				return true, err
 			}
 			acc.count++
 			if plain {
