@@ -16,14 +16,18 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// Aggregations are decoded here and computed exactly by the engine from
-// its columns (package index), so the accuracy is always ACCURATE.
+// Aggregations are decoded here and computed by the engine from its
+// columns (package index): exactly, so the accuracy is ACCURATE, except an
+// approximatePercentile of a group past the engine's exact bound, which
+// comes from a sketch and makes the response APPROXIMATE (never under
+// REQUIRE_ACCURATE; aggregate_duration.go).
 //
 // Groups: exact (one group per value, array elements each; nulls are left
 // out unless includeNullValues, or grouped under defaultValue;
 // maxGroupCount keeps the values with most objects), fixedWidth (numeric:
 // [k*w, (k+1)*w)) and ranges (numeric, date, timestamp: [startValue,
-// endValue), either bound may be absent). Several groupBys group by every
+// endValue), either bound may be absent), duration (date, timestamp: UTC
+// buckets, valued by their start). Several groupBys group by every
 // combination. Groups are ordered by the first metric that has a
 // direction, else by object count (descending), then by group value.
 
@@ -68,9 +72,10 @@ type aggRange struct {
 var metricKinds = map[string]query.MetricKind{
 	"count": query.Count, "min": query.Min, "max": query.Max, "avg": query.Avg, "sum": query.Sum,
 	"exactDistinct": query.ExactDistinct, "approximateDistinct": query.ApproximateDistinct,
+	"approximatePercentile": query.Percentile,
 }
 
-var groupKinds = map[string]query.GroupKind{"exact": query.Exact, "fixedWidth": query.FixedWidth, "ranges": query.Ranges}
+var groupKinds = map[string]query.GroupKind{"exact": query.Exact, "fixedWidth": query.FixedWidth, "ranges": query.Ranges, "duration": query.Duration}
 
 type rawMetric struct {
 	Type                  string          `json:"type"`
@@ -166,7 +171,17 @@ func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error
 				m.name = p.APIName + "." + rm.Type
 			}
 		case "approximatePercentile":
-			return nil, wire.Err(wire.NameAggregationMetricNotSupported, map[string]any{"metricType": rm.Type})
+			p, err := aggProperty(t, rm.Type, rm.Field, rm.PropertyIdentifier)
+			if err != nil {
+				return nil, err
+			}
+			if err := decodePercentile(p, rm.ApproximatePercentile, &m.Metric); err != nil {
+				return nil, err
+			}
+			m.prop, m.Property = p, p.APIName
+			if m.name == "" {
+				m.name = p.APIName + "." + rm.Type
+			}
 		default:
 			return nil, wire.Err(wire.NameAggregationMetricNotSupported, map[string]any{"metricType": rm.Type, "reason": "unknown metric type"})
 		}
@@ -196,11 +211,8 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 		if err := strictDecode(raw, &rg); err != nil {
 			return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "groupBy: " + jsonReason(err)})
 		}
-		if rg.Type == "duration" {
-			return nil, wire.Err(wire.NameAggregationGroupByNotSupported, map[string]any{"groupByType": rg.Type, "reason": "use ranges over the date or timestamp property"})
-		}
-		if rg.Type != "exact" && rg.Type != "fixedWidth" && rg.Type != "ranges" {
-			return nil, wire.Err(wire.NameAggregationGroupByNotSupported, map[string]any{"groupByType": rg.Type, "reason": "groupBy types are exact, fixedWidth and ranges"})
+		if groupKinds[rg.Type] == 0 {
+			return nil, wire.Err(wire.NameAggregationGroupByNotSupported, map[string]any{"groupByType": rg.Type, "reason": "groupBy types are exact, fixedWidth, ranges and duration"})
 		}
 		p, err := aggProperty(t, rg.Type, rg.Field, rg.PropertyIdentifier)
 		if err != nil {
@@ -232,6 +244,10 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 				return nil, wire.Err(wire.NameInvalidAggregationRange, map[string]any{"reason": "fixedWidth must be a positive number"})
 			}
 			g.Width = *rg.FixedWidth
+		case "duration":
+			if err := decodeDuration(t, p, &rg, &g.Group); err != nil {
+				return nil, err
+			}
 		case "ranges":
 			if !k.Numeric() && !k.DateLike() {
 				return nil, wire.Err(wire.NameInvalidAggregationRangePropertyType, map[string]any{"property": p.APIName, "objectType": t.APIName,
@@ -299,7 +315,7 @@ func (s *Server) aggregate(ctx context.Context, v *indexer.View, f *query.Filter
 	if err != nil {
 		return nil, err
 	}
-	q := &query.Aggregate{Filter: f, Limits: s.limits()}
+	q := &query.Aggregate{Filter: f, Limits: s.limits(), ExactPercentileValues: exactPercentileValues(spec.Accuracy)}
 	for _, m := range metrics {
 		q.Metrics = append(q.Metrics, m.Metric)
 	}
@@ -315,7 +331,7 @@ func (s *Server) aggregate(ctx context.Context, v *indexer.View, f *query.Filter
 
 // responseOf is the wire response of an aggregation's result.
 func responseOf(metrics []metricSpec, groups []groupSpec, res *query.AggregateResult) *aggregateResponse {
-	resp := &aggregateResponse{Accuracy: "ACCURATE", Data: make([]aggregateItem, 0, len(res.Groups))}
+	resp := &aggregateResponse{Accuracy: accuracyOf(res), Data: make([]aggregateItem, 0, len(res.Groups))}
 	for _, gr := range res.Groups {
 		item := aggregateItem{Group: map[string]any{}, Metrics: make([]metricResult, 0, len(metrics))}
 		for i, g := range groups {
@@ -364,7 +380,7 @@ func metricValue(m *metricSpec, v any) any {
 	case *big.Int:
 		return json.Number(x.String())
 	case float64:
-		if m.Kind == query.Sum || m.Kind == query.Avg {
+		if m.Kind == query.Sum || m.Kind == query.Avg || m.Kind == query.Percentile {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
 				return strconv.FormatFloat(x, 'g', -1, 64) // not a JSON number
 			}
@@ -385,7 +401,7 @@ func (s *Server) aggregateObjects(r *http.Request) (any, error) {
 	if err := s.readBody(r, &req); err != nil {
 		return nil, err
 	}
-	where, err := wire.Where(v.Type(), req.Where, s.cfg.MaxWhereDepth, s.cfg.MaxWhereClauses)
+	where, err := s.where(v.Type(), req.Where)
 	if err != nil {
 		return nil, err
 	}

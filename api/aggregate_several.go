@@ -150,6 +150,10 @@ func sameAggregationTypes(parts []*typeAggregation) error {
 		}
 	}
 	for _, m := range first.metrics {
+		if m.Kind == query.Percentile {
+			return wire.Err(wire.NameAggregationMetricNotSupported, map[string]any{"metricType": "approximatePercentile",
+				"reason": "approximatePercentile over several object types is not supported"})
+		}
 		if m.Kind == query.Avg && m.prop.Type.Kind == objects.KindList {
 			return wire.Err(wire.NameAggregationMetricNotSupported, map[string]any{"metricType": "avg",
 				"reason": "avg of an array property over several object types is not supported"})

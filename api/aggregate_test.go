@@ -300,9 +300,8 @@ func TestAggregate(t *testing.T) {
 		status int
 		error  string
 	}{
-		{"percentile", map[string]any{"aggregation": []any{map[string]any{"type": "approximatePercentile", "field": "age", "approximatePercentile": 0.5}}, "groupBy": []any{}}, 400, "AggregationMetricNotSupported"},
 		{"unknown metric", map[string]any{"aggregation": []any{metric("median", "age")}, "groupBy": []any{}}, 400, "AggregationMetricNotSupported"},
-		{"duration", map[string]any{"aggregation": []any{metric("count", "")}, "groupBy": []any{map[string]any{"type": "duration", "field": "hired", "value": 1, "unit": "DAYS"}}}, 400, "AggregationGroupByNotSupported"},
+		{"unknown groupBy", map[string]any{"aggregation": []any{metric("count", "")}, "groupBy": []any{map[string]any{"type": "histogram", "field": "hired"}}}, 400, "AggregationGroupByNotSupported"},
 		{"sum of text", map[string]any{"aggregation": []any{metric("sum", "name")}, "groupBy": []any{}}, 400, "InvalidPropertyType"},
 		{"max of boolean", map[string]any{"aggregation": []any{metric("max", "active")}, "groupBy": []any{}}, 400, "InvalidPropertyType"},
 		{"fixedWidth of text", map[string]any{"aggregation": []any{}, "groupBy": []any{map[string]any{"type": "fixedWidth", "field": "name", "fixedWidth": 2}}}, 400, "InvalidPropertyType"},

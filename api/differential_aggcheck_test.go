@@ -18,7 +18,7 @@ func dfMetricOK(got any, has bool, want dfMV) bool {
 	case !has:
 		return false
 	case want.nan:
-		return got == "NaN"
+		return got == want.json
 	case want.float:
 		n, ok := got.(json.Number)
 		if !ok {

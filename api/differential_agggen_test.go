@@ -19,6 +19,7 @@ type dfMetric struct {
 	name string // as sent; "" for the default name
 	out  string // the name the response uses
 	dir  string
+	pct  float64 // approximatePercentile
 }
 
 type dfRange struct{ lo, hi, loW, hiW any }
@@ -32,6 +33,8 @@ type dfGroupBy struct {
 	defaultValue  *string
 	width         float64
 	ranges        []dfRange
+	unit          string // duration
+	every         int64  // duration
 }
 
 type dfAgg struct {
@@ -53,6 +56,9 @@ func (a *dfAgg) body(m map[string]any) map[string]any {
 		if x.dir != "" {
 			j["direction"] = x.dir
 		}
+		if x.kind == "approximatePercentile" {
+			j["approximatePercentile"] = x.pct
+		}
 		metrics = append(metrics, j)
 	}
 	groups := []any{}
@@ -71,6 +77,8 @@ func (a *dfAgg) body(m map[string]any) map[string]any {
 			}
 		case "fixedWidth":
 			j["fixedWidth"] = g.width
+		case "duration":
+			j["value"], j["unit"] = g.every, g.unit
 		case "ranges":
 			var rs []any
 			for _, r := range g.ranges {
@@ -107,7 +115,10 @@ func (q *dfQGen) agg() *dfAgg {
 	props := q.s.typ.Properties
 	names := map[string]bool{}
 	for i := range []int{0, 1, 1, 2, 2, 3}[q.r.IntN(6)] {
-		m := dfMetric{kind: []string{"count", "min", "max", "avg", "sum", "exactDistinct", "approximateDistinct"}[q.r.IntN(7)]}
+		m := dfMetric{kind: []string{"count", "min", "max", "avg", "sum", "exactDistinct", "approximateDistinct", "approximatePercentile"}[q.r.IntN(8)]}
+		if m.kind == "approximatePercentile" {
+			m.pct = []float64{0, 0.25, 0.5, 0.99, 1, q.r.Float64()}[q.r.IntN(6)]
+		}
 		if m.kind != "count" {
 			var cands []objects.Property
 			for _, p := range props {
@@ -117,7 +128,7 @@ func (q *dfQGen) agg() *dfAgg {
 					if dfNumeric(k) || dfDated(k) {
 						cands = append(cands, p)
 					}
-				case "avg", "sum":
+				case "avg", "sum", "approximatePercentile":
 					if dfNumeric(k) {
 						cands = append(cands, p)
 					}
@@ -165,6 +176,8 @@ func (q *dfQGen) agg() *dfAgg {
 		case x < 5 && (dfNumeric(k) || dfDated(k)) && bucketed:
 			g.kind = "ranges"
 			g.ranges = q.ranges(p)
+		case x < 8 && dfDated(k) && bucketed:
+			q.duration(&g, k == objects.KindDate)
 		}
 		if g.kind == "exact" {
 			if q.pct(30) {

@@ -32,7 +32,7 @@ import (
 type dfGV struct {
 	key  string
 	json any
-	kind byte // v value, d default, n null, f fixedWidth, r range
+	kind byte // v value, d default, n null, f fixedWidth, r range, t duration
 	v    any  // the value (v), the default text (d), the range index (r)
 	lo   float64
 }
@@ -75,6 +75,11 @@ func (s *dfState) groupVals(g *dfGroupBy, ob *dfObj) []dfGV {
 			// render alike are one group, which ends at start + width.
 			hiF := loF + g.width
 			add(dfGV{key: "f" + strconv.FormatFloat(loF, 'g', -1, 64), json: map[string]any{"startValue": loF, "endValue": hiF}, kind: 'f', lo: loF})
+		}
+	case "duration":
+		for _, e := range els {
+			start := dfDurationStart(g, e)
+			add(dfGV{key: "t" + dfIdentity(start), json: objects.JSONValue(elementType, start), kind: 't', v: start})
 		}
 	case "ranges":
 		for _, e := range els {
@@ -255,6 +260,8 @@ func (s *dfState) metric(m dfMetric, objs []*dfObj) dfMV {
 			}
 		}
 		return dfMV{json: objects.JSONValue(elementType, best), typed: best}
+	case "approximatePercentile":
+		return dfPercentile(els, m.pct)
 	case "exactDistinct", "approximateDistinct":
 		seen := map[string]bool{}
 		for _, e := range els {

@@ -56,14 +56,15 @@
 //
 // # Search
 //
-// where takes every SearchJsonQueryV2 type except the geo, vector and
-// relativeDateRange ones, which are refused with 400
-// PropertyFiltersNotSupported and a reason (see wire/where.go for how each
-// maps onto the engine's query.Filter; wire/where_interval.go for
-// interval). Results are ordered by orderBy (any searchable property
-// that is not an array; nulls last), or by relevance (BM25, each object
-// carrying __score; search_relevance.go), and then by primary key, so the
-// order is total. Page tokens (wire/pagetoken.go) are opaque cursors holding the sort
+// where takes every SearchJsonQueryV2 type except the geo and vector
+// ones, which are refused with 400 PropertyFiltersNotSupported and
+// a reason (see wire/where.go for how each maps onto the engine's
+// query.Filter; wire/where_interval.go for interval; relativeDateRange
+// becomes a range from the server's clock, wire/where_relative.go).
+// Results are ordered by orderBy (any searchable property that is not an
+// array; nulls last), or by relevance (BM25, each object carrying __score;
+// search_relevance.go), and then by primary key, so the order is total.
+// Page tokens (wire/pagetoken.go) are opaque cursors holding the sort
 // values of the last object and its primary key, never offsets: a page
 // costs the same at any depth, and while no build runs, paging neither
 // skips nor repeats objects. Listings without an order are in primary-key

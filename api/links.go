@@ -94,7 +94,7 @@ func (s *Server) linkedSet(r *http.Request) (*setDecoder, *query.Filter, error) 
 	if err := s.checkOntology(r); err != nil {
 		return nil, nil, err
 	}
-	d := &setDecoder{s: s, r: r, wd: &wire.WhereDecoder{MaxDepth: s.cfg.MaxWhereDepth, MaxClauses: s.cfg.MaxWhereClauses}}
+	d := &setDecoder{s: s, r: r, wd: s.whereDecoder(nil)}
 	typ := pathParam(r, "objectType")
 	sv, err := d.open(typ, false)
 	if err != nil {

@@ -261,7 +261,7 @@ func (s *Server) searchObjects(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	where, err := wire.Where(t, req.Where, s.cfg.MaxWhereDepth, s.cfg.MaxWhereClauses)
+	where, err := s.where(t, req.Where)
 	if err != nil {
 		return nil, err
 	}

@@ -93,7 +93,7 @@ func (s *Server) decodeSet(r *http.Request, raw json.RawMessage, derivedOK strin
 	if wire.IsNull(raw) {
 		return nil, nil, wire.BadSet("objectSet is required")
 	}
-	d := &setDecoder{s: s, r: r, wd: &wire.WhereDecoder{MaxDepth: s.cfg.MaxWhereDepth, MaxClauses: s.cfg.MaxWhereClauses}, listing: l}
+	d := &setDecoder{s: s, r: r, wd: s.whereDecoder(nil), listing: l}
 	set, err := (&wire.SetDecoder{Resolver: d, Where: d.wd}).Decode(raw, 1)
 	if err != nil {
 		d.release()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/ontoindex/ontoindex/api/serverconfig"
@@ -59,6 +60,9 @@ type Options struct {
 	// Console, when set, serves the web console (package console): GET /
 	// and GET /console/*. It reads only the HTTP API.
 	Console http.Handler
+	// Clock is "now" for relativeDateRange filters (default time.Now);
+	// tests fix it.
+	Clock func() time.Time
 }
 
 // Server serves the Ontology API v2 subset over an Engine.
@@ -82,6 +86,7 @@ type Server struct {
 	// listings holds the snapshots of listings with snapshot: true
 	// (snapshot_listings.go).
 	listings *snapshotListings
+	now      func() time.Time // Options.Clock (where_clock.go)
 }
 
 // New returns a server over engine, configured by the server and auth
@@ -98,7 +103,7 @@ func New(engine Engine, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger, console: opts.Console}
+	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger, console: opts.Console, now: clockOf(opts)}
 	if n := s.cfg.MaxConcurrentRequests; n > 0 {
 		s.slots = make(chan struct{}, n)
 	}

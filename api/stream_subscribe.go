@@ -78,7 +78,7 @@ func (c *streamConn) subscribe(ctx context.Context, m *wire.SubscribeRequests) {
 // loadObjects would, for the principal of the connection.
 func (c *streamConn) newSubscription(rq *wire.SubscribeRequest, identity string) (*subscription, error) {
 	s := c.hub.s
-	d := &setDecoder{s: s, r: c.r, wd: &wire.WhereDecoder{MaxDepth: s.cfg.MaxWhereDepth, MaxClauses: s.cfg.MaxWhereClauses}}
+	d := &setDecoder{s: s, r: c.r, wd: s.whereDecoder(nil)}
 	defer d.release()
 	set, err := (&wire.SetDecoder{Resolver: subscriptionResolver{d}, Where: d.wd}).Decode(rq.ObjectSet, 1)
 	if err != nil {

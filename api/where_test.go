@@ -187,7 +187,6 @@ func TestSearch_whereErrors(t *testing.T) {
 		{"geo shape", `{"type":"geoShapeV2","field":"area","value":{}}`, 400, "PropertyFiltersNotSupported"},
 		{"interval without a rule type", `{"type":"interval","field":"bio","rule":{}}`, 400, "MalformedPropertyFilters"},
 		{"interval on keyword", `{"type":"interval","field":"dept","rule":{"type":"match","query":"a","ordered":true}}`, 400, "PropertyFiltersNotSupported"},
-		{"relativeDateRange", `{"type":"relativeDateRange","field":"hired","timeZoneId":"UTC"}`, 400, "PropertyFiltersNotSupported"},
 		{"struct field of no struct", `{"type":"eq","propertyIdentifier":{"type":"structField","propertyApiName":"a","structFieldApiName":"b"},"value":1}`, 404, "PropertiesNotFound"},
 		{"nested error", `{"type":"or","value":[{"type":"eq","field":"dept","value":"Sales"},{"type":"not","value":{"type":"gt","field":"nope","value":1}}]}`, 404, "PropertiesNotFound"},
 	}

@@ -140,6 +140,8 @@ const (
 	NameMultipleGroupByOnFieldNotSupported  Name = "MultipleGroupByOnFieldNotSupported"
 	NameInvalidPropertyType                 Name = "InvalidPropertyType"
 	NameDefaultAndNullGroupsNotSupported    Name = "DefaultAndNullGroupsNotSupported"
+	NameInvalidDurationGroupByPropertyType  Name = "InvalidDurationGroupByPropertyType"
+	NameInvalidDurationGroupByValue         Name = "InvalidDurationGroupByValue"
 
 	// Ops endpoints (ops.go).
 	NameInvalidConfig         Name = "InvalidConfig"
@@ -222,6 +224,8 @@ var table = map[Name]errorKind{
 	NameMultipleGroupByOnFieldNotSupported:  {codeInvalidArgument, "two groupBys on one property"},
 	NameInvalidPropertyType:                 {codeInvalidArgument, "the metric or grouping does not apply to the property type"},
 	NameDefaultAndNullGroupsNotSupported:    {codeInvalidArgument, "exact groupBy with both defaultValue and includeNullValues"},
+	NameInvalidDurationGroupByPropertyType:  {codeInvalidArgument, "duration groupBy on a property that is neither a date nor a timestamp"},
+	NameInvalidDurationGroupByValue:         {codeInvalidArgument, "duration groupBy value: weeks and longer take value 1, dates take days or longer; the reason says which"},
 
 	// Ops endpoints (ops.go).
 	NameInvalidConfig:         {codeInvalidArgument, "POST /api/indexer/v1/reload: the config file is invalid; the old config keeps running"},

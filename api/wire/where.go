@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
@@ -59,7 +60,6 @@ var unsupportedQueries = map[string]string{
 	"geoShapeV2":                  "geo queries are not supported: ontoindex has no geo properties",
 	"nearestNeighbors":            "vector queries are not supported: ontoindex has no vector properties",
 	"knn":                         "vector queries are not supported: ontoindex has no vector properties",
-	"relativeDateRange":           "relativeDateRange is not supported; send absolute bounds with gte and lt",
 }
 
 // rawWhere is the union of the keys a supported query type may have.
@@ -69,6 +69,8 @@ type rawWhere struct {
 	PropertyIdentifier json.RawMessage `json:"propertyIdentifier"`
 	Value              json.RawMessage `json:"value"`
 	Fuzzy              *bool           `json:"fuzzy"`
+	// relativeDateRange (where_relative.go)
+	RelativeStart, RelativeEnd, TimeZoneID json.RawMessage
 }
 
 // WhereDecoder decodes the where clauses of one request against the
@@ -78,7 +80,9 @@ type WhereDecoder struct {
 	T          *objects.Type // the type the clauses filter
 	MaxDepth   int
 	MaxClauses int
-	clauses    int
+	// Now is the clock relativeDateRange counts from (nil: time.Now).
+	Now     func() time.Time
+	clauses int
 }
 
 // Where decodes a where clause of type t; an absent or null clause
@@ -135,7 +139,12 @@ func (d *WhereDecoder) Decode(raw json.RawMessage, depth int) (*query.Filter, er
 	if err != nil {
 		return nil, Malformed(typ, err.Error())
 	}
+	if err := relativeKeysOutside(typ, q); err != nil {
+		return nil, err
+	}
 	switch typ {
+	case opRelativeDateRange:
+		return d.relativeDateRange(q)
 	case opAnd, opOr:
 		if q.Field != nil || q.PropertyIdentifier != nil || q.Fuzzy != nil {
 			return nil, Malformed(typ, typ+" takes only value, a list of queries")
@@ -272,6 +281,18 @@ func whereOf(head Fields) (rawWhere, error) {
 			}
 		case "value":
 			q.Value = v
+		case "relativeStartTime":
+			if !null {
+				q.RelativeStart = v
+			}
+		case "relativeEndTime":
+			if !null {
+				q.RelativeEnd = v
+			}
+		case "timeZoneId":
+			if !null {
+				q.TimeZoneID = v
+			}
 		case "fuzzy":
 			if !null {
 				var b bool

@@ -49,7 +49,7 @@ func testBenchSearchPostgres(t *testing.T, indexer string) {
 		rep.Ontoindex.PeakRSSMiB <= 0 || rep.Postgres.ServingPSSMiB <= 0 || rep.DeepPage < 2 || rep.Rounds != 5 {
 		t.Fatalf("figures: %+v %+v %+v", rep, rep.Ontoindex, *rep.Postgres)
 	}
-	wantIDs := []string{"get", "sorted", "text", "relevance", "count", "group", "prefix", "deep1", "deepN", "deepOffset", "union", "around", "derived"}
+	wantIDs := []string{"get", "sorted", "text", "relevance", "count", "group", "prefix", "deep1", "deepN", "deepOffset", "union", "around", "derived", "duration"}
 	if len(rep.Queries) != len(wantIDs) {
 		t.Fatalf("%d queries, want %d", len(rep.Queries), len(wantIDs))
 	}
@@ -79,7 +79,7 @@ func testBenchSearchPostgres(t *testing.T, indexer string) {
 	}
 	// Every query with a target, time to searchable, deep paging, p99,
 	// the get's CPU against the floor.
-	if len(rep.Targets) != 12+4 {
+	if len(rep.Targets) != 13+4 {
 		t.Errorf("%d targets: %+v", len(rep.Targets), rep.Targets)
 	}
 }
@@ -91,7 +91,7 @@ func testBenchSearchWithoutPostgres(t *testing.T, indexer string) {
 	}
 	for _, want := range []string{
 		"PostgreSQL: not measured: PostgreSQL server binaries (initdb, postgres) not found in",
-		"get by primary key", "loadObjects: union", "searchAround: 50 customers (filter) -> their orders", "deep paging: page ",
+		"get by primary key", "loadObjects: union", "searchAround: 50 customers (filter) -> their orders", "count of orders by month of placedAt ($duration)", "deep paging: page ",
 		"deep paging: ontoindex p50 at page", "sorted search: ontoindex p99 ms",
 		"time to searchable: ontoindex", "peak RSS", "totalCount",
 		"get: net/http floor", "get by key: server CPU per get, ontoindex / net/http floor",

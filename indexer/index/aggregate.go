@@ -18,23 +18,27 @@ type Loader func(docs []uint32) ([]*objects.Object, error)
 // property with a dict is an intersection per value, or a lookup per value
 // in the pair counts when the filter is one value or range of another
 // (aggregate_counts.go, pairs.go). Each document falls in the groups of
-// aggregate_groups.go, whose metrics accumulate in aggregate_metrics.go;
-// aggregate_result.go orders the groups.
+// aggregate_groups.go, whose metrics accumulate in aggregate_metrics.go
+// (percentiles in aggregate_percentile.go); aggregate_result.go orders
+// the groups. A lone duration grouping over a column reads its buckets
+// straight from the column's chunks (aggregate_duration.go).
 
 // metric is a metric of the query with the index of its property (nil for
 // a count).
 type metric struct {
 	query.Metric
-	pi *propertyIndex
+	pi          *propertyIndex
+	exactValues int // Percentile: the values ranked exactly
 }
 
 // grouping is a grouping of the query with the index of its property, its
 // ranges as value keys, and the parts of the document being added.
 type grouping struct {
 	query.Group
-	pi     *propertyIndex
-	ranges []valueRange
-	parts  []groupKeyPart // scratch, per document
+	pi       *propertyIndex
+	ranges   []valueRange
+	bucketer *durationBucketer // Duration
+	parts    []groupKeyPart    // scratch, per document
 }
 
 // valueRange is a range of a grouping: [lo, hi), either bound may be absent.
@@ -79,8 +83,12 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 		return nil, err
 	}
 	a := &aggregation{x: x, limit: q.Limits.MaxGroups, accumulators: map[string]*groupAccumulator{}, load: load}
+	exactValues := q.ExactPercentileValues
+	if exactValues <= 0 {
+		exactValues = query.DefaultExactPercentileValues
+	}
 	for _, m := range q.Metrics {
-		am := metric{Metric: m}
+		am := metric{Metric: m, exactValues: exactValues}
 		if m.Kind != query.Count {
 			if am.pi = s.property(m.Property); am.pi == nil {
 				return nil, fmt.Errorf("object type %s has no property %q", s.typ.APIName, m.Property)
@@ -109,6 +117,11 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 			}
 			ag.ranges = append(ag.ranges, vr)
 		}
+		if g.Kind == query.Duration {
+			if ag.bucketer, err = newDurationBucketer(ag.pi.elementType, g); err != nil {
+				return nil, err
+			}
+		}
 		a.groups = append(a.groups, ag)
 	}
 	if len(a.groups) == 0 {
@@ -134,6 +147,12 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 		return nil, err
 	}
 	if ok, err := a.byDict(bm); ok || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return a.result(), nil
+	}
+	if ok, err := a.byDuration(bm); ok || err != nil {
 		if err != nil {
 			return nil, err
 		}

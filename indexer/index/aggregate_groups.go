@@ -23,6 +23,7 @@ const (
 	groupKeyDefault    groupKeyKind = 's' // no value, in the group of the grouping's default
 	groupKeyFixedWidth groupKeyKind = 'f' // a fixed-width bucket
 	groupKeyRange      groupKeyKind = 'r' // one of the grouping's ranges
+	groupKeyDuration   groupKeyKind = 'd' // a duration bucket
 )
 
 // groupKeyPart is one document's value of one grouping, before it is
@@ -32,6 +33,7 @@ type groupKeyPart struct {
 	value      valueKey
 	start, end float64 // a fixed-width bucket
 	rangeIndex int
+	bucket     int64 // a duration bucket's start
 }
 
 // groupAccumulator accumulates one group.
@@ -57,6 +59,8 @@ func (a *aggregation) group(parts []groupKeyPart) (*groupAccumulator, error) {
 			a.identity = binary.BigEndian.AppendUint64(a.identity, math.Float64bits(it.start))
 		case groupKeyRange:
 			a.identity = binary.AppendUvarint(a.identity, uint64(it.rangeIndex))
+		case groupKeyDuration:
+			a.identity = binary.BigEndian.AppendUint64(a.identity, uint64(it.bucket))
 		}
 	}
 	if acc := a.accumulators[string(a.identity)]; acc != nil {
@@ -86,6 +90,9 @@ func (a *aggregation) group(parts []groupKeyPart) (*groupAccumulator, error) {
 		case groupKeyRange:
 			k.Range = it.rangeIndex
 			sort, id = it.rangeIndex, fmt.Sprintf("r%d", it.rangeIndex)
+		case groupKeyDuration:
+			k.Value = g.bucketer.value(it.bucket)
+			sort, id = k.Value, fmt.Sprintf("d%d", it.bucket)
 		}
 		acc.keys = append(acc.keys, k)
 		acc.sorts = append(acc.sorts, sort)
@@ -132,6 +139,10 @@ func (a *aggregation) fillParts(g *grouping, d uint32) error {
 				g.parts = appendPart(g.parts, groupKeyPart{kind: groupKeyRange, rangeIndex: i})
 			}
 		}
+	case query.Duration:
+		for _, vk := range vals {
+			g.parts = appendPart(g.parts, groupKeyPart{kind: groupKeyDuration, bucket: g.bucketer.start(vk.pre)})
+		}
 	}
 	return nil
 }
@@ -140,7 +151,7 @@ func (a *aggregation) fillParts(g *grouping, d uint32) error {
 // counts once in a group however many of its elements fall in it.
 func appendPart(parts []groupKeyPart, it groupKeyPart) []groupKeyPart {
 	for _, x := range parts {
-		if x.kind == it.kind && x.rangeIndex == it.rangeIndex && x.start == it.start && compareValueKeys(x.value, it.value) == 0 {
+		if x.kind == it.kind && x.rangeIndex == it.rangeIndex && x.start == it.start && x.bucket == it.bucket && compareValueKeys(x.value, it.value) == 0 {
 			return parts
 		}
 	}

@@ -16,6 +16,8 @@ type metricAccumulator struct {
 	min, max  valueKey
 	hasMinMax bool
 	distinct  map[string]struct{}
+	values    []float64         // Percentile, while exact
+	sketch    *percentileSketch // Percentile, past the metric's exactValues
 }
 
 // add accumulates one value.
@@ -50,6 +52,20 @@ func (m *metricAccumulator) add(spec metric, vk valueKey) {
 			m.distinct = map[string]struct{}{}
 		}
 		m.distinct[dictKey(vk)] = struct{}{}
+	case query.Percentile:
+		v := numberOf(et, vk)
+		if m.sketch != nil {
+			m.sketch.add(v)
+			return
+		}
+		m.values = append(m.values, v)
+		if len(m.values) > spec.exactValues {
+			m.sketch = newPercentileSketch()
+			for _, x := range m.values {
+				m.sketch.add(x)
+			}
+			m.values = nil
+		}
 	}
 }
 
@@ -92,6 +108,14 @@ func (m *metricAccumulator) value(spec metric, count int64) any {
 			return f
 		}
 		return m.floatSum / float64(m.count)
+	case query.Percentile:
+		switch {
+		case m.sketch != nil:
+			return m.sketch.percentile(spec.Percentile)
+		case len(m.values) == 0:
+			return nil
+		}
+		return exactPercentile(m.values, spec.Percentile)
 	}
 	return int64(len(m.distinct))
 }

@@ -99,6 +99,11 @@ func (a *aggregation) result() *query.AggregateResult {
 		return 0
 	})
 	res := &query.AggregateResult{Groups: make([]query.GroupResult, 0, len(rows))}
+	for _, g := range groups {
+		for i := range g.metrics {
+			res.Approximate = res.Approximate || g.metrics[i].sketch != nil
+		}
+	}
 	for _, r := range rows {
 		res.Groups = append(res.Groups, query.GroupResult{Keys: r.g.keys, Count: r.g.count, Metrics: r.vals})
 	}

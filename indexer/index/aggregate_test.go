@@ -29,6 +29,9 @@ func groupKeyID(g query.Group, k query.GroupKey) string {
 		return fmt.Sprintf("f%v", k.Start)
 	case query.Ranges:
 		return fmt.Sprintf("r%d", k.Range)
+	case query.Duration:
+		b, _ := objects.AppendKey(nil, k.Value)
+		return "d" + string(b)
 	}
 	switch {
 	case k.IsDefault:
@@ -105,6 +108,10 @@ func (or *oracle) aggregate(want state, keys map[uint32][]byte, q *query.Aggrega
 						}
 					}
 				}
+			case query.Duration:
+				for _, e := range els {
+					addKey(query.GroupKey{Value: oracleDurationStart(g, e)})
+				}
 			}
 			var next [][]query.GroupKey
 			for _, c := range combos {
@@ -136,7 +143,7 @@ func (or *oracle) aggregate(want state, keys map[uint32][]byte, q *query.Aggrega
 }
 
 // checkMetric compares one metric value with what the oracle saw.
-func checkMetric(tb testing.TB, m query.Metric, p objects.Property, count int64, seen []any, got any) {
+func checkMetric(tb testing.TB, m query.Metric, p objects.Property, count int64, seen []any, got any, approximate bool) {
 	tb.Helper()
 	var want any
 	switch m.Kind {
@@ -155,6 +162,23 @@ func checkMetric(tb testing.TB, m query.Metric, p objects.Property, count int64,
 			ids[string(b)+objects.TextOf(v)] = true
 		}
 		want = int64(len(ids))
+	case query.Percentile:
+		if len(seen) == 0 {
+			break
+		}
+		want = oraclePercentile(seen, m.Percentile)
+		if approximate {
+			g, ok := got.(float64)
+			w := want.(float64)
+			if !ok || !(g == w || math.Abs(g-w) <= 0.0101*math.Abs(w) || (math.IsNaN(g) && math.IsNaN(w))) {
+				tb.Fatalf("%v: got %v, want %v within 1%%", m, got, w)
+			}
+			return
+		}
+		if g, ok := got.(float64); !ok || objects.Compare(g, want) != 0 {
+			tb.Fatalf("%v: got %v, want %v", m, got, want)
+		}
+		return
 	case query.Sum, query.Avg:
 		if len(seen) == 0 {
 			break
@@ -234,9 +258,12 @@ func randAggregate(r *rand.Rand, t *objects.Type, want state, keys map[uint32][]
 		return false
 	}
 	for range 1 + r.IntN(3) {
-		m := query.Metric{Kind: []query.MetricKind{query.Count, query.Min, query.Max, query.Avg, query.Sum, query.ExactDistinct}[r.IntN(6)]}
+		m := query.Metric{Kind: []query.MetricKind{query.Count, query.Min, query.Max, query.Avg, query.Sum, query.ExactDistinct, query.Percentile}[r.IntN(7)]}
 		var ps []objects.Property
 		switch m.Kind {
+		case query.Percentile:
+			ps = props(numeric)
+			m.Percentile = []float64{0, 0.5, 0.9, 1, r.Float64()}[r.IntN(5)]
 		case query.Min, query.Max:
 			ps = props(func(p objects.Property) bool {
 				k := p.Type.Primitive().Kind
@@ -257,9 +284,15 @@ func randAggregate(r *rand.Rand, t *objects.Type, want state, keys map[uint32][]
 	}
 	used := map[string]bool{}
 	for range r.IntN(3) {
-		g := query.Group{Kind: []query.GroupKind{query.Exact, query.Exact, query.FixedWidth, query.Ranges}[r.IntN(4)]}
+		g := query.Group{Kind: []query.GroupKind{query.Exact, query.Exact, query.FixedWidth, query.Ranges, query.Duration}[r.IntN(5)]}
 		var ps []objects.Property
 		switch g.Kind {
+		case query.Duration:
+			ps = props(func(p objects.Property) bool { return p.APIName == "day" || p.APIName == "at" })
+			g.Unit, g.Every = query.TimeUnit(1+r.IntN(int(query.Years))), int64(1+r.IntN(3))
+			if g.Unit < query.Days {
+				ps = ps[1:] // timestamps only
+			}
 		case query.Exact:
 			ps = props(func(p objects.Property) bool { return p.APIName != "blob" && p.APIName != "id" })
 			if r.IntN(3) == 0 {
@@ -318,8 +351,11 @@ func TestSnapshot_Aggregate(t *testing.T) {
 		return out, nil
 	}
 	or := &oracle{t: typ}
-	for i := range 300 {
+	for i := range 400 {
 		q := randAggregate(r, typ, want, keys)
+		if i%4 == 0 {
+			q.ExactPercentileValues = 20 // percentiles of larger groups from the sketch
+		}
 		res, err := s.Aggregate(t.Context(), q, load)
 		if err != nil {
 			t.Fatalf("%d: %v: %v", i, q.Filter, err)
@@ -394,7 +430,7 @@ func checkAggregate(tb testing.TB, what string, typ *objects.Type, q *query.Aggr
 			if m.Property != "" {
 				p, _ = typ.Property(m.Property)
 			}
-			checkMetric(tb, m, p, og.count, og.vals[mi], gr.Metrics[mi])
+			checkMetric(tb, m, p, og.count, og.vals[mi], gr.Metrics[mi], res.Approximate)
 		}
 		if j > 0 && compareResultGroups(q, &res.Groups[j-1], &gr) > 0 {
 			tb.Fatalf("%s: groups out of order: %v before %v", what, res.Groups[j-1], gr)
@@ -447,6 +483,8 @@ func compareKeys(g query.Group, ka, kb query.GroupKey) int {
 		return cmp.Compare(ka.Start, kb.Start)
 	case g.Kind == query.Ranges:
 		return ka.Range - kb.Range
+	case g.Kind == query.Duration:
+		return objects.Compare(ka.Value, kb.Value)
 	case ka.Value == nil && !ka.IsDefault && (kb.Value != nil || kb.IsDefault):
 		return 1
 	case kb.Value == nil && !kb.IsDefault && (ka.Value != nil || ka.IsDefault):
@@ -473,4 +511,23 @@ func compareKeys(g query.Group, ka, kb query.GroupKey) int {
 		return objects.Compare(ka.Value, kb.Value)
 	}
 	return 0
+}
+
+// oraclePercentile is the nearest-rank percentile by its definition: sort,
+// then count to the rank ceil(p*n) (at least 1); NaN sorts last.
+func oraclePercentile(seen []any, p float64) float64 {
+	xs := make([]float64, 0, len(seen))
+	for _, v := range seen {
+		f, _ := objects.Number(v)
+		xs = append(xs, f)
+	}
+	slices.SortFunc(xs, func(a, b float64) int { return objects.Compare(a, b) })
+	// The least rank r >= 1 with r >= p*n, p the decimal it was written as.
+	dp, _ := new(big.Rat).SetString(strconv.FormatFloat(p, 'g', -1, 64))
+	pn := new(big.Rat).Mul(dp, big.NewRat(int64(len(xs)), 1))
+	rank := 1
+	for big.NewRat(int64(rank), 1).Cmp(pn) < 0 {
+		rank++
+	}
+	return xs[rank-1]
 }

@@ -157,12 +157,12 @@ func ifaceQueries(rows int) []ifaceQuery {
 		return pageSearchRequest{Where: eq("id", p.id), PageSize: pageSize}
 	}
 	countReq := func(p params) aggregateRequest {
-		return aggregateRequest{Aggregation: []map[string]string{{"type": "count"}}, GroupBy: []map[string]string{},
+		return aggregateRequest{Aggregation: []map[string]string{{"type": "count"}}, GroupBy: []map[string]any{},
 			Where: and(gte("balance", p.lo), lt("balance", p.hi))}
 	}
 	groupReq := func(p params) aggregateRequest {
 		return aggregateRequest{Aggregation: []map[string]string{{"type": "count"}},
-			GroupBy: []map[string]string{{"type": "exact", "field": "city"}}, Where: eq("active", true)}
+			GroupBy: []map[string]any{{"type": "exact", "field": "city"}}, Where: eq("active", true)}
 	}
 	qs := []ifaceQuery{
 		{id: "get", name: "get-like: id = X", gen: genID(rows), paged: true,

@@ -72,7 +72,7 @@ type (
 	}
 	aggregateRequest struct {
 		Aggregation []map[string]string `json:"aggregation"`
-		GroupBy     []map[string]string `json:"groupBy"`
+		GroupBy     []map[string]any    `json:"groupBy"`
 		Where       *where              `json:"where,omitempty"`
 	}
 	// objectResponse and pageResponse are scanned (decodeResponse): the

@@ -164,7 +164,7 @@ func queries(rows int, deep *deepPage) []query {
 			id: "count", name: "count: balance in a 10% range", target: 1, gen: genCountRange,
 			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
 				return countsResult(c.aggregate(ctx, aggregateRequest{
-					Aggregation: []map[string]string{{"type": "count"}}, GroupBy: []map[string]string{},
+					Aggregation: []map[string]string{{"type": "count"}}, GroupBy: []map[string]any{},
 					Where: and(gte("balance", p.lo), lt("balance", p.hi))}, ""))
 			},
 			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
@@ -175,7 +175,7 @@ func queries(rows int, deep *deepPage) []query {
 			id: "group", name: "aggregate: count by city where active", target: 1, gen: genNone,
 			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
 				return countsResult(c.aggregate(ctx, aggregateRequest{
-					Aggregation: []map[string]string{{"type": "count"}}, GroupBy: []map[string]string{{"type": "exact", "field": "city"}},
+					Aggregation: []map[string]string{{"type": "count"}}, GroupBy: []map[string]any{{"type": "exact", "field": "city"}},
 					Where: eq("active", true)}, "city"))
 			},
 			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
@@ -244,6 +244,7 @@ func queries(rows int, deep *deepPage) []query {
 			pg: pgAround, pgTotal: pgAroundTotal,
 		},
 		derivedQuery(),
+		durationQuery(),
 	}
 }
 
