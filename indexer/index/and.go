@@ -154,7 +154,13 @@ func (n *andNode) mcost() float64 {
 			card, cost = k.est(), k.mcost()
 			continue
 		}
-		cost += math.Min(card*k.tcost(), k.mcost()+card/8)
+		if _, ok := k.(*runsNode); ok {
+			// As eval does: the documents left are looked up in a dense
+			// bitset of the range, one by one.
+			cost += math.Min(card*k.tcost(), k.mcost()+card*costScan)
+		} else {
+			cost += math.Min(card*k.tcost(), k.mcost()+card/8)
+		}
 		card *= k.est() / total
 	}
 	return cost

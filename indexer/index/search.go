@@ -222,10 +222,10 @@ func (s *Snapshot) choose(x *exec, root node, so *sorter, k int, force Plan) wal
 	if walked >= span && w.nulls {
 		walkCost += w.residual.mcost() // the null phase collects
 	}
-	collectCost := root.mcost() + root.est()*costHeap
+	collectCost := root.mcost() + root.est()*(costHeap+costColumn) // each match's sort value is read
 	count := countCost(root)
-	if w.bounded && testAlongRange(s, w) {
-		count = span * (w.residual.tcost() + costScan) // as search counts it
+	if w.bounded {
+		count = math.Min(boundedCountCosts(s, w)) // as search counts it
 	}
 	if walkCost+count < collectCost {
 		return w
@@ -237,8 +237,17 @@ func (s *Snapshot) choose(x *exec, root node, so *sorter, k int, force Plan) wal
 // matches more cheaply by testing the residual on each document of the
 // range than through a dense bitset of the residual over the snapshot.
 func testAlongRange(s *Snapshot, w walkPlan) bool {
+	test, dense := boundedCountCosts(s, w)
+	return test < dense
+}
+
+// boundedCountCosts are the costs of the two ways to count the matches of
+// a walk bounded by a range: testing the residual on each document of the
+// range, or a dense bitset of the residual over the snapshot whose bits
+// are counted along the range.
+func boundedCountCosts(s *Snapshot, w walkPlan) (test, dense float64) {
 	span := float64(max(w.hi-w.lo, 0))
-	return span*(w.residual.tcost()+costScan) < float64(s.maxDoc)/64*costWord*2
+	return span * (w.residual.tcost() + costScan), float64(s.maxDoc)/64*costWord*2 + span*costScan
 }
 
 // countCost is what counting a node costs beyond what walking it shares.
