@@ -95,7 +95,9 @@ func firstTokens(tb testing.TB, h http.Handler, reqs []pagedRequest) []string {
 }
 
 // FuzzPageToken sends arbitrary page tokens to every paged request: each
-// is a page (the token was one of its own) or a 400 InvalidPageToken.
+// is a page (the token was one of its own), a 400 InvalidPageToken, or a
+// 400 ListingSnapshotExpired (a token that names a snapshot listing no
+// longer held).
 func FuzzPageToken(f *testing.F) {
 	e := mustFuzzEnv(f)
 	h := e.api.Handler()
@@ -171,7 +173,8 @@ func checkPage(t *testing.T, tok string, rec *httptest.ResponseRecorder) {
 		if _, ok := m["data"]; !ok {
 			t.Fatalf("token %q: 200 without data: %s", tok, rec.Body)
 		}
-	case rec.Code == http.StatusBadRequest && m["errorName"] == "InvalidPageToken" && m["errorCode"] == "INVALID_ARGUMENT":
+	case rec.Code == http.StatusBadRequest && m["errorCode"] == "INVALID_ARGUMENT" &&
+		(m["errorName"] == "InvalidPageToken" || m["errorName"] == "ListingSnapshotExpired"): // a listing id no listing holds
 		if _, ok := m["errorInstanceId"]; !ok {
 			t.Fatalf("token %q: not a Conjure error: %s", tok, rec.Body)
 		}

@@ -61,6 +61,10 @@ func newSnapshotListings(cfg serverconfig.SnapshotListings) *snapshotListings {
 // listing resumes it whatever the snapshot flag says.
 func (sl *snapshotListings) begin(snapshot bool, token string) (*listing, string, error) {
 	inner, id, held := strings.Cut(token, ".")
+	if held && (inner == "" || !isListingID(id)) {
+		// No listing's token: the token decoder refuses it as no page token.
+		inner, held = token, false
+	}
 	if !held {
 		if snapshot {
 			return &listing{}, token, nil
@@ -79,6 +83,20 @@ func (sl *snapshotListings) begin(snapshot bool, token string) (*listing, string
 		return nil, "", sl.expired("")
 	}
 	return &listing{held: h}, inner, nil
+}
+
+// isListingID reports whether id has the shape of the ids hold gives
+// (rand.Text: 26 letters of the base32 alphabet).
+func isListingID(id string) bool {
+	if len(id) != 26 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if (c < 'A' || c > 'Z') && (c < '2' || c > '7') {
+			return false
+		}
+	}
+	return true
 }
 
 // view opens the view of a type (or link table) from the listing's held

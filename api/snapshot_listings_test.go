@@ -176,8 +176,15 @@ func TestSnapshotListings_expiry(t *testing.T) {
 		e.listingPage(t, "loadObjects", true, a.next)
 		e.listingPage(t, "search", true, c.next)
 	})
-	t.Run("a token that is no token", func(t *testing.T) {
-		expired(t, "AgI.NOSUCHLISTING")
+	t.Run("a listing never held", func(t *testing.T) {
+		p := e.listingPage(t, "loadObjects", false, "")
+		expired(t, p.next+"."+strings.Repeat("A", 26))
+	})
+	t.Run("no listing's token", func(t *testing.T) {
+		for _, tok := range []string{".", "AgI.NOSUCHLISTING", "." + strings.Repeat("A", 26)} {
+			e.fail(t, http.MethodPost, ontologyPath+"/objectSets/loadObjects",
+				map[string]any{"objectSet": baseSet("Customer"), "snapshot": true, "pageToken": tok}, 400, "InvalidPageToken")
+		}
 	})
 }
 
