@@ -1,11 +1,13 @@
 package api
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/ontoindex/ontoindex/api/wire"
+	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -101,17 +103,26 @@ func (a *accumulator) result(def *wire.DerivedDef) any {
 	return a.best
 }
 
-// percentile is the p-th percentile of vals, interpolated between the
-// two nearest ranks (exact: the values are at hand); nil when none.
+// percentile is the nearest-rank percentile of vals (NaN last), as the
+// engine's approximatePercentile metric ranks it (query.PercentileRank):
+// a derived property and an aggregation give the same value.
 func percentile(vals []float64, p float64) any {
 	if len(vals) == 0 {
 		return nil
 	}
-	slices.Sort(vals)
-	pos := p * float64(len(vals)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(vals)-1)
-	return vals[lo] + (vals[hi]-vals[lo])*(pos-float64(lo))
+	slices.SortFunc(vals, func(a, b float64) int {
+		an, bn := math.IsNaN(a), math.IsNaN(b)
+		switch {
+		case an && bn:
+			return 0
+		case an:
+			return 1
+		case bn:
+			return -1
+		}
+		return cmp.Compare(a, b)
+	})
+	return vals[query.PercentileRank(p, int64(len(vals)))-1]
 }
 
 // toFloat is a number as a float64.

@@ -66,7 +66,11 @@ func TestAccumulator_result(t *testing.T) {
 		{op: "max", want: 3.0},
 		{op: "exactDistinct", want: int64(3)},
 		{op: "approximateDistinct", want: int64(3)},
-		{op: "approximatePercentile", percentile: 0.5, want: 2.5},
+		// Nearest rank of 1, 2, 3, 3, as the engine's metric: ceil(p*4).
+		{op: "approximatePercentile", percentile: 0, want: 1.0},
+		{op: "approximatePercentile", percentile: 0.3, want: 2.0},
+		{op: "approximatePercentile", percentile: 0.5, want: 2.0},
+		{op: "approximatePercentile", percentile: 0.75, want: 3.0},
 		{op: "approximatePercentile", percentile: 1, want: 3.0},
 		{op: "collectList", limit: 3, want: "[3 1 3]"},
 		{op: "collectSet", limit: 5, want: "[3 1 2]"},

@@ -128,7 +128,7 @@ func TestPercentileRank(t *testing.T) {
 		{0, 10, 1}, {0.1, 10, 1}, {0.3, 10, 3}, {0.35, 10, 4}, {0.5, 4, 2}, {0.51, 4, 3}, {1, 7, 7}, {0.7, 10, 7}, {0.07, 100, 7},
 	}
 	for _, tt := range tests {
-		if got := percentileRank(tt.p, tt.n); got != tt.want {
+		if got := query.PercentileRank(tt.p, tt.n); got != tt.want {
 			t.Errorf("rank of %v among %d: %d, want %d", tt.p, tt.n, got, tt.want)
 		}
 	}

@@ -3,46 +3,23 @@ package index
 import (
 	"cmp"
 	"math"
-	"math/big"
 	"slices"
-	"strconv"
+
+	"github.com/ontoindex/ontoindex/indexer/query"
 )
 
 // A percentile metric is the nearest-rank percentile: of the n values of a
 // group in ascending order (NaN last), the value at rank max(1, ceil(p*n)),
-// p*n exact with p the decimal it was written as (percentileRank), so p = 0 is the minimum and p = 1 the maximum. A group keeps its values
+// p*n exact with p the decimal it was written as (query.PercentileRank), so p = 0 is the minimum and p = 1 the maximum. A group keeps its values
 // (as float64) and ranks them exactly until it holds more than the
 // metric's exactValues; then they move into a percentileSketch, whose
 // answer is within 1% of the exact one (relative), and the aggregation's
 // result says it is approximate.
 
-// percentileRank is the 1-based nearest rank of percentile p among n,
-// with p read as the decimal it was written as (the shortest decimal of
-// the double) and p*n computed exactly: in float64, 0.3*10 rounds up to
-// 3.0000000000000004 and the double nearest 0.1 is above 0.1, so a float
-// ceiling would take rank 4 of 10 for 0.3 and rank 2 for 0.1.
-func percentileRank(p float64, n int64) int64 {
-	x := new(big.Rat).Mul(decimalRat(p), new(big.Rat).SetInt64(n))
-	r := new(big.Int).Quo(x.Num(), x.Denom()) // truncated; p*n >= 0
-	if !x.IsInt() {
-		r.Add(r, big.NewInt(1))
-	}
-	return min(max(r.Int64(), 1), n)
-}
-
-// decimalRat is the shortest decimal that parses to f, exactly.
-func decimalRat(f float64) *big.Rat {
-	r, ok := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
-	if !ok {
-		return new(big.Rat).SetFloat64(f)
-	}
-	return r
-}
-
 // exactPercentile ranks values in place.
 func exactPercentile(values []float64, p float64) float64 {
 	slices.SortFunc(values, func(a, b float64) int { return cmp.Compare(floatKey(a), floatKey(b)) })
-	return values[percentileRank(p, int64(len(values)))-1]
+	return values[query.PercentileRank(p, int64(len(values)))-1]
 }
 
 // sketchAccuracy is the relative error of a percentileSketch.
@@ -105,7 +82,7 @@ func (s *percentileSketch) midpoint(i int32) float64 {
 
 // percentile walks the buckets in value order to the nearest rank.
 func (s *percentileSketch) percentile(p float64) float64 {
-	rank := percentileRank(p, s.count)
+	rank := query.PercentileRank(p, s.count)
 	finite := s.count - s.nan
 	switch {
 	case rank > finite:
