@@ -74,12 +74,13 @@ func (sl *snapshotListings) begin(snapshot bool, token string) (*listing, string
 	sl.mu.Lock()
 	drop := sl.sweep(sl.now())
 	h, ok := sl.byID[id]
-	if ok && !h.done {
+	resumed := ok && !h.done
+	if resumed {
 		h.inUse++
 	}
 	sl.mu.Unlock()
 	release(drop)
-	if !ok || h.done {
+	if !resumed {
 		return nil, "", sl.expired("")
 	}
 	return &listing{held: h}, inner, nil
@@ -136,14 +137,15 @@ func (sl *snapshotListings) end(l *listing, views map[string]*indexer.View, next
 	if !failed && next == "" {
 		h.done = true
 	}
+	done := h.done
 	var drop []*heldListing
-	if h.done && h.inUse == 0 {
+	if done && h.inUse == 0 {
 		delete(sl.byID, h.id)
 		drop = append(drop, h)
 	}
 	sl.mu.Unlock()
 	release(drop)
-	if h.done || next == "" {
+	if done || next == "" {
 		return next
 	}
 	return next + "." + h.id

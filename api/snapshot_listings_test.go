@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -253,5 +254,38 @@ func TestBranches_refused(t *testing.T) {
 				t.Fatalf("error %v, want one naming %s", m, tt.parameter)
 			}
 		})
+	}
+}
+
+// TestSnapshotListings_concurrentPages: a page token used by several
+// requests at once (a client that retries) serves each the same page, and
+// the listing is released once the last of them ends.
+func TestSnapshotListings_concurrentPages(t *testing.T) {
+	e := mustLinksEnv(t, 4)
+	before := customerRows(e.rows.customers)
+	first := e.listingPage(t, "loadObjects", true, "")
+	e.editCustomers(t, 0)
+	const n = 4
+	pages := make([]listingPage, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { pages[i] = e.listingPage(t, "loadObjects", true, first.next) })
+	}
+	wg.Wait()
+	for i := 1; i < n; i++ {
+		if !slices.Equal(pages[i].rows, pages[0].rows) || pages[i].next != pages[0].next {
+			t.Fatalf("request %d got %v %q, request 0 %v %q", i, pages[i].rows, pages[i].next, pages[0].rows, pages[0].next)
+		}
+	}
+	got := append(first.rows, pages[0].rows...)
+	for p := pages[0]; p.next != ""; {
+		p = e.listingPage(t, "loadObjects", true, p.next)
+		got = append(got, p.rows...)
+	}
+	if !slices.Equal(got, before) {
+		t.Fatalf("listing:\n got %v\nwant %v", got, before)
+	}
+	if h := api.HeldListings(e.api); h != 0 {
+		t.Fatalf("%d listings held after the last page", h)
 	}
 }
