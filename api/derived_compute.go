@@ -187,24 +187,18 @@ func compute(def *wire.DerivedDef, args []any) any {
 		return toFloat(args[0]) / r
 	}
 	if integer {
-		x := args[0].(int64)
-		for _, a := range args[1:] {
-			y := a.(int64)
-			switch def.Kind {
-			case wire.DerivedAdd:
-				x += y
-			case wire.DerivedSubtract:
-				x -= y
-			case wire.DerivedMultiply:
-				x *= y
-			}
-		}
-		return x
+		return fold(def.Kind, args, func(v any) int64 { return v.(int64) })
 	}
-	x := toFloat(args[0])
+	return fold(def.Kind, args, toFloat)
+}
+
+// fold applies add, subtract or multiply from left to right over the
+// operands, read as T: integers stay integers, the rest are doubles.
+func fold[T int64 | float64](kind string, args []any, as func(any) T) T {
+	x := as(args[0])
 	for _, a := range args[1:] {
-		y := toFloat(a)
-		switch def.Kind {
+		y := as(a)
+		switch kind {
 		case wire.DerivedAdd:
 			x += y
 		case wire.DerivedSubtract:
