@@ -103,6 +103,8 @@ func TestTypeSpec_Validate(t *testing.T) {
 		{TypeSpec{APIName: "X", Table: "a.b.c", Properties: map[string]PropertySpec{"p": {}}}, "objectTypes[0].properties.p.column: is required"},
 		{TypeSpec{APIName: "X", Table: "a.b.c", Properties: map[string]PropertySpec{"p": {Column: "c", Search: "fuzzy"}}}, "objectTypes[0].properties.p.search"},
 		{TypeSpec{APIName: "X", Table: "a.b.c", Properties: map[string]PropertySpec{"__p": {Column: "c"}}}, "reserved"},
+		{TypeSpec{APIName: "X", Table: "a.b.c", Properties: map[string]PropertySpec{"p": {Column: "c", Type: "point"}}},
+			`objectTypes[0].properties.p.type: "point" must be geopoint, geoshape or vector`},
 	}
 	for _, tt := range tests {
 		err := tt.spec.Validate("objectTypes[0]")

@@ -27,7 +27,10 @@ const (
 	KindTimestamp   // without zone, rendered as UTC
 	KindTimestampTZ // with zone, UTC
 	KindList
-	KindStruct // a struct column: the property holds presence, its fields are properties of their own (struct.go)
+	KindStruct   // a struct column: the property holds presence, its fields are properties of their own (struct.go)
+	KindGeoPoint // a point on the earth, from a struct, "lat,lon" or GeoJSON Point column (config type geopoint)
+	KindGeoShape // a GeoJSON geometry, from a GeoJSON, WKT or WKB column (config type geoshape)
+	KindVector   // a fixed-dimension embedding, from a list<float|double> column (config type vector)
 )
 
 var kindNames = [...]string{
@@ -35,6 +38,7 @@ var kindNames = [...]string{
 	KindFloat: "float", KindDouble: "double", KindDecimal: "decimal", KindString: "string",
 	KindUUID: "uuid", KindDate: "date", KindTime: "time", KindTimestamp: "timestamp",
 	KindTimestampTZ: "timestamptz", KindList: "list", KindStruct: "struct",
+	KindGeoPoint: "geopoint", KindGeoShape: "geoshape", KindVector: "vector",
 }
 
 func (k Kind) String() string {

@@ -139,6 +139,9 @@ var kindFacts = []struct {
 	{KindTimestampTZ, false, true, SearchDate},
 	{KindList, false, false, SearchNone},   // a list of nothing; its elements have the facts
 	{KindStruct, false, false, SearchNone}, // its fields have the facts
+	{KindGeoPoint, false, false, SearchNone},
+	{KindGeoShape, false, false, SearchNone},
+	{KindVector, false, false, SearchNone},
 }
 
 func TestKind_facts(t *testing.T) {
