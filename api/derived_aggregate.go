@@ -50,7 +50,7 @@ func (s *Server) aggregateDerived(ctx context.Context, d *setDecoder, set *wire.
 	if !derived {
 		keys := make([][]byte, len(keep))
 		for n, j := range keep {
-			keys[n] = rs.page.Keys[j]
+			keys[n] = rs.page.Key(j)
 		}
 		return s.aggregate(ctx, d.views[typ], &query.Filter{Op: query.OpKeys, Keys: keys}, spec)
 	}

@@ -15,10 +15,19 @@ import (
 // selections. A null operand makes a null result, except in least and
 // greatest, which skip nulls as SQL's do; a division by zero is null.
 
-// accumulator is a selection's state for one source object.
+// accumulator is a selection's state for one source object: a count and
+// a sum inline, what other operations keep behind a pointer, so that the
+// accumulators of every source object of a count or a sum (the usual
+// selections) are small.
 type accumulator struct {
-	n        int64
-	sum      float64
+	n   int64
+	sum float64
+	*collected
+}
+
+// collected is what min, max, get, percentiles, distinct counts and
+// collections accumulate.
+type collected struct {
 	best     any // min, max, get
 	vals     []any
 	numbers  []float64 // approximatePercentile
@@ -35,10 +44,15 @@ func (a *accumulator) add(def *wire.DerivedDef, v any) {
 	if v == nil {
 		return
 	}
-	switch def.Op {
-	case "sum", "avg":
+	if def.Op == "sum" || def.Op == "avg" {
 		a.n++
 		a.sum += toFloat(v)
+		return
+	}
+	if a.collected == nil {
+		a.collected = &collected{}
+	}
+	switch def.Op {
 	case "approximatePercentile":
 		a.numbers = append(a.numbers, toFloat(v))
 	case "min":
@@ -90,6 +104,11 @@ func (a *accumulator) result(def *wire.DerivedDef) any {
 			return nil
 		}
 		return a.sum / float64(a.n)
+	}
+	if a.collected == nil {
+		a.collected = &collected{} // nothing was collected: the result over no values
+	}
+	switch def.Op {
 	case "approximatePercentile":
 		return percentile(a.numbers, def.Percentile)
 	case "exactDistinct", "approximateDistinct":

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/ontoindex/ontoindex/api/wire"
@@ -273,9 +274,21 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 // first (values reads them, when an OpIn needs them).
 func originsByValue(p *indexer.Page, t *objects.Type, i int, origins [][]int32) (*joinIndex, []int) {
 	by := &joinIndex{size: p.Len()}
-	var firsts []int
 	var sc objects.Scalar
+	if integerKey(t.Properties[i].Type.Kind) {
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for j := range p.Len() {
+			if k, ok := keyAt(p, t, j, i, &sc); ok && len(origins[j]) > 0 {
+				lo, hi = min(lo, k.n), max(hi, k.n)
+			}
+		}
+		by.denseKeys(lo, hi)
+	}
+	var firsts []int
 	for j := range p.Len() {
+		if len(origins[j]) == 0 {
+			continue // reached from no source object: nothing to follow
+		}
 		k, ok := keyAt(p, t, j, i, &sc)
 		if !ok {
 			continue
@@ -310,16 +323,26 @@ func keyAt(p *indexer.Page, t *objects.Type, j, i int, sc *objects.Scalar) (join
 	if list := rw.cell(i, sc); list != nil || sc.Null {
 		return joinKey{}, false
 	}
-	switch k := t.Properties[i].Type.Kind; k {
-	case objects.KindInteger, objects.KindLong, objects.KindDate, objects.KindTime, objects.KindBoolean:
+	switch k := t.Properties[i].Type.Kind; {
+	case integerKey(k):
 		return joinKey{n: sc.Int}, true
-	case objects.KindString:
+	case k == objects.KindString:
 		return joinKey{s: sc.Str, str: true}, true
-	case objects.KindTimestamp, objects.KindTimestampTZ:
+	case k == objects.KindTimestamp, k == objects.KindTimestampTZ:
 		return joinKey{n: sc.Time.UnixNano()}, true
 	default:
 		return joinKey{s: valueKey(sc.Value(k)), str: true}, true
 	}
+}
+
+// integerKey reports whether values of kind k are join keys by their
+// integer (Scalar.Int).
+func integerKey(k objects.Kind) bool {
+	switch k {
+	case objects.KindInteger, objects.KindLong, objects.KindDate, objects.KindTime, objects.KindBoolean:
+		return true
+	}
+	return false
 }
 
 // inOrAll is the filter of the objects of v whose prop is one of the n

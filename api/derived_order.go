@@ -61,7 +61,7 @@ func (o *ordering) compare(a, b int) int {
 			return c
 		}
 	}
-	return bytes.Compare(o.rs.page.Keys[a], o.rs.page.Keys[b])
+	return bytes.Compare(o.rs.page.Key(a), o.rs.page.Key(b))
 }
 
 // compareTo orders object j against a position.
@@ -71,12 +71,12 @@ func (o *ordering) compareTo(j int, at position) int {
 			return c
 		}
 	}
-	return bytes.Compare(o.rs.page.Keys[j], at.key)
+	return bytes.Compare(o.rs.page.Key(j), at.key)
 }
 
 // position is where object j stands.
 func (o *ordering) position(j int) position {
-	p := position{key: o.rs.page.Keys[j], values: make([]any, len(o.cols))}
+	p := position{key: o.rs.page.Key(j), values: make([]any, len(o.cols))}
 	for k, col := range o.cols {
 		p.values[k] = col[j]
 	}

@@ -144,7 +144,7 @@ func (p *derivedPage) appendJSON(b []byte) []byte {
 		for k := range p.rows.values {
 			o.Values[base+k] = p.rows.values[k][j]
 		}
-		b = p.r.appendObject(b, p.rows.page.Keys[j], o)
+		b = p.r.appendObject(b, p.rows.page.Key(j), o)
 	}
 	b = append(b, ']')
 	if p.next != "" {
@@ -177,7 +177,7 @@ func matches(rs *derivedRows, j int, f *query.Filter) (bool, error) {
 		m, err := matches(rs, j, f.Kids[0])
 		return !m, err
 	case query.OpKeys:
-		return slices.ContainsFunc(f.Keys, func(k []byte) bool { return bytes.Equal(k, rs.page.Keys[j]) }), nil
+		return slices.ContainsFunc(f.Keys, func(k []byte) bool { return bytes.Equal(k, rs.page.Key(j)) }), nil
 	}
 	i := rs.t.PropertyIndex(f.Property)
 	if i < 0 {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/ontoindex/ontoindex/api/wire"
@@ -158,11 +159,11 @@ func (s *Server) walkLinks(ctx context.Context, sv *indexer.View, f *query.Filte
 		}
 		j := 0
 		if at.source != nil {
-			j, _ = slices.BinarySearchFunc(batch.Keys, at.source, bytes.Compare)
+			j, _ = sort.Find(batch.Len(), func(i int) int { return bytes.Compare(at.source, batch.Key(i)) })
 		}
 		for ; j < batch.Len(); j++ {
-			if !bytes.Equal(batch.Keys[j], at.source) { // a new source, or the one resumed at is gone
-				at.source, at.link, at.target = batch.Keys[j], 0, nil
+			if !bytes.Equal(batch.Key(j), at.source) { // a new source, or the one resumed at is gone
+				at.source, at.link, at.target = batch.Key(j), 0, nil
 				if budget == 0 {
 					return &at, nil
 				}

@@ -143,9 +143,9 @@ func (r *renderer) appendObject(b []byte, key []byte, o *objects.Object) []byte 
 // when it holds them, else the object read from the store.
 func (r *renderer) appendPageRow(b []byte, p *indexer.Page, j int) []byte {
 	if p.FromIndex() {
-		return r.appendRow(b, p.Keys[j], row{t: r.t, p: p, j: j})
+		return r.appendRow(b, p.Key(j), row{t: r.t, p: p, j: j})
 	}
-	return r.appendObject(b, p.Keys[j], p.Object(j))
+	return r.appendObject(b, p.Key(j), p.Object(j))
 }
 
 // appendRow writes one object: its selected non-null properties,

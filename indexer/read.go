@@ -141,7 +141,7 @@ func (v *View) Lookup(key []byte) (*Page, error) {
 	if v.snap.Readable() {
 		if d, ok := v.snap.Lookup(key); ok {
 			one.key[0], one.doc[0] = key, d
-			p.Keys, p.snap, p.docs, p.Total = one.key[:], v.snap, one.doc[:], 1
+			p.keys, p.snap, p.docs, p.Total = one.key[:], v.snap, one.doc[:], 1
 			v.snap.Prefetch(p.docs) // the object's cells, each a likely cache miss, at once
 		}
 		return p, nil
@@ -150,7 +150,7 @@ func (v *View) Lookup(key []byte) (*Page, error) {
 	if err != nil || o == nil {
 		return p, err
 	}
-	p.Keys, p.objects, p.Total = [][]byte{key}, []*objects.Object{o}, 1
+	p.keys, p.objects, p.Total = [][]byte{key}, []*objects.Object{o}, 1
 	return p, nil
 }
 
@@ -182,7 +182,6 @@ func (v *View) Scan(after []byte, fn func(key []byte, o *objects.Object) bool) e
 
 // Page is one page of a search: the objects in order, with their keys.
 type Page struct {
-	Keys [][]byte
 	// Next is the cursor of the next page (query.Search.After); nil on the
 	// last page.
 	Next  []byte
@@ -192,8 +191,11 @@ type Page struct {
 	// search; nil otherwise.
 	Scores []float64
 
-	// The objects: read from the store, or (snap) rebuilt from the index
-	// when it holds every property's values.
+	// The objects: read from the store, with their keys, or (snap) rebuilt
+	// from the index when it holds every property's values, keys read on
+	// demand (Key): a page of every object, read to compute derived
+	// values, renders a hundred of them.
+	keys    [][]byte
 	objects []*objects.Object
 	snap    *index.Snapshot
 	docs    []uint32
@@ -212,7 +214,20 @@ func (p *Page) Cursor(j int) ([]byte, error) {
 }
 
 // Len is the number of objects of the page.
-func (p *Page) Len() int { return len(p.Keys) }
+func (p *Page) Len() int {
+	if p.keys != nil {
+		return len(p.keys)
+	}
+	return len(p.docs)
+}
+
+// Key is the encoded primary key of object j.
+func (p *Page) Key(j int) []byte {
+	if p.keys != nil {
+		return p.keys[j]
+	}
+	return p.snap.Key(p.docs[j])
+}
 
 // Object returns object j of the page.
 func (p *Page) Object(j int) *objects.Object {
@@ -238,23 +253,24 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Page{Next: res.Next, Total: res.Total, Plan: res.Plan, Keys: make([][]byte, len(res.Docs)), Scores: res.Scores,
+	p := &Page{Next: res.Next, Total: res.Total, Plan: res.Plan, Scores: res.Scores,
 		sort: q.Sort, index: v.snap, pageOf: res.Docs}
 	v.snap.Prefetch(res.Docs)
-	for i, d := range res.Docs {
-		p.Keys[i] = v.snap.Key(d)
-	}
 	// The index holds the values of most types: no store lookups then.
 	if v.snap.Readable() {
 		p.snap, p.docs = v.snap, res.Docs
 		return p, nil
 	}
-	if p.objects, err = v.GetMany(p.Keys); err != nil {
+	p.keys = make([][]byte, len(res.Docs))
+	for i, d := range res.Docs {
+		p.keys[i] = v.snap.Key(d)
+	}
+	if p.objects, err = v.GetMany(p.keys); err != nil {
 		return nil, err
 	}
 	for i, o := range p.objects {
 		if o == nil {
-			return nil, fmt.Errorf("object type %s: the index holds key %x, the store does not", v.cp.Type.APIName, p.Keys[i])
+			return nil, fmt.Errorf("object type %s: the index holds key %x, the store does not", v.cp.Type.APIName, p.keys[i])
 		}
 	}
 	return p, nil

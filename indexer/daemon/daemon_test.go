@@ -116,8 +116,8 @@ func searchName(tb testing.TB, ix *indexer.Indexer, name, text string) []string 
 		tb.Fatal(err)
 	}
 	var ids []string
-	for _, k := range p.Keys {
-		ids = append(ids, objects.DocID(k))
+	for j := range p.Len() {
+		ids = append(ids, objects.DocID(p.Key(j)))
 	}
 	return ids
 }
