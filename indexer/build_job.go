@@ -38,6 +38,9 @@ type buildJob struct {
 	// appendSnaps are the snapshots of an incremental appendOnly build's
 	// range, oldest first (build_mode.go).
 	appendSnaps []table.Snapshot
+	// mor, for a type with mergeOnRead: index, holds the target's delete
+	// files (build_mergeonread.go).
+	mor *morState
 }
 
 func (j *buildJob) name() string { return j.ts.spec.APIName }
@@ -87,7 +90,9 @@ func (j *buildJob) plan(ctx context.Context) (Kind, error) {
 	if j.opts.Full || cp == nil || cp.SemanticVersion != spec.SemanticVersion {
 		res.Kind = KindFull
 	}
-	if err := cowguard.Check(ctx, tbl, spec.Table, snap); err != nil {
+	if spec.IndexesMergeOnRead() {
+		// Delete files are applied, not refused (build_mergeonread.go).
+	} else if err := cowguard.Check(ctx, tbl, spec.Table, snap); err != nil {
 		var mor *cowguard.MergeOnReadError
 		if errors.As(err, &mor) {
 			mor.ObjectType = spec.APIName
@@ -180,6 +185,11 @@ func (j *buildJob) diff(ctx context.Context, w *store.Writer, known func(string)
 	rd, err := changelog.NewReader(j.tbl, j.snapID(), j.typ.Columns(), j.ix.Config().Build.BatchRows)
 	if err != nil {
 		return nil, changelog.Input{}, &SchemaError{ObjectType: name, Table: j.ts.spec.Table, SchemaID: j.schemaID, Err: err}
+	}
+	if j.mergeOnRead() {
+		if err := j.matchDeletes(ctx, plan, rd); err != nil {
+			return nil, changelog.Input{}, err
+		}
 	}
 	in := changelog.Input{Type: j.typ, Table: j.ts.spec.Table, SnapshotID: j.snapID(), Plan: plan, Reader: rd,
 		Progress: j.ix.progress(name, j.res.Kind, plan.TotalRecords(), time.Now()), AppendOnly: j.mode() == objects.ReadModeAppendOnly}

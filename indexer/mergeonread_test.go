@@ -6,6 +6,9 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/cowguard"
+	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
+	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -45,5 +48,93 @@ func TestIndexer_Check_mergeOnRead(t *testing.T) {
 				t.Errorf("status mergeOnRead = %q, want %q", st.MergeOnRead, want)
 			}
 		})
+	}
+}
+
+func TestIndexer_Build_mergeOnReadIndex(t *testing.T) {
+	tests := []struct {
+		name   string
+		fv     string
+		commit func(f *fixture) error
+		want   func(t *testing.T, r *indexer.BuildResult)
+	}{
+		{"position delete", "2", func(f *fixture) error { return f.tb.Delete(f.ctx, id(4)) }, func(t *testing.T, r *indexer.BuildResult) {
+			wantMOR(t, r, 0, 1, 1, 1, 0)
+		}},
+		{"deletion vector", "3", func(f *fixture) error { return f.tb.Delete(f.ctx, id(4)) }, func(t *testing.T, r *indexer.BuildResult) {
+			wantMOR(t, r, 0, 1, 1, 1, 0)
+		}},
+		{"two deletion vectors of one file", "3", func(f *fixture) error {
+			if err := f.tb.Delete(f.ctx, id(4)); err != nil {
+				return err
+			}
+			return f.tb.Delete(f.ctx, id(5))
+		}, func(t *testing.T, r *indexer.BuildResult) {
+			// The live vector holds the positions of 3, 4 and 5; the build
+			// before applied 3, so two are new.
+			wantMOR(t, r, 0, 2, 1, 2, 0)
+		}},
+		{"equality delete on the key", "2", func(f *fixture) error {
+			return f.tb.EqualityDelete(f.ctx, []string{"id"}, []icebergtest.Row{{"id": 4}, {"id": 17}})
+		}, func(t *testing.T, r *indexer.BuildResult) {
+			wantMOR(t, r, 0, 2, 1, 0, 2)
+			if r.FilesRead != 0 {
+				t.Errorf("an equality delete on the key read %d data files", r.FilesRead)
+			}
+		}},
+		{"equality delete on another column", "2", func(f *fixture) error {
+			return f.tb.EqualityDelete(f.ctx, []string{"city"}, []icebergtest.Row{{"city": "Oslo"}})
+		}, func(t *testing.T, r *indexer.BuildResult) {
+			wantMOR(t, r, 0, 5, 1, 0, 5)
+			if r.EqualityFilesScanned != 2 {
+				t.Errorf("equalityFilesScanned = %d, want 2", r.EqualityFilesScanned)
+			}
+		}},
+		{"delete and insert the key again", "2", func(f *fixture) error {
+			if err := f.tb.Delete(f.ctx, id(4)); err != nil {
+				return err
+			}
+			return f.tb.Append(f.ctx, []icebergtest.Row{{"id": 4, "name": "again", "city": "Oslo", "score": 1.0}})
+		}, func(t *testing.T, r *indexer.BuildResult) {
+			wantMOR(t, r, 1, 0, 1, 1, 0)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := mustFixture(t, iceberg.Properties{"format-version": tt.fv, cowguard.DeleteModeKey: cowguard.MergeOnRead}, 2, morSpec())
+			f.mustBuild(t, indexer.BuildOptions{})
+			if tt.name == "two deletion vectors of one file" {
+				if err := f.tb.Delete(f.ctx, id(3)); err != nil {
+					t.Fatal(err)
+				}
+				f.mustBuild(t, indexer.BuildOptions{})
+				indexertest.MatchTable(t, f.ix, f.name, f.tb)
+			}
+			if err := tt.commit(f); err != nil {
+				t.Fatal(err)
+			}
+			r := f.mustBuild(t, indexer.BuildOptions{})
+			if r.Kind != indexer.KindIncremental {
+				t.Fatalf("build kind %s (%s), want incremental", r.Kind, r.Reason)
+			}
+			tt.want(t, r)
+			indexertest.MatchTable(t, f.ix, f.name, f.tb)
+			// A full build of the merge-on-read snapshot reads it with its
+			// deletes applied.
+			full := f.mustBuild(t, indexer.BuildOptions{Full: true})
+			indexertest.MatchTable(t, f.ix, f.name, f.tb)
+			if full.Kind != indexer.KindFull {
+				t.Errorf("full build kind %s", full.Kind)
+			}
+		})
+	}
+}
+
+// wantMOR checks the upserts, deletes and merge-on-read counts of a build.
+func wantMOR(tb testing.TB, r *indexer.BuildResult, upserts, deletes int64, deleteFiles int, positions, keys int64) {
+	tb.Helper()
+	if r.Upserts != upserts || r.Deletes != deletes || r.DeleteFilesRead != deleteFiles || r.PositionsApplied != positions || r.KeysApplied != keys {
+		tb.Errorf("build = upserts %d, deletes %d, deleteFilesRead %d, positionsApplied %d, keysApplied %d; want %d, %d, %d, %d, %d",
+			r.Upserts, r.Deletes, r.DeleteFilesRead, r.PositionsApplied, r.KeysApplied, upserts, deletes, deleteFiles, positions, keys)
 	}
 }
