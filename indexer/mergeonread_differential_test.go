@@ -15,8 +15,8 @@ import (
 // morWriter makes random copy-on-write and merge-on-read commits to the
 // Customer table of a fixture, each written by iceberg-go.
 type morWriter struct {
-	f      *fixture
-	rng    *rand.Rand
+	f       *fixture
+	rng     *rand.Rand
 	nextID  int
 	log     []string
 	expired bool
