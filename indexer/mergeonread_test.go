@@ -138,3 +138,61 @@ func wantMOR(tb testing.TB, r *indexer.BuildResult, upserts, deletes int64, dele
 			r.Upserts, r.Deletes, r.DeleteFilesRead, r.PositionsApplied, r.KeysApplied, upserts, deletes, deleteFiles, positions, keys)
 	}
 }
+
+// TestIndexer_Build_mergeOnReadAround: what happens around delete files.
+// A compaction that applies them (a replace that removes data and delete
+// files together) changes no object; expiry of the snapshots behind the
+// checkpoint does not stop incremental builds; a rollback past applied
+// deletes brings their rows back with a full build.
+func TestIndexer_Build_mergeOnReadAround(t *testing.T) {
+	for _, fv := range []string{"2", "3"} {
+		t.Run("v"+fv, func(t *testing.T) {
+			f := mustFixture(t, iceberg.Properties{"format-version": fv, cowguard.DeleteModeKey: cowguard.MergeOnRead}, 3, morSpec())
+			f.mustBuild(t, indexer.BuildOptions{})
+			if err := f.tb.Delete(f.ctx, id(4)); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.tb.EqualityDelete(f.ctx, []string{"id"}, []icebergtest.Row{{"id": 15}}); err != nil {
+				t.Fatal(err)
+			}
+			wantMOR(t, f.mustBuild(t, indexer.BuildOptions{}), 0, 2, 2, 1, 1)
+			indexertest.MatchTable(t, f.ix, f.name, f.tb)
+
+			if err := f.tb.Compact(f.ctx); err != nil {
+				t.Fatal(err)
+			}
+			r := f.mustBuild(t, indexer.BuildOptions{})
+			if r.Kind != indexer.KindIncremental || r.Upserts != 0 || r.Deletes != 0 || r.DeleteFilesRead != 0 {
+				t.Errorf("build after compaction = %s (%s), %d upserts, %d deletes, %d delete files; want incremental, no change", r.Kind, r.Reason, r.Upserts, r.Deletes, r.DeleteFilesRead)
+			}
+			indexertest.MatchTable(t, f.ix, f.name, f.tb)
+
+			if err := f.tb.Delete(f.ctx, id(20)); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.tb.ExpireAllButCurrent(f.ctx); err != nil {
+				t.Fatal(err)
+			}
+			wantMOR(t, f.mustBuild(t, indexer.BuildOptions{}), 0, 1, 1, 1, 0)
+			indexertest.MatchTable(t, f.ix, f.name, f.tb)
+
+			// A rollback past applied deletes, in a fixture whose history
+			// is still there.
+			g := mustFixture(t, iceberg.Properties{"format-version": fv, cowguard.DeleteModeKey: cowguard.MergeOnRead}, 3, morSpec())
+			g.mustBuild(t, indexer.BuildOptions{})
+			clean := g.tb.Snapshot()
+			if err := g.tb.Delete(g.ctx, id(4)); err != nil {
+				t.Fatal(err)
+			}
+			g.mustBuild(t, indexer.BuildOptions{})
+			if err := g.tb.Rollback(g.ctx, clean); err != nil {
+				t.Fatal(err)
+			}
+			r = g.mustBuild(t, indexer.BuildOptions{})
+			if r.Kind != indexer.KindFull || !strings.Contains(r.Reason, "rollback") {
+				t.Errorf("build after a rollback = %s (%q), want full because of the rollback", r.Kind, r.Reason)
+			}
+			indexertest.MatchTable(t, g.ix, g.name, g.tb)
+		})
+	}
+}
