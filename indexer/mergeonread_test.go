@@ -1,6 +1,12 @@
 package indexer_test
 
 import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go/table"
 	"strings"
 	"testing"
 
@@ -195,4 +201,55 @@ func TestIndexer_Build_mergeOnReadAround(t *testing.T) {
 			indexertest.MatchTable(t, g.ix, g.name, g.tb)
 		})
 	}
+}
+
+// TestIndexer_Build_mergeOnReadPartitioned: equality deletes on a table
+// partitioned by city apply within their partition. One on the key (not a
+// partition column) reads the key and id columns of its partition's files
+// only.
+func TestIndexer_Build_mergeOnReadPartitioned(t *testing.T) {
+	ctx := context.Background()
+	w := icebergtest.MustWarehouse(t)
+	tb, err := w.CreatePartitionedTable(ctx, "ns.customers", customerSchema(), []string{"city"},
+		iceberg.Properties{"format-version": "2", cowguard.DeleteModeKey: cowguard.MergeOnRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := tb.Append(ctx, customerRows(i*8, 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := indexertest.Config(t, w, *morSpec())
+	f := &fixture{ctx: ctx, tb: tb, ix: indexertest.Open(t, cfg), cfg: cfg, name: "Customer"}
+	f.mustBuild(t, indexer.BuildOptions{})
+	// Row 4 is in Lisbon; row 5, in Oslo, is named with Lisbon's city so
+	// that the delete, in the Lisbon partition, does not reach it.
+	// The delete's rows carry the partition column, as iceberg-go wants
+	// of a partitioned table; its equality field is the id alone.
+	sub, err := tb.T.Schema().Select(true, "id", "city")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asc, err := table.SchemaToArrowSchema(sub, nil, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _, err := array.RecordFromJSON(memory.DefaultAllocator, asc, strings.NewReader(`[{"id": 4, "city": "Lisbon"}, {"id": 5, "city": "Lisbon"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Release()
+	err = tb.Commit(ctx, func(tx *table.Transaction) error {
+		return tx.CommitEqualityDeletes(ctx, []int{1}, func(yield func(arrow.RecordBatch, error) bool) { yield(rec, nil) }, nil)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := f.mustBuild(t, indexer.BuildOptions{})
+	wantMOR(t, r, 0, 1, 1, 0, 1)
+	if r.EqualityFilesScanned != 3 { // the Lisbon file of each append
+		t.Errorf("equalityFilesScanned = %d, want 3", r.EqualityFilesScanned)
+	}
+	indexertest.MatchTable(t, f.ix, f.name, f.tb)
 }
