@@ -90,15 +90,10 @@ func (j *buildJob) plan(ctx context.Context) (Kind, error) {
 	if j.opts.Full || cp == nil || cp.SemanticVersion != spec.SemanticVersion {
 		res.Kind = KindFull
 	}
-	if spec.IndexesMergeOnRead() {
-		// Delete files are applied, not refused (build_mergeonread.go).
-	} else if err := cowguard.Check(ctx, tbl, spec.Table, snap); err != nil {
-		var mor *cowguard.MergeOnReadError
-		if errors.As(err, &mor) {
-			mor.ObjectType = spec.APIName
-			return "", mor
-		}
-		return "", &tableError{fmt.Errorf("object type %s: table %s: %w", spec.APIName, spec.Table, err)}
+	// A type with mergeOnRead: index applies delete files instead
+	// (build_mergeonread.go).
+	if err := j.refuseMergeOnRead(ctx); err != nil {
+		return "", err
 	}
 	if j.typ, j.schemaID, err = resolve(spec, tbl, snap); err != nil {
 		return "", err
@@ -287,4 +282,23 @@ func snapIDOf(s *table.Snapshot) int64 {
 		return 0
 	}
 	return s.SnapshotID
+}
+
+// refuseMergeOnRead refuses a target with live delete files with a
+// *cowguard.MergeOnReadError, unless the type indexes them.
+func (j *buildJob) refuseMergeOnRead(ctx context.Context) error {
+	spec := &j.ts.spec
+	if spec.IndexesMergeOnRead() {
+		return nil
+	}
+	err := cowguard.Check(ctx, j.tbl, spec.Table, j.snap)
+	if err == nil {
+		return nil
+	}
+	var mor *cowguard.MergeOnReadError
+	if errors.As(err, &mor) {
+		mor.ObjectType = spec.APIName
+		return mor
+	}
+	return &tableError{fmt.Errorf("object type %s: table %s: %w", spec.APIName, spec.Table, err)}
 }
