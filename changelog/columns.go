@@ -96,3 +96,6 @@ func dataType(t iceberg.Type) (objects.DataType, string) {
 	}
 	return objects.DataType{}, fmt.Sprintf("of type %s", t)
 }
+
+// ColumnOf describes one field of a schema as Columns does.
+func ColumnOf(f iceberg.NestedField) objects.Column { return column(f) }

@@ -72,6 +72,17 @@ type Input struct {
 	// Removed files leave it without a Delete (their rows live on in the
 	// Joined files).
 	AppendOnly bool
+	// Deleted are the keys the merge-on-read deletes of the range remove
+	// from baseline files that stay live (package indexer finds them):
+	// an added file that holds one again updates it (or carries it over),
+	// and the others are deleted.
+	Deleted []DeletedKey
+}
+
+// DeletedKey is a key a delete file removed from a live baseline file.
+type DeletedKey struct {
+	Key  []byte
+	File string
 }
 
 // InvalidRow describes a row that could not become an object.
@@ -168,6 +179,7 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 	t := in.Type
 	live := func(p string) bool { return in.Plan.Live[p] }
 	var dups []DuplicateKey
+	lookup := maskDeleted(base, in.Deleted)
 	var (
 		obj     objects.Object
 		encoded []byte
@@ -233,7 +245,7 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 				if !in.AppendOnly {
 					hash = objects.Hash(encoded)
 				}
-				prevFile, prevHash, found, err := base.Lookup(key)
+				prevFile, prevHash, found, err := lookup(key)
 				if err != nil {
 					return err
 				}
@@ -290,6 +302,9 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 	}
 	if len(dups) > 0 {
 		return st, &DuplicateKeyError{ObjectType: t.APIName, Table: in.Table, SnapshotID: in.SnapshotID, Keys: dups}
+	}
+	if err := applyDeleted(ctx, in.Deleted, base, sink, &st); err != nil {
+		return st, err
 	}
 	for _, f := range in.Plan.Joined {
 		if err := sink.FileDone(f); err != nil {

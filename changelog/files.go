@@ -17,6 +17,11 @@ type DataFile struct {
 	Size    int64
 	Records int64
 	Entry   iceberg.DataFile
+	// Seq is the data sequence number of a file read from a manifest.
+	Seq int64
+	// Deletes are the merge-on-read delete files a read of the file
+	// applies (nil: none; MatchDeletes).
+	Deletes *FileDeletes
 }
 
 // Manifest is one data manifest of a snapshot and its live data files.
@@ -67,7 +72,7 @@ func LiveFiles(ctx context.Context, fs iceio.IO, snap *table.Snapshot, known fun
 				if df.ContentType() != iceberg.EntryContentData {
 					continue
 				}
-				mf.Files = append(mf.Files, DataFile{Path: df.FilePath(), Size: df.FileSizeBytes(), Records: df.Count(), Entry: df})
+				mf.Files = append(mf.Files, DataFile{Path: df.FilePath(), Size: df.FileSizeBytes(), Records: df.Count(), Entry: df, Seq: e.SequenceNum()})
 			}
 		}
 		out = append(out, mf)

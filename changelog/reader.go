@@ -14,7 +14,11 @@ import (
 // counts the bytes it actually fetches from them (fileio.go).
 type Reader struct {
 	scan  *table.Scan
-	bytes atomic.Int64
+	bytes *atomic.Int64
+	// What Project needs for reads of other columns: the table whose
+	// FileIO counts into bytes, and the scan options but the columns.
+	counted *table.Table
+	opts    []table.ScanOption
 }
 
 // DefaultBatchRows is the number of rows per record batch a Reader yields;
@@ -27,26 +31,38 @@ func NewReader(tbl *table.Table, snapID int64, columns []string, batchRows int) 
 	if batchRows <= 0 {
 		batchRows = DefaultBatchRows
 	}
-	r := &Reader{}
+	r := &Reader{bytes: new(atomic.Int64)}
 	fsF := func(ctx context.Context) (iceio.IO, error) {
 		fs, err := tbl.FS(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return &countingIO{IO: fs, ctx: ctx, n: &r.bytes}, nil
+		return &countingIO{IO: fs, ctx: ctx, n: r.bytes}, nil
 	}
 	counted := table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(), fsF, nil)
-	opts := []table.ScanOption{table.WithSelectedFields(columns...), table.WithArrowBatchSize(batchRows), table.WithMaxConcurrency(1)}
+	opts := []table.ScanOption{table.WithArrowBatchSize(batchRows), table.WithMaxConcurrency(1)}
 	// Reads of the current snapshot project through the current schema, as
 	// Iceberg's live reads do; older snapshots through their own.
 	if cur := tbl.CurrentSnapshot(); snapID != 0 && (cur == nil || cur.SnapshotID != snapID) {
 		opts = append(opts, table.WithSnapshotID(snapID))
 	}
-	r.scan = counted.Scan(opts...)
+	r.counted, r.opts = counted, opts
+	r.scan = counted.Scan(append(opts, table.WithSelectedFields(columns...))...)
 	if _, err := r.scan.Projection(); err != nil {
 		return nil, fmt.Errorf("project columns %v at snapshot %d: %w", columns, snapID, err)
 	}
 	return r, nil
+}
+
+// Project returns a reader of other columns of the same snapshot whose
+// bytes count into r's.
+func (r *Reader) Project(columns []string) (*Reader, error) {
+	p := &Reader{bytes: r.bytes, counted: r.counted, opts: r.opts}
+	p.scan = r.counted.Scan(append(r.opts, table.WithSelectedFields(columns...))...)
+	if _, err := p.scan.Projection(); err != nil {
+		return nil, fmt.Errorf("project columns %v: %w", columns, err)
+	}
+	return p, nil
 }
 
 // BytesRead is the number of bytes read from data files so far.
@@ -58,7 +74,11 @@ func (r *Reader) ReadFile(ctx context.Context, f DataFile, fn func(arrow.RecordB
 	if f.Entry == nil {
 		return fmt.Errorf("read data file %s: no manifest entry", f.Path)
 	}
-	_, it, err := r.scan.ReadTasks(ctx, []table.FileScanTask{{File: f.Entry, Start: 0, Length: f.Entry.FileSizeBytes()}})
+	task := table.FileScanTask{File: f.Entry, Start: 0, Length: f.Entry.FileSizeBytes()}
+	if d := f.Deletes; d != nil {
+		task.DeleteFiles, task.EqualityDeleteFiles, task.DeletionVectorFiles = d.Position, d.Equality, d.Vectors
+	}
+	_, it, err := r.scan.ReadTasks(ctx, []table.FileScanTask{task})
 	if err != nil {
 		return fmt.Errorf("read data file %s: %w", f.Path, err)
 	}

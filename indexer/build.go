@@ -46,10 +46,18 @@ type BuildResult struct {
 	Upserts        int64            `json:"upserts"`
 	Deletes        int64            `json:"deletes"`
 	SkippedRows    int64            `json:"skippedRows"`
-	DurationMs     int64            `json:"durationMs"`
-	Generation     int              `json:"generation,omitempty"`
-	FinishedAt     time.Time        `json:"finishedAt"`
-	Error          *ErrorInfo       `json:"error,omitempty"`
+	// What merge-on-read delete files cost (mergeOnRead: index): the
+	// delete files read, the deleted positions and keys applied to the
+	// baseline, and the data files an equality delete on other columns
+	// read; their bytes are in BytesRead.
+	DeleteFilesRead      int        `json:"deleteFilesRead,omitempty"`
+	PositionsApplied     int64      `json:"positionsApplied,omitempty"`
+	KeysApplied          int64      `json:"keysApplied,omitempty"`
+	EqualityFilesScanned int        `json:"equalityFilesScanned,omitempty"`
+	DurationMs           int64      `json:"durationMs"`
+	Generation           int        `json:"generation,omitempty"`
+	FinishedAt           time.Time  `json:"finishedAt"`
+	Error                *ErrorInfo `json:"error,omitempty"`
 }
 
 // Build builds one object type to the current snapshot of its table, or to
@@ -118,15 +126,21 @@ type BuildSummary struct {
 	Upserts     int64            `json:"upserts"`
 	Deletes     int64            `json:"deletes"`
 	SkippedRows int64            `json:"skippedRows"`
-	DurationMs  int64            `json:"durationMs"`
-	FinishedAt  time.Time        `json:"finishedAt"`
+	// Merge-on-read costs (BuildResult).
+	DeleteFilesRead      int       `json:"deleteFilesRead,omitempty"`
+	PositionsApplied     int64     `json:"positionsApplied,omitempty"`
+	KeysApplied          int64     `json:"keysApplied,omitempty"`
+	EqualityFilesScanned int       `json:"equalityFilesScanned,omitempty"`
+	DurationMs           int64     `json:"durationMs"`
+	FinishedAt           time.Time `json:"finishedAt"`
 }
 
 // Summary is the status form of a build result.
 func (r *BuildResult) Summary() *BuildSummary {
 	return &BuildSummary{Kind: r.Kind, ReadMode: r.ReadMode, Reason: r.Reason, From: r.FromSnapshotID, To: r.ToSnapshotID, Generation: r.Generation,
 		FilesRead: r.FilesRead, BytesRead: r.BytesRead, RowsRead: r.RowsRead, Upserts: r.Upserts, Deletes: r.Deletes,
-		SkippedRows: r.SkippedRows, DurationMs: r.DurationMs, FinishedAt: r.FinishedAt}
+		SkippedRows: r.SkippedRows, DeleteFilesRead: r.DeleteFilesRead, PositionsApplied: r.PositionsApplied, KeysApplied: r.KeysApplied,
+		EqualityFilesScanned: r.EqualityFilesScanned, DurationMs: r.DurationMs, FinishedAt: r.FinishedAt}
 }
 
 // UnmarshalJSON decodes the snapshot ids as strings or, as data dirs of

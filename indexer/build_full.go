@@ -80,6 +80,12 @@ func (j *buildJob) full(ctx context.Context) error {
 		}
 		return err
 	}
+	if j.mor != nil {
+		if err := j.recordDeletes(ctx, w, &in, true); err != nil {
+			return err
+		}
+		j.recordStats()
+	}
 	bs.Skipped += st.Skipped
 	bs.Samples = append(bs.Samples, st.Samples...)
 	if err := w.SetManifests(manifests); err != nil {

@@ -32,10 +32,21 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if j.mor != nil {
+		if err := j.applyDeletes(ctx, w, &in); err != nil {
+			return err
+		}
+	}
 	st, err := changelog.Diff(ctx, in, w, w)
 	j.record(st)
 	if err != nil {
 		return err
+	}
+	if j.mor != nil {
+		if err := j.recordDeletes(ctx, w, &in, false); err != nil {
+			return err
+		}
+		j.recordStats()
 	}
 	if err := w.SetManifests(manifests); err != nil {
 		return err

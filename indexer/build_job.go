@@ -38,6 +38,9 @@ type buildJob struct {
 	// appendSnaps are the snapshots of an incremental appendOnly build's
 	// range, oldest first (build_mode.go).
 	appendSnaps []table.Snapshot
+	// mor, for a type with mergeOnRead: index, holds the target's delete
+	// files (build_mergeonread.go).
+	mor *morState
 }
 
 func (j *buildJob) name() string { return j.ts.spec.APIName }
@@ -87,13 +90,10 @@ func (j *buildJob) plan(ctx context.Context) (Kind, error) {
 	if j.opts.Full || cp == nil || cp.SemanticVersion != spec.SemanticVersion {
 		res.Kind = KindFull
 	}
-	if err := cowguard.Check(ctx, tbl, spec.Table, snap); err != nil {
-		var mor *cowguard.MergeOnReadError
-		if errors.As(err, &mor) {
-			mor.ObjectType = spec.APIName
-			return "", mor
-		}
-		return "", &tableError{fmt.Errorf("object type %s: table %s: %w", spec.APIName, spec.Table, err)}
+	// A type with mergeOnRead: index applies delete files instead
+	// (build_mergeonread.go).
+	if err := j.refuseMergeOnRead(ctx); err != nil {
+		return "", err
 	}
 	if j.typ, j.schemaID, err = resolve(spec, tbl, snap); err != nil {
 		return "", err
@@ -180,6 +180,11 @@ func (j *buildJob) diff(ctx context.Context, w *store.Writer, known func(string)
 	rd, err := changelog.NewReader(j.tbl, j.snapID(), j.typ.Columns(), j.ix.Config().Build.BatchRows)
 	if err != nil {
 		return nil, changelog.Input{}, &SchemaError{ObjectType: name, Table: j.ts.spec.Table, SchemaID: j.schemaID, Err: err}
+	}
+	if j.mergeOnRead() {
+		if err := j.matchDeletes(ctx, plan, rd); err != nil {
+			return nil, changelog.Input{}, err
+		}
 	}
 	in := changelog.Input{Type: j.typ, Table: j.ts.spec.Table, SnapshotID: j.snapID(), Plan: plan, Reader: rd,
 		Progress: j.ix.progress(name, j.res.Kind, plan.TotalRecords(), time.Now()), AppendOnly: j.mode() == objects.ReadModeAppendOnly}
@@ -277,4 +282,23 @@ func snapIDOf(s *table.Snapshot) int64 {
 		return 0
 	}
 	return s.SnapshotID
+}
+
+// refuseMergeOnRead refuses a target with live delete files with a
+// *cowguard.MergeOnReadError, unless the type indexes them.
+func (j *buildJob) refuseMergeOnRead(ctx context.Context) error {
+	spec := &j.ts.spec
+	if spec.IndexesMergeOnRead() {
+		return nil
+	}
+	err := cowguard.Check(ctx, j.tbl, spec.Table, j.snap)
+	if err == nil {
+		return nil
+	}
+	var mor *cowguard.MergeOnReadError
+	if errors.As(err, &mor) {
+		mor.ObjectType = spec.APIName
+		return mor
+	}
+	return &tableError{fmt.Errorf("object type %s: table %s: %w", spec.APIName, spec.Table, err)}
 }

@@ -72,10 +72,26 @@ func incrementalRequired(name, reason string, cause error) error {
 // fullNeeded is returned by an incremental appendOnly build that found,
 // reading the replaces of its range, that the range is not append-only
 // after all; run then builds in full instead.
-type fullNeeded struct{ err *changelog.AppendOnlyError }
+// A merge-on-read build returns it with a reason when a rollback brought
+// back rows its applied deletes removed (build_mergeonread.go).
+type fullNeeded struct {
+	err    *changelog.AppendOnlyError
+	reason string
+}
 
-func (e *fullNeeded) Error() string { return e.err.Error() }
-func (e *fullNeeded) Unwrap() error { return e.err }
+func (e *fullNeeded) Error() string {
+	if e.err == nil {
+		return e.reason
+	}
+	return e.err.Error()
+}
+
+func (e *fullNeeded) Unwrap() error {
+	if e.err == nil {
+		return nil
+	}
+	return e.err
+}
 
 // runIncremental runs the incremental build, and a full one if it needs
 // to after all.
@@ -86,10 +102,13 @@ func (j *buildJob) runIncremental(ctx context.Context) error {
 		return err
 	}
 	if j.ts.spec.RequireIncremental {
+		if fn.err == nil {
+			return incrementalRequired(j.name(), fn.reason, nil)
+		}
 		return incrementalRequired(j.name(), fn.err.Error(), fn.err)
 	}
-	j.appendSnaps = nil
-	j.res.Kind, j.res.Reason = KindFull, fn.err.Error()
+	j.appendSnaps, j.mor = nil, nil
+	j.res.Kind, j.res.Reason = KindFull, fn.Error()
 	return j.full(ctx)
 }
 
@@ -107,7 +126,7 @@ func (j *buildJob) appendOnlyPlan(ctx context.Context, plan *changelog.Plan) err
 	var ao *changelog.AppendOnlyError
 	switch {
 	case errors.As(err, &ao):
-		return &fullNeeded{ao}
+		return &fullNeeded{err: ao}
 	case err != nil:
 		return &tableError{fmt.Errorf("object type %s: %w", j.name(), err)}
 	}

@@ -26,7 +26,24 @@ func (ix *Indexer) Check(ctx context.Context, name string) (cowguard.Report, err
 	if err != nil {
 		return r, ix.Config().Explain(ts.spec.Table, &tableError{fmt.Errorf("object type %s: table %s: %w", name, ts.spec.Table, err)})
 	}
+	if ts.spec.IndexesMergeOnRead() {
+		mergeOnReadVerdict(&r)
+	}
 	return r, nil
+}
+
+// mergeOnReadVerdict is the verdict of a type with mergeOnRead: index:
+// its delete files are indexed, so neither they nor the write modes block.
+func mergeOnReadVerdict(r *cowguard.Report) {
+	r.Verdict = cowguard.VerdictOK
+	switch {
+	case r.LiveDeleteFiles.Total() > 0:
+		r.Message = fmt.Sprintf("indexed with merge-on-read (mergeOnRead: index): current snapshot %d has live delete files (%s); builds apply them incrementally", r.SnapshotID, r.LiveDeleteFiles)
+	case r.WriteModes.AnyMergeOnRead():
+		r.Message = fmt.Sprintf("indexed with merge-on-read (mergeOnRead: index): merge-on-read is configured (%s); builds apply its delete files incrementally", r.WriteModes)
+	default:
+		r.Message = "indexed with merge-on-read (mergeOnRead: index); the table is copy-on-write and has no live delete files"
+	}
 }
 
 // CheckMapping checks the mapping of an object type (or link table)
@@ -181,6 +198,9 @@ type Status struct {
 	Building   bool        `json:"building"`
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 	LastError  *ErrorInfo  `json:"lastError,omitempty"`
+	// MergeOnRead is "index" for a type that indexes merge-on-read delete
+	// files (objects.MergeOnReadIndex), empty when it refuses them.
+	MergeOnRead objects.MergeOnReadPolicy `json:"mergeOnRead,omitempty"`
 }
 
 // Status reports an object type's checkpoint, whether it is building, and
@@ -192,7 +212,11 @@ func (ix *Indexer) Status(name string) (Status, error) {
 	}
 	ts.mu.RLock()
 	defer ts.mu.RUnlock()
-	return Status{ObjectType: name, Table: ts.spec.Table, Building: ts.building, Checkpoint: ts.cp, LastError: ts.lastErr}, nil
+	st := Status{ObjectType: name, Table: ts.spec.Table, Building: ts.building, Checkpoint: ts.cp, LastError: ts.lastErr}
+	if ts.spec.IndexesMergeOnRead() {
+		st.MergeOnRead = objects.MergeOnReadIndex
+	}
+	return st, nil
 }
 
 // NotReady lists the object types that have no generation to serve yet,

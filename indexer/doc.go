@@ -8,7 +8,9 @@
 // incrementally, by applying the baseline diff of package changelog in one
 // transaction, or fully, into a new generation that is swapped in when
 // complete. Merge-on-read snapshots are refused (package cowguard) and the
-// index keeps serving its last good state.
+// index keeps serving its last good state, unless the type sets
+// mergeOnRead: index: then builds apply their delete files
+// (build_mergeonread.go), in the same transaction as the rest.
 //
 // Write order, which makes every build safe to kill at any instant:
 //

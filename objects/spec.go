@@ -33,6 +33,9 @@ type TypeSpec struct {
 	// ReadMode says which snapshot ranges an incremental build may read
 	// ("": changelog).
 	ReadMode ReadMode `yaml:"readMode" json:"readMode,omitempty"`
+	// MergeOnRead says what a build does with snapshots that carry
+	// merge-on-read delete files ("": refuse).
+	MergeOnRead MergeOnReadPolicy `yaml:"mergeOnRead" json:"mergeOnRead,omitempty"`
 	// PollInterval is how often the daemon looks for new snapshots
 	// (0: the daemon's default).
 	PollInterval time.Duration `yaml:"pollInterval" json:"pollInterval,omitempty"`
@@ -57,6 +60,23 @@ const (
 	// other snapshot in the range makes the build full.
 	ReadModeAppendOnly ReadMode = "appendOnly"
 )
+
+// MergeOnReadPolicy is what a build does with snapshots that have live
+// merge-on-read delete files (position deletes, equality deletes,
+// deletion vectors).
+type MergeOnReadPolicy string
+
+// Merge-on-read policies.
+const (
+	// MergeOnReadRefuse: such a snapshot fails the build with a
+	// merge-on-read error and the index stays at its last good state.
+	MergeOnReadRefuse MergeOnReadPolicy = "refuse"
+	// MergeOnReadIndex: the build applies the delete files, incrementally.
+	MergeOnReadIndex MergeOnReadPolicy = "index"
+)
+
+// IndexesMergeOnRead reports whether the spec opts in to merge-on-read.
+func (s *TypeSpec) IndexesMergeOnRead() bool { return s.MergeOnRead == MergeOnReadIndex }
 
 // Mode is the read mode of the spec, with the default filled in.
 func (s *TypeSpec) Mode() ReadMode { return cmp.Or(s.ReadMode, ReadModeChangelog) }
@@ -125,6 +145,15 @@ func (s *TypeSpec) Validate(field string) error {
 	case "", ReadModeChangelog, ReadModeAppendOnly:
 	default:
 		bad(".readMode", "%q must be changelog or appendOnly", s.ReadMode)
+	}
+	switch s.MergeOnRead {
+	case "", MergeOnReadRefuse:
+	case MergeOnReadIndex:
+		if s.ReadMode == ReadModeAppendOnly {
+			bad(".mergeOnRead", "index needs readMode changelog: an appendOnly baseline keeps no row keys per file to apply deletes to")
+		}
+	default:
+		bad(".mergeOnRead", "%q must be refuse or index", s.MergeOnRead)
 	}
 	for i, k := range s.PrimaryKey {
 		if k == "" {

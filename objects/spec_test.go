@@ -100,6 +100,8 @@ func TestTypeSpec_Validate(t *testing.T) {
 		{TypeSpec{APIName: "X", Table: "a.b"}, "objectTypes[0].table"},
 		{TypeSpec{APIName: "X", Table: "a.b.c", OnInvalidRow: "ignore"}, "objectTypes[0].onInvalidRow"},
 		{TypeSpec{APIName: "X", Table: "a.b.c", ReadMode: "append"}, `objectTypes[0].readMode: "append" must be changelog or appendOnly`},
+		{TypeSpec{APIName: "X", Table: "a.b.c", MergeOnRead: "apply"}, `objectTypes[0].mergeOnRead: "apply" must be refuse or index`},
+		{TypeSpec{APIName: "X", Table: "a.b.c", MergeOnRead: MergeOnReadIndex, ReadMode: ReadModeAppendOnly}, "objectTypes[0].mergeOnRead: index needs readMode changelog"},
 		{TypeSpec{APIName: "X", Table: "a.b.c", Properties: map[string]PropertySpec{"p": {}}}, "objectTypes[0].properties.p.column: is required"},
 		{TypeSpec{APIName: "X", Table: "a.b.c", Properties: map[string]PropertySpec{"p": {Column: "c", Search: "fuzzy"}}}, "objectTypes[0].properties.p.search"},
 		{TypeSpec{APIName: "X", Table: "a.b.c", Properties: map[string]PropertySpec{"__p": {Column: "c"}}}, "reserved"},
@@ -112,8 +114,10 @@ func TestTypeSpec_Validate(t *testing.T) {
 			t.Errorf("Validate(%+v) = %v, want %q", tt.spec, err, tt.want)
 		}
 	}
-	if err := (&TypeSpec{APIName: "Ok", Table: "a.b.c"}).Validate("x"); err != nil {
-		t.Errorf("valid spec: %v", err)
+	for _, policy := range []MergeOnReadPolicy{"", MergeOnReadRefuse, MergeOnReadIndex} {
+		if err := (&TypeSpec{APIName: "Ok", Table: "a.b.c", MergeOnRead: policy}).Validate("x"); err != nil {
+			t.Errorf("valid spec (mergeOnRead %q): %v", policy, err)
+		}
 	}
 }
 

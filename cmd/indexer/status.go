@@ -18,6 +18,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // StatusPath is where `indexer serve` reports status.
@@ -199,6 +200,9 @@ func printStatus(w io.Writer, sts []daemon.TypeStatus, now time.Time) {
 	}
 	_ = tw.Flush()
 	for _, st := range sts {
+		if st.MergeOnRead == objects.MergeOnReadIndex {
+			fmt.Fprintf(w, "\n%s: merge-on-read delete files are indexed (mergeOnRead: index)\n", st.ObjectType)
+		}
 		if e := st.LastError; e != nil {
 			fmt.Fprintf(w, "\n%s %s: %s", st.ObjectType, st.State, e.Code)
 			if !e.At.IsZero() {

@@ -10,6 +10,7 @@ import (
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/internal/jsonid"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // State is where an object type stands in the daemon.
@@ -51,6 +52,9 @@ type TypeStatus struct {
 	// LastBuild is the last build that moved the checkpoint (null: none),
 	// with the read mode it ran with and, when full, why.
 	LastBuild *indexer.BuildSummary `json:"lastBuild"`
+	// MergeOnRead is "index" when the type indexes merge-on-read delete
+	// files (mergeOnRead: index); absent when it refuses them.
+	MergeOnRead objects.MergeOnReadPolicy `json:"mergeOnRead,omitempty"`
 	// LastError is the error of the last build or poll, cleared by the next
 	// successful build (null: none).
 	LastError   *indexer.ErrorInfo  `json:"lastError"`
@@ -146,7 +150,7 @@ func (d *Daemon) NotReady() []string { return d.ix.NotReady() }
 // without one reports this.
 func EngineStatus(es indexer.Status) TypeStatus {
 	st := TypeStatus{ObjectType: es.ObjectType, Table: es.Table, State: StateIdle, InvalidRows: indexer.InvalidRows{Samples: []changelog.InvalidRow{}},
-		RecentBuilds: []BuildRecord{}}
+		RecentBuilds: []BuildRecord{}, MergeOnRead: es.MergeOnRead}
 	if cp := es.Checkpoint; cp != nil {
 		st.CheckpointSnapshotID, st.Generation, st.Objects, st.builtAt = cp.SnapshotID, cp.Generation, cp.Objects, cp.BuiltAt
 		st.InvalidRows.Count = cp.InvalidRows.Count

@@ -39,10 +39,16 @@ func (w *Writer) FileKeys(path string, fn func(key []byte) error) error {
 	if err != nil || !ok {
 		return err
 	}
+	// The keys first, then fn: fn may delete a key's entry (Apply), and a
+	// bbolt cursor does not survive deletes in its bucket.
 	prefix := fileIDKey(id)
+	var keys [][]byte
 	c := w.b.fileKeys.Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		if err := fn(bytes.Clone(k[len(prefix):])); err != nil {
+		keys = append(keys, bytes.Clone(k[len(prefix):]))
+	}
+	for _, k := range keys {
+		if err := fn(k); err != nil {
 			return err
 		}
 	}
@@ -58,6 +64,9 @@ func (w *Writer) Apply(c *changelog.Change) error {
 			return err
 		}
 		if err := w.b.objects.Delete(c.Key); err != nil {
+			return err
+		}
+		if err := w.unlinkKey(prev.fileID, c.Key); err != nil {
 			return err
 		}
 		w.count--
@@ -77,6 +86,11 @@ func (w *Writer) Apply(c *changelog.Change) error {
 		return err
 	case ok:
 		r.doc = prev.doc
+		if prev.fileID != id {
+			if err := w.unlinkKey(prev.fileID, c.Key); err != nil {
+				return err
+			}
+		}
 		if c.Type == changelog.CarryOver {
 			r.encoded = bytes.Clone(prev.encoded)
 		}
@@ -160,6 +174,9 @@ func (w *Writer) FileRemoved(path string) error {
 		}
 	}
 	if err := w.b.fileIDs.Delete(prefix); err != nil {
+		return err
+	}
+	if err := w.dropPositions(id); err != nil {
 		return err
 	}
 	delete(w.ids, path)
