@@ -23,21 +23,22 @@ func Open(ctx context.Context, name string, cc config.Catalog, dir string) (cata
 	props := cc.Props(dir)
 	cat, err := catalog.Load(ctx, name, iceberg.Properties(props))
 	if err != nil {
-		return nil, fmt.Errorf("open catalog %s (type %s): %w", name, cc.Type, err)
+		return nil, fmt.Errorf("open catalog %s (type %s): %w", name, cc.Type, explainREST(name, props, err))
 	}
-	return &rechecking{Catalog: cat, props: props}, nil
+	return &rechecking{Catalog: cat, name: name, props: props}, nil
 }
 
 // rechecking is a catalog whose table loads recheck "not found".
 type rechecking struct {
 	catalog.Catalog
+	name  string
 	props map[string]string
 }
 
 func (c *rechecking) LoadTable(ctx context.Context, ident table.Identifier) (*table.Table, error) {
 	tbl, err := c.Catalog.LoadTable(ctx, ident)
 	if err != nil {
-		return nil, changelog.RecheckNotFound(ctx, c.props, err)
+		return nil, changelog.RecheckNotFound(ctx, c.props, explainREST(c.name, c.props, err))
 	}
 	return tbl, nil
 }

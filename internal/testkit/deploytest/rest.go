@@ -60,6 +60,9 @@ func MustREST(tb testing.TB, o RESTOptions) *REST {
 	var so restcatalog.Options
 	if o.S3 {
 		d.Kind = RESTS3
+		// No AWS SDK of the tests asks the EC2 metadata service (off
+		// loopback) for credentials when a config has none.
+		tb.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 		d.S3 = s3test.Must(tb, s3test.Options{})
 		d.S3.MustBucket(tb, Bucket)
 		so = restcatalog.Options{S3: d.S3, Bucket: Bucket, VendCredentials: o.Vend}
