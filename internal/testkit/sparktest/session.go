@@ -18,6 +18,7 @@ package sparktest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -72,7 +73,7 @@ type Options struct {
 // Result is the columns and rows of a statement.
 type Result struct {
 	Columns []string
-	Rows    [][]any // JSON values: numbers are float64, decimals and times strings
+	Rows    [][]any // JSON values: integers int64, other numbers float64, decimals and times strings
 }
 
 // Maps are the rows as column-to-value maps.
@@ -266,13 +267,42 @@ func (s *Session) SQL(ctx context.Context, stmts ...string) (*Result, error) {
 		Rows    [][]any
 		Error   *string
 	}
-	if err := json.Unmarshal(line, &a); err != nil {
+	// Numbers as json.Number: snapshot ids and longs need all 64 bits.
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&a); err != nil {
 		return nil, fmt.Errorf("spark: answer %.200q: %w", line, err)
 	}
 	if a.Error != nil {
 		return nil, errors.New("spark: " + *a.Error)
 	}
+	for _, row := range a.Rows {
+		for i, v := range row {
+			row[i] = numbers(v)
+		}
+	}
 	return &Result{Columns: a.Columns, Rows: a.Rows}, nil
+}
+
+// numbers turns the json.Numbers in v into int64 (integers) or float64.
+func numbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64()
+		return f
+	case []any:
+		for i, x := range v {
+			v[i] = numbers(x)
+		}
+	case map[string]any:
+		for k, x := range v {
+			v[k] = numbers(x)
+		}
+	}
+	return v
 }
 
 // MustSQL is SQL that fails the test on an error.

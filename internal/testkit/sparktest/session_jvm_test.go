@@ -24,7 +24,7 @@ func TestSession_SQL(t *testing.T) {
 			t.Fatalf("result: %+v", res)
 		}
 		m := res.Maps()
-		if m[0]["id"] != 1.0 || m[0]["name"] != "a" || m[0]["amount"] != "1.50" || m[0]["at"] != "2026-01-02T03:04:05" || m[1]["name"] != nil {
+		if m[0]["id"] != int64(1) || m[0]["name"] != "a" || m[0]["amount"] != "1.50" || m[0]["at"] != "2026-01-02T03:04:05" || m[1]["name"] != nil {
 			t.Errorf("rows: %v", m)
 		}
 	})
@@ -32,7 +32,7 @@ func TestSession_SQL(t *testing.T) {
 		if _, err := s.SQL(t.Context(), "SELECT * FROM local.ns.missing"); err == nil || !strings.Contains(err.Error(), "missing") {
 			t.Errorf("error: %v", err)
 		}
-		if res := s.MustSQL(t, "SELECT count(*) AS n FROM local.ns.t"); res.Rows[0][0] != 2.0 {
+		if res := s.MustSQL(t, "SELECT count(*) AS n FROM local.ns.t"); res.Rows[0][0] != int64(2) {
 			t.Errorf("after the error: %+v", res)
 		}
 	})
