@@ -171,4 +171,10 @@ func TestSpark(t *testing.T) {
 			})
 		}
 	})
+
+	t.Run("changelog", func(t *testing.T) {
+		testSparkChangelog(t, spark, func(st sparkTable) string {
+			return d.MustConfig(t, st.objType+".yaml", deploySections+st.yaml())
+		})
+	})
 }
