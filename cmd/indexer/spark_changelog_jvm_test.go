@@ -121,7 +121,7 @@ func diffRows(ours, theirs []string) (onlyOurs, onlyTheirs []string) {
 // changelog with create_changelog_view over ranges of it, in each mode.
 func testSparkChangelog(t *testing.T, spark *sparktest.Session, cfgOf func(sparkTable) string) {
 	st := sparkTable{ident: "ns.events", objType: "Event"}
-	createSparkTable(t, spark, st, "copy-on-write")
+	createSparkTable(t, spark, st, sparktest.CopyOnWrite)
 	cfg := cfgOf(st)
 	var snaps []int64 // after each statement
 	for _, stmt := range []string{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/internal/testkit/deploytest"
+	"github.com/ontoindex/ontoindex/internal/testkit/restcatalog"
 	"github.com/ontoindex/ontoindex/internal/testkit/sparktest"
 )
 
@@ -32,22 +33,16 @@ func (st sparkTable) yaml() string {
 }
 
 // createSparkTable creates the table in Spark: id (the identifier field),
-// name, amount and city, format 2, every write mode set to mode.
-func createSparkTable(tb testing.TB, spark *sparktest.Session, st sparkTable, mode string) {
+// name, amount and city, every row-level write mode set to mode.
+func createSparkTable(tb testing.TB, spark *sparktest.Session, st sparkTable, mode sparktest.WriteMode) {
 	tb.Helper()
-	spark.MustSQL(tb, fmt.Sprintf(`CREATE TABLE %s (id BIGINT NOT NULL, name STRING, amount DOUBLE, city STRING) USING iceberg
-		TBLPROPERTIES ('format-version'='2', 'write.delete.mode'='%[2]s', 'write.update.mode'='%[2]s', 'write.merge.mode'='%[2]s')`, st.spark(), mode),
-		"ALTER TABLE "+st.spark()+" SET IDENTIFIER FIELDS id")
+	spark.MustCreateTable(tb, st.spark(), "id BIGINT NOT NULL, name STRING, amount DOUBLE, city STRING", mode, "id")
 }
 
 // currentSnapshot is the table's current snapshot as Spark sees it.
 func currentSnapshot(tb testing.TB, spark *sparktest.Session, st sparkTable) int64 {
 	tb.Helper()
-	res := spark.MustSQL(tb, "SELECT snapshot_id FROM "+st.spark()+".refs WHERE name = 'main'")
-	if len(res.Rows) != 1 {
-		tb.Fatalf("refs of %s: %+v", st.spark(), res)
-	}
-	return res.Rows[0][0].(int64)
+	return spark.MustCurrentSnapshot(tb, st.spark())
 }
 
 // mustMatchSpark checks that the objects of the type are the rows Spark
@@ -97,12 +92,12 @@ func jsonValue(tb testing.TB, v any) any {
 func TestSpark(t *testing.T) {
 	d := deploytest.MustREST(t, deploytest.RESTOptions{})
 	spark := sparktest.Must(t, sparktest.Options{Catalogs: map[string]sparktest.Catalog{sparkCatalog: sparktest.RESTCatalog(d.Server.URI())}})
-	t.Logf("Spark %s, Iceberg Spark runtime %s, REST catalog server: Iceberg %s", spark.Version, sparktest.IcebergVersion, "1.10.1")
+	t.Logf("Spark %s, Iceberg Spark runtime %s, REST catalog server: Iceberg %s", spark.Version, sparktest.IcebergVersion, restcatalog.IcebergVersion)
 	spark.MustSQL(t, "CREATE NAMESPACE IF NOT EXISTS "+sparkCatalog+".ns")
 
 	t.Run("copy-on-write", func(t *testing.T) {
 		st := sparkTable{ident: "ns.sales", objType: "Sale"}
-		createSparkTable(t, spark, st, "copy-on-write")
+		createSparkTable(t, spark, st, sparktest.CopyOnWrite)
 		cfg := d.MustConfig(t, "sales.yaml", deploySections+st.yaml())
 		spark.MustSQL(t, "INSERT INTO "+st.spark()+" VALUES (1, 'a', 10.5, 'Oslo'), (2, 'b', 20, 'Lima'), (3, 'c', 30, 'Oslo'), (4, 'd', 40, 'Quito'), (5, 'e', 50, 'Lima'), (6, 'f', 60, 'Oslo')")
 		spark.MustSQL(t, "INSERT INTO "+st.spark()+" VALUES (7, 'g', 70, 'Perth'), (8, 'h', 80, 'Oslo'), (9, 'i', 90, 'Lima'), (10, 'j', 100, 'Quito')")
@@ -143,7 +138,7 @@ func TestSpark(t *testing.T) {
 
 	t.Run("merge-on-read", func(t *testing.T) {
 		st := sparkTable{ident: "ns.sales_mor", objType: "SaleMor"}
-		createSparkTable(t, spark, st, "merge-on-read")
+		createSparkTable(t, spark, st, sparktest.MergeOnRead)
 		cfg := d.MustConfig(t, "sales_mor.yaml", deploySections+st.yaml())
 		spark.MustSQL(t, "INSERT INTO "+st.spark()+" VALUES (1, 'a', 1, 'Oslo'), (2, 'b', 2, 'Lima'), (3, 'c', 3, 'Oslo'), (4, 'd', 4, 'Quito'), (5, 'e', 5, 'Lima'), (6, 'f', 6, 'Oslo')")
 		mustDeployBuild(t, cfg, exitOK)

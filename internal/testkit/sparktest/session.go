@@ -13,7 +13,9 @@
 // Spark writes Iceberg tables into any catalog it is given (a REST catalog,
 // a hadoop warehouse), with the Iceberg SQL extensions on: MERGE INTO,
 // UPDATE, DELETE, CALL <catalog>.system.rewrite_data_files(...) and the
-// other procedures, and create_changelog_view.
+// other procedures, and create_changelog_view. MustCreateTable makes a
+// format-2 table whose row-level writes are copy-on-write or merge-on-read
+// (position deletes), for sequences of either kind.
 package sparktest
 
 import (
