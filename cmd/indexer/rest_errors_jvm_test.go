@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ontoindex/ontoindex/indexer/daemon"
+	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
 	"github.com/ontoindex/ontoindex/internal/testkit/deploytest"
 	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
 )
@@ -63,6 +65,30 @@ func TestREST_errors(t *testing.T) {
 				t.Error("the gate refused no request")
 			}
 		})
+	})
+	// serve holds its catalog open: a token the server stops accepting
+	// before it expires (revoked; a catalog whose signing keys changed on a
+	// restart) costs one refused poll, then a new token, not the daemon.
+	t.Run("token revoked under serve", func(t *testing.T) {
+		d := deploytest.MustREST(t, deploytest.RESTOptions{Gate: true})
+		tables := peopletest.Must(t, d.Warehouse, peopletest.Options{People: peopletest.Files(2, 5)})
+		d.Setenv(t)
+		cfg := d.MustConfig(t, "ontology.yaml", deploySections+peopletest.PeopleType)
+		p := startServe(t, cfg)
+		p.waitStatus(t, "People", "served", daemontest.UpToDate(tables.People))
+		granted := len(d.Gate.Granted())
+		d.Gate.RevokeAll()
+		snap := d.Write(t, deploytest.Op{Table: peopletest.People, Kind: "append", Rows: peopletest.Rows(100, 3, "new")})
+		p.waitStatus(t, "People", "the append after the revocation", func(st daemon.TypeStatus) bool {
+			return st.CheckpointSnapshotID == snap && st.State == daemon.StateIdle
+		})
+		if n := len(d.Gate.Granted()); n <= granted {
+			t.Errorf("no new token: %d granted before the revocation, %d after", granted, n)
+		}
+		if d.Gate.Refused() == 0 {
+			t.Error("the gate refused no request with the revoked token")
+		}
+		p.stop(t)
 	})
 	t.Run("down", func(t *testing.T) {
 		d := deploytest.MustREST(t, deploytest.RESTOptions{})

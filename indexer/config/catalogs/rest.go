@@ -58,7 +58,7 @@ func explainREST(name string, props map[string]string, err error) error {
 			detail = ue.Err.Error()
 		}
 		msg = fmt.Sprintf("the OAuth2 server at %s refused the client of catalog %s (%s: check its credential, scope and oauth2-server-uri)", server, name, detail)
-	case errors.Is(err, rest.ErrUnauthorized), errors.Is(err, rest.ErrAuthorizationExpired):
+	case refusedToken(err):
 		msg = fmt.Sprintf("%s refused the token (%v: check its token, or credential and oauth2-server-uri)", at, err)
 	case errors.Is(err, rest.ErrForbidden):
 		msg = fmt.Sprintf("%s forbids it (%v: check the grants of its principal)", at, err)
@@ -74,4 +74,10 @@ func explainREST(name string, props map[string]string, err error) error {
 		return err
 	}
 	return &restError{msg: msg, err: err}
+}
+
+// refusedToken tells whether err is a REST catalog's refusal of the token
+// (401, or 419 for an expired one).
+func refusedToken(err error) bool {
+	return errors.Is(err, rest.ErrUnauthorized) || errors.Is(err, rest.ErrAuthorizationExpired)
 }
