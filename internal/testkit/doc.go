@@ -28,6 +28,15 @@
 //   - deploytest: the deployments ontoindex is tested in (hadoop+local,
 //     sql/postgres+s3, sql/sqlite+local), their config entries with the
 //     credentials as ${ENV} references, and a writer in another process.
+//   - restcatalog: Apache Iceberg's REST catalog server (its test fixture,
+//     from Maven Central) on loopback, tables on disk or in s3test, that
+//     can be stopped and restarted and can vend its S3 keys; Gate, an
+//     authenticating proxy that wants OAuth2 client credentials. With
+//     deploytest.MustREST, the REST deployments of the JVM target.
+//   - sparktest: one small PySpark session with Iceberg's Spark runtime
+//     that runs SQL (writes through any catalog, create_changelog_view)
+//     and returns the rows; jvmtest finds what .ci/install-restcatalog
+//     installed for both.
 //   - fuzztest: Lines, the seeds of a seed file several packages' fuzz
 //     targets share.
 //   - commandtest: MustBuild, a command of cmd/ built with go build, for
