@@ -225,7 +225,8 @@ func (e *MergeOnReadError) Error() string {
 // Fix is what an operator does about a *MergeOnReadError: the last sentence
 // of its message, and the fix that status reports with a refusal.
 const Fix = "set " + DeleteModeKey + ", " + UpdateModeKey + " and " + MergeModeKey + " to copy-on-write, then compact the table so that no delete files remain " +
-	"(for example Spark's CALL system.rewrite_data_files with option delete-file-threshold=1); the next build then succeeds by itself. " +
+	"(for example Spark's CALL system.rewrite_data_files with options rewrite-all=true, use-starting-sequence-number=false and remove-dangling-deletes=true: " +
+	"with the starting sequence number the rewritten files keep the delete files' own and the deletes stay live); the next build then succeeds by itself. " +
 	"Or opt in with mergeOnRead: index in the type's config: builds then apply the delete files incrementally"
 
 // Check refuses snap with a *MergeOnReadError when it has live delete files.

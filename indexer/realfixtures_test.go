@@ -952,7 +952,7 @@ func TestRealFixture_MappedUnsupportedColumn(t *testing.T) {
 // nothing: iceberg-go plans the current snapshot without any delete file.
 // cowguard counts them as live (DESIGN: ADDED/EXISTING entries of delete
 // manifests) and the refusal tells the operator to compact with
-// rewrite_data_files and delete-file-threshold=1, which selects no data file
+// rewrite_data_files; with delete-file-threshold=1 that selects no data file
 // here (none has a delete applied) and so never unblocks the table. Either
 // the build indexes the 10 rows, or its error says that the delete files are
 // dangling and how to remove them.
