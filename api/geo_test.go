@@ -11,8 +11,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
@@ -83,7 +83,9 @@ func TestGeo_metadata(t *testing.T) {
 }
 
 // point, box and polygon write the wire values @osdk/client sends.
-func point(lon, lat float64) string { return fmt.Sprintf(`{"type":"Point","coordinates":[%g,%g]}`, lon, lat) }
+func point(lon, lat float64) string {
+	return fmt.Sprintf(`{"type":"Point","coordinates":[%g,%g]}`, lon, lat)
+}
 func box(west, north, east, south float64) string {
 	return fmt.Sprintf(`{"topLeft":%s,"bottomRight":%s}`, point(west, north), point(east, south))
 }

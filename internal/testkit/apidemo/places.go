@@ -82,7 +82,7 @@ func PlaceSpecs(catalog string) []objects.TypeSpec {
 	return []objects.TypeSpec{{
 		APIName: "Place", DisplayName: "Place", PluralDisplayName: "Places", Table: catalog + ".demo.places", TitleProperty: "name",
 		Properties: map[string]objects.PropertySpec{"placeId": {Column: "place_id", Search: objects.SearchKeyword},
-			"name": {Column: "name", Search: objects.SearchKeyword},
+			"name":     {Column: "name", Search: objects.SearchKeyword},
 			"location": {Column: "loc", Type: "geopoint"}, "pin": {Column: "pin", Type: "geopoint"},
 			"area": {Column: "area", Type: "geoshape"}, "outline": {Column: "outline", Type: "geoshape"}},
 	}}
