@@ -26,8 +26,13 @@ func (c *compiler) geo(pi *propertyIndex, f *query.Filter) (node, error) {
 		return nil, fmt.Errorf("%s applies to geopoint properties, %s is a %s", f.Geo.Relation, pi.property.APIName, pi.elementType.Kind)
 	}
 	n := &geoNode{pi: pi, g: f.Geo, cand: pi.geo.candidates(f.Geo.Bounds()), cost: costGeoPoint}
-	if pi.elementType.Kind == objects.KindGeoShape {
+	switch {
+	case pi.elementType.Kind == objects.KindGeoShape:
 		n.cost = costGeoShape
+	case f.Geo.Relation.Box():
+		// A point's box is the point, and the R-tree's overlap test, like
+		// the predicate, includes the edges: its hits are the matches.
+		n.exact = true
 	}
 	if !f.Geo.Relation.Disjoint() {
 		return n, nil
@@ -43,6 +48,8 @@ type geoNode struct {
 	g    *query.Geo
 	cand *roaring.Bitmap // the documents whose box meets the region's
 	cost float64
+	// exact: the candidates are the matches (points in a box).
+	exact bool
 }
 
 // est counts the candidates: most of them match when the region is not
@@ -53,9 +60,26 @@ func (n *geoNode) test(d uint32) bool {
 	if !n.cand.Contains(d) {
 		return false
 	}
-	return n.g.Intersects(valueOf(n.pi.elementType, n.pi.column.get(d)))
+	return n.exact || n.g.Intersects(valueOf(n.pi.elementType, n.pi.column.get(d)))
 }
 
-func (n *geoNode) bitmap(x *exec) (*roaring.Bitmap, error) { return x.filter(n.cand, n.test) }
-func (n *geoNode) mcost() float64                          { return n.est() * (costScan + n.tcost()) }
-func (n *geoNode) tcost() float64                          { return costContains + costColumn + n.cost }
+func (n *geoNode) bitmap(x *exec) (*roaring.Bitmap, error) {
+	if n.exact {
+		return n.cand, nil
+	}
+	return x.filter(n.cand, n.test)
+}
+
+func (n *geoNode) mcost() float64 {
+	if n.exact {
+		return 0
+	}
+	return n.est() * (costScan + n.tcost())
+}
+
+func (n *geoNode) tcost() float64 {
+	if n.exact {
+		return costContains
+	}
+	return costContains + costColumn + n.cost
+}

@@ -60,6 +60,9 @@ func (r GeoRelation) Within() bool {
 	return r == GeoWithinDistance || r == GeoWithinBox || r == GeoWithinPolygon
 }
 
+// Box reports whether the relation's region is a bounding box.
+func (r GeoRelation) Box() bool { return r == GeoWithinBox || r == GeoIntersectsBox || r == GeoDisjointBox }
+
 // Disjoint reports whether the relation is a doesNotIntersect.
 func (r GeoRelation) Disjoint() bool { return r == GeoDisjointBox || r == GeoDisjointPolygon }
 
