@@ -83,6 +83,7 @@ type Geo struct {
 	Polygon  geom.Geometry    // the polygon relations
 
 	region geom.Geometry // the box or polygon, as one geometry
+	boxes  []geom.Envelope // a box relation's boxes
 	center s2.LatLng
 	angle  s1.Angle // Meters on the sphere
 	bounds []Bounds
@@ -117,16 +118,19 @@ func NewGeoBox(r GeoRelation, box GeoBox) *Geo {
 	g := &Geo{Relation: r, Box: box}
 	if box.West <= box.East {
 		g.bounds = []Bounds{{box.West, box.South, box.East, box.North}}
-		g.region = envelope(g.bounds[0])
-		return g
+	} else {
+		g.bounds = []Bounds{{box.West, box.South, 180, box.North}, {-180, box.South, box.East, box.North}}
 	}
-	g.bounds = []Bounds{{box.West, box.South, 180, box.North}, {-180, box.South, box.East, box.North}}
-	g.region = geom.NewGeometryCollection([]geom.Geometry{envelope(g.bounds[0]), envelope(g.bounds[1])}).AsGeometry()
+	parts := make([]geom.Geometry, len(g.bounds))
+	for i, b := range g.bounds {
+		g.boxes = append(g.boxes, geom.NewEnvelope(geom.XY{X: b.MinX, Y: b.MinY}, geom.XY{X: b.MaxX, Y: b.MaxY}))
+		parts[i] = g.boxes[i].AsGeometry()
+	}
+	g.region = parts[0]
+	if len(parts) > 1 {
+		g.region = geom.NewGeometryCollection(parts).AsGeometry()
+	}
 	return g
-}
-
-func envelope(b Bounds) geom.Geometry {
-	return geom.NewEnvelope(geom.XY{X: b.MinX, Y: b.MinY}, geom.XY{X: b.MaxX, Y: b.MaxY}).AsGeometry()
 }
 
 // NewGeoPolygon is a polygon relation (within, intersects or disjoint)
@@ -155,6 +159,22 @@ func (g *Geo) Intersects(v any) bool {
 	case objects.GeoShape:
 		if g.Relation == GeoWithinDistance {
 			return false // the API takes distances on points only
+		}
+		if len(g.boxes) > 0 { // a shape inside a box meets it: no need for the full predicate
+			env := x.Geometry.Envelope()
+			for _, b := range g.boxes {
+				if b.Covers(env) {
+					return true
+				}
+			}
+		}
+		if g.Polygon.IsPolygon() { // a vertex in the polygon meets it, and costs the polygon's edges only
+			if coords := x.Geometry.DumpCoordinates(); coords.Length() > 0 {
+				vertex := geom.NewPoint(geom.Coordinates{XY: coords.GetXY(0), Type: geom.DimXY}).AsGeometry()
+				if geom.Intersects(vertex, g.region) {
+					return true
+				}
+			}
 		}
 		return geom.Intersects(x.Geometry, g.region)
 	}
