@@ -61,7 +61,9 @@ func (r GeoRelation) Within() bool {
 }
 
 // Box reports whether the relation's region is a bounding box.
-func (r GeoRelation) Box() bool { return r == GeoWithinBox || r == GeoIntersectsBox || r == GeoDisjointBox }
+func (r GeoRelation) Box() bool {
+	return r == GeoWithinBox || r == GeoIntersectsBox || r == GeoDisjointBox
+}
 
 // Disjoint reports whether the relation is a doesNotIntersect.
 func (r GeoRelation) Disjoint() bool { return r == GeoDisjointBox || r == GeoDisjointPolygon }
@@ -82,7 +84,7 @@ type Geo struct {
 	Box      GeoBox           // the box relations
 	Polygon  geom.Geometry    // the polygon relations
 
-	region geom.Geometry // the box or polygon, as one geometry
+	region geom.Geometry   // the box or polygon, as one geometry
 	boxes  []geom.Envelope // a box relation's boxes
 	center s2.LatLng
 	angle  s1.Angle // Meters on the sphere
