@@ -2,6 +2,7 @@ package objects
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -309,4 +310,25 @@ func FuzzParseGeo(f *testing.F) {
 			t.Fatalf("%v does not round trip through GeoJSON: %v", shape, err)
 		}
 	})
+}
+
+func TestType_InvalidRowKey(t *testing.T) {
+	typ := NewType(Type{APIName: "T", PrimaryKey: []string{"id"}, Properties: []Property{
+		{APIName: "id", Column: "id", Type: DataType{Kind: KindString}},
+		{APIName: "pin", Column: "pin", Type: DataType{Kind: KindGeoPoint}},
+	}})
+	o := &Object{Values: []any{"p9", nil}}
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&InvalidValueError{Property: "pin", Column: "pin", Reason: "x"}, "p9"},
+		{&InvalidValueError{Property: "id", Column: "id", Reason: "x"}, ""},
+		{errors.New("other"), ""},
+	}
+	for _, tt := range tests {
+		if got := typ.InvalidRowKey(o, tt.err); got != tt.want {
+			t.Errorf("InvalidRowKey(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
 }
