@@ -159,7 +159,7 @@ func TestObjectSets_errors(t *testing.T) {
 		{"two types", map[string]any{"objectSet": setOf("union", base("Employee"), base("Assignment"))}, 400, "UnsupportedObjectSet"},
 		{"two types by rid", map[string]any{"objectSet": setOf("union", base("Employee"), map[string]any{"type": "static", "objects": []string{assignmentRID}})}, 400, "UnsupportedObjectSet"},
 		{"bad where", map[string]any{"objectSet": filter(base("Employee"), `{"type":"eq","field":"nope","value":1}`)}, 404, "PropertiesNotFound"},
-		{"geo where", map[string]any{"objectSet": filter(base("Employee"), `{"type":"withinPolygon","field":"p","value":{}}`)}, 400, "PropertyFiltersNotSupported"},
+		{"geo where", map[string]any{"objectSet": filter(base("Employee"), `{"type":"withinPolygon","field":"name","value":{}}`)}, 400, "PropertyFiltersNotSupported"},
 		{"order of unknown property", map[string]any{"objectSet": base("Employee"), "orderBy": orderBody("nope")}, 404, "PropertiesNotFound"},
 		{"bad page size", map[string]any{"objectSet": base("Employee"), "pageSize": 0}, 400, "InvalidPageSize"},
 	}

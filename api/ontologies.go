@@ -230,6 +230,10 @@ func dataType(dt objects.DataType) map[string]any {
 		return map[string]any{"type": "date"}
 	case objects.KindTimestamp, objects.KindTimestampTZ:
 		return map[string]any{"type": "timestamp"}
+	case objects.KindGeoPoint:
+		return map[string]any{"type": "geopoint"}
+	case objects.KindGeoShape:
+		return map[string]any{"type": "geoshape"}
 	case objects.KindList:
 		sub := map[string]any{"type": "string"}
 		if dt.Elem != nil {

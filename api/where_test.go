@@ -182,9 +182,9 @@ func TestSearch_whereErrors(t *testing.T) {
 		{"bad regex", `{"type":"regex","field":"title","value":"(Pilot"}`, 400, "InvalidPropertyFilterValue"},
 		{"regex with assertion", `{"type":"regex","field":"title","value":"^Pilot$"}`, 400, "InvalidPropertyFilterValue"},
 		{"text without terms", `{"type":"containsAnyTerm","field":"bio","value":" ,.- "}`, 400, "InvalidPropertyFilterValue"},
-		{"geo", `{"type":"withinDistanceOf","field":"location","value":{"center":[0,0],"distance":{"value":1,"unit":"KILOMETERS"}}}`, 400, "PropertyFiltersNotSupported"},
-		{"geo polygon", `{"type":"intersectsPolygon","field":"area","value":{}}`, 400, "PropertyFiltersNotSupported"},
-		{"geo shape", `{"type":"geoShapeV2","field":"area","value":{}}`, 400, "PropertyFiltersNotSupported"},
+		{"geo", `{"type":"withinDistanceOf","field":"dept","value":{"center":[0,0],"distance":{"value":1,"unit":"KILOMETERS"}}}`, 400, "PropertyFiltersNotSupported"},
+		{"geo polygon", `{"type":"intersectsPolygon","field":"dept","value":{}}`, 400, "PropertyFiltersNotSupported"},
+		{"geo shape", `{"type":"geoShapeV2","field":"dept","value":{}}`, 400, "PropertyFiltersNotSupported"},
 		{"interval without a rule type", `{"type":"interval","field":"bio","rule":{}}`, 400, "MalformedPropertyFilters"},
 		{"interval on keyword", `{"type":"interval","field":"dept","rule":{"type":"match","query":"a","ordered":true}}`, 400, "PropertyFiltersNotSupported"},
 		{"struct field of no struct", `{"type":"eq","propertyIdentifier":{"type":"structField","propertyApiName":"a","structFieldApiName":"b"},"value":1}`, 404, "PropertiesNotFound"},
@@ -211,7 +211,7 @@ func TestSearch_whereErrors(t *testing.T) {
 		}
 	})
 	t.Run("geo names the reason", func(t *testing.T) {
-		m := e.fail(t, http.MethodPost, ontologyPath+"/objects/Employee/search", map[string]any{"where": where(`{"type":"withinBoundingBox","field":"p","value":{}}`)}, 400, "PropertyFiltersNotSupported")
+		m := e.fail(t, http.MethodPost, ontologyPath+"/objects/Employee/search", map[string]any{"where": where(`{"type":"withinBoundingBox","field":"dept","value":{}}`)}, 400, "PropertyFiltersNotSupported")
 		if r := fmt.Sprint(m["parameters"].(map[string]any)["reason"]); !strings.Contains(r, "geo") {
 			t.Fatalf("reason %q does not say geo", r)
 		}

@@ -90,7 +90,7 @@ func dataType(t iceberg.Type) (objects.DataType, string) {
 	case *iceberg.MapType:
 		return objects.DataType{}, "a map"
 	case iceberg.BinaryType:
-		return objects.DataType{}, "binary"
+		return objects.DataType{}, objects.UnsupportedBinary
 	case iceberg.FixedType:
 		return objects.DataType{}, "fixed binary"
 	}

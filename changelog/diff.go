@@ -226,7 +226,7 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 					return nil
 				}
 				if err := batch.Row(i, &obj); err != nil {
-					if err := invalid("", err.Error()); err != nil {
+					if err := invalid(t.InvalidRowKey(&obj, err), err.Error()); err != nil {
 						return err
 					}
 					continue

@@ -34,6 +34,10 @@ func JSONValue(t DataType, v any) any {
 		return x.String()
 	case time.Time:
 		return x.UTC().Format(time.RFC3339Nano)
+	case GeoPoint:
+		return x.GeoJSON()
+	case GeoShape:
+		return x.GeoJSON()
 	case []any:
 		out := make([]any, len(x))
 		elementType := t.Primitive()

@@ -233,13 +233,22 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 	} else {
 		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			ps := s.Properties[name]
-			if ps.Type != "" {
-				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".type", Msg: fmt.Sprintf("type %s is not supported yet", ps.Type)}
-			}
 			c, ok := byName[ps.Column]
 			if !ok {
 				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".column",
 					Msg: fmt.Sprintf("table %s has no column %q%s", s.Table, ps.Column, suggest(ps.Column, columnNames(columns)))}
+			}
+			switch ps.Type {
+			case "":
+			case KindGeoPoint.String(), KindGeoShape.String():
+				p, err := geoProperty(s.APIName+".properties."+name, name, ps, c, s.Table)
+				if err != nil {
+					return nil, err
+				}
+				t.Properties = append(t.Properties, p)
+				continue
+			default:
+				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".type", Msg: fmt.Sprintf("type %s is not supported yet", ps.Type)}
 			}
 			if c.Unsupported != "" {
 				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".column",
@@ -363,14 +372,21 @@ func joinRoles(rs []SearchRole) string {
 // Column types are left out on purpose, so that type promotions (int to
 // long, float to double, wider decimals) do not force a full rebuild.
 func (t *Type) MappingHash() string {
-	type prop struct{ A, C, S string }
+	type prop struct {
+		A, C, S string
+		T       string `json:",omitempty"` // a semantic type: the stored values change form
+	}
 	v := struct {
 		Props []prop
 		Key   []string
 		Title string
 	}{Key: t.PrimaryKey, Title: t.TitleProperty}
 	for _, p := range t.Properties {
-		v.Props = append(v.Props, prop{p.APIName, p.Column, string(p.Search)})
+		pr := prop{A: p.APIName, C: p.Column, S: string(p.Search)}
+		if p.Type.Kind >= KindGeoPoint {
+			pr.T = p.Type.Kind.String()
+		}
+		v.Props = append(v.Props, pr)
 	}
 	b, _ := json.Marshal(v)
 	sum := sha256.Sum256(b)

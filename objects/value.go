@@ -25,6 +25,8 @@ import (
 //	time                 Time
 //	timestamp(tz)        time.Time in UTC
 //	list                 []any of the above
+//	geopoint             GeoPoint
+//	geoshape             GeoShape
 //
 // Integers and floats share one representation whatever their width, so a
 // type promotion (int to long, float to double) neither changes the stored
@@ -151,6 +153,8 @@ const (
 	tagTime
 	tagTimestamp
 	tagList
+	tagGeoPoint // longitude, latitude: two little-endian float64s
+	tagGeoShape // uvarint length, WKB
 )
 
 // ErrCorrupt reports stored bytes that do not decode.
@@ -187,6 +191,12 @@ func AppendValue(b []byte, v any) ([]byte, error) {
 	case time.Time:
 		b = binary.AppendVarint(append(b, tagTimestamp), x.Unix())
 		return binary.AppendUvarint(b, uint64(x.Nanosecond())), nil
+	case GeoPoint:
+		return AppendGeoPoint(append(b, tagGeoPoint), x), nil
+	case GeoShape:
+		wkb := x.WKB()
+		b = binary.AppendUvarint(append(b, tagGeoShape), uint64(len(wkb)))
+		return append(b, wkb...), nil
 	case []any:
 		b = binary.AppendUvarint(append(b, tagList), uint64(len(x)))
 		var err error
@@ -300,6 +310,23 @@ func ReadValue(b []byte) (any, []byte, error) {
 			return nil, nil, ErrCorrupt
 		}
 		return time.Unix(sec, int64(ns)).UTC(), b[n:], nil
+	case tagGeoPoint:
+		p, ok := DecodeGeoPoint(b)
+		if !ok {
+			return nil, nil, ErrCorrupt
+		}
+		return p, b[16:], nil
+	case tagGeoShape:
+		l, n := binary.Uvarint(b)
+		if n <= 0 || uint64(len(b)-n) < l {
+			return nil, nil, ErrCorrupt
+		}
+		b = b[n:]
+		shape, err := decodeGeoShape(b[:l])
+		if err != nil {
+			return nil, nil, ErrCorrupt
+		}
+		return shape, b[l:], nil
 	case tagList:
 		l, n := binary.Uvarint(b)
 		if n <= 0 || l > uint64(len(b)) {

@@ -45,7 +45,9 @@ func TestClientType(t *testing.T) {
 		{wire: "array<integer>", want: "integer", array: true},
 		{wire: "array<array<integer>>", err: true},
 		{wire: "array<integer", err: true},
-		{wire: "geopoint", err: true},
+		{wire: "geopoint", want: "geopoint"},
+		{wire: "geoshape", want: "geoshape"},
+		{wire: "attachment", err: true},
 	} {
 		got, err := clientType(c.wire)
 		if (err != nil) != c.err || (!c.err && (got.Wire != c.want || got.Array != c.array || !got.Nullable)) {

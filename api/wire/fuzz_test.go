@@ -31,6 +31,8 @@ func fuzzType() *objects.Type {
 		{APIName: "active", Type: objects.DataType{Kind: objects.KindBoolean}, Search: objects.SearchBoolean},
 		{APIName: "tags", Type: objects.DataType{Kind: objects.KindList, Elem: &str}, Search: objects.SearchKeyword},
 		{APIName: "secret", Type: str, Search: objects.SearchNone},
+		{APIName: "location", Type: objects.DataType{Kind: objects.KindGeoPoint}, Search: objects.SearchNone},
+		{APIName: "area", Type: objects.DataType{Kind: objects.KindGeoShape}, Search: objects.SearchNone},
 	}})
 }
 

@@ -50,16 +50,9 @@ var wireOps = map[string]query.Op{
 // unsupportedQueries are SearchJsonQueryV2 types ontoindex does not
 // serve, with the reason the client gets.
 var unsupportedQueries = map[string]string{
-	"withinDistanceOf":            "geo queries are not supported: ontoindex has no geo properties",
-	"withinBoundingBox":           "geo queries are not supported: ontoindex has no geo properties",
-	"intersectsBoundingBox":       "geo queries are not supported: ontoindex has no geo properties",
-	"doesNotIntersectBoundingBox": "geo queries are not supported: ontoindex has no geo properties",
-	"withinPolygon":               "geo queries are not supported: ontoindex has no geo properties",
-	"intersectsPolygon":           "geo queries are not supported: ontoindex has no geo properties",
-	"doesNotIntersectPolygon":     "geo queries are not supported: ontoindex has no geo properties",
-	"geoShapeV2":                  "geo queries are not supported: ontoindex has no geo properties",
-	"nearestNeighbors":            "vector queries are not supported: ontoindex has no vector properties",
-	"knn":                         "vector queries are not supported: ontoindex has no vector properties",
+	"geoShapeV2":       "geoShapeV2 is not supported: use withinBoundingBox, withinPolygon, withinDistanceOf, intersectsBoundingBox or intersectsPolygon",
+	"nearestNeighbors": "vector queries are not supported: ontoindex has no vector properties",
+	"knn":              "vector queries are not supported: ontoindex has no vector properties",
 }
 
 // rawWhere is the union of the keys a supported query type may have.
@@ -134,6 +127,9 @@ func (d *WhereDecoder) Decode(raw json.RawMessage, depth int) (*query.Filter, er
 	}
 	if typ == opInterval {
 		return d.interval(head, depth)
+	}
+	if _, ok := geoQueries[typ]; ok {
+		return d.geo(typ, head)
 	}
 	q, err := whereOf(head)
 	if err != nil {

@@ -25,8 +25,8 @@ import (
 )
 
 // runBench dispatches to `bench build` (also plain `bench`, as before
-// there were two), `bench search`, `bench subscribe`, `bench interface`
-// and `bench floor`,
+// there were two), `bench search`, `bench subscribe`, `bench interface`,
+// `bench geo` and `bench floor`,
 // the net/http server bench search measures a get by key on besides
 // ontoindex.
 func runBench(ctx context.Context, env *Env, args []string) int {
@@ -42,6 +42,8 @@ func runBench(ctx context.Context, env *Env, args []string) int {
 			return runBenchSubscribe(ctx, env, args[1:])
 		case "interface":
 			return runBenchInterface(ctx, env, args[1:])
+		case "geo":
+			return runBenchGeo(ctx, env, args[1:])
 		}
 	}
 	return runBenchBuild(ctx, env, "bench", args)
@@ -88,7 +90,8 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 		"through a sql catalog on SQLite in the work directory; the S3 connection is iceberg-go's, from\n"+
 		"AWS_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. `ontolab bench search -h`\n"+
 		"describes the search benchmark, `ontolab bench subscribe -h` the subscriptions benchmark,\n"+
-		"`ontolab bench interface -h` the benchmark of a search over an interface.")
+		"`ontolab bench interface -h` the benchmark of a search over an interface, `ontolab bench geo -h`\n"+
+		"the geo filters against PostGIS.")
 	rows := fs.Int("rows", 1_000_000, "rows in the benchmark table")
 	files := fs.Int("files", 40, "data files the table is written as")
 	dir := fs.String("dir", "", "work directory (default: a temporary directory, removed afterwards)")

@@ -247,6 +247,9 @@ func (b *Builder) Finish(version uint64) *Snapshot {
 			if pi.column != nil {
 				pi.column.freeze()
 			}
+			if isGeo(pi.property) {
+				pi.geo = buildGeo(pi, s.alive)
+			}
 			pi.nulls.RunOptimize()
 		})
 	}

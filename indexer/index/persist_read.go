@@ -202,6 +202,11 @@ func Read(r io.Reader, t *objects.Type) (*Snapshot, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
+	for _, pi := range s.properties {
+		if isGeo(pi.property) && pi.column != nil { // not saved: loaded again from the column (geo.go)
+			pi.geo = buildGeo(pi, s.alive)
+		}
+	}
 	sum := d.h.Sum64()
 	var tail [8]byte
 	if _, err := io.ReadFull(d.r, tail[:]); err != nil || binary.LittleEndian.Uint64(tail[:]) != sum {

@@ -97,6 +97,8 @@ func (c *compiler) compile(f *query.Filter) (node, error) {
 		return c.pattern(pi, f)
 	case query.OpInterval:
 		return c.interval(pi, f)
+	case query.OpGeo:
+		return c.geo(pi, f)
 	}
 	return nil, fmt.Errorf("unsupported filter %s", f.Op)
 }

@@ -44,6 +44,7 @@ type propertyIndex struct {
 	order       *order          // sortable properties
 	dict        *dict           // searchable properties with few values
 	text        *terms          // text properties
+	geo         *geoIndex       // geopoint and geoshape properties (geo.go)
 }
 
 // keyColumn is the encoded primary key of each document, packed per

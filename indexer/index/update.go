@@ -243,5 +243,11 @@ func (s *Snapshot) applyProperty(pi *propertyIndex, changes []Change) (*property
 		np.text = pi.text.with(edits)
 		np.text.length = pi.text.length.plus(tokens)
 	}
+	if pi.geo != nil {
+		var err error
+		if np.geo, err = pi.geo.with(&np, changes); err != nil {
+			return nil, err
+		}
+	}
 	return &np, nil
 }

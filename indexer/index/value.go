@@ -42,7 +42,8 @@ const signBit = 1 << 63
 // hasExact reports whether values of kind k keep an exact part.
 func hasExact(k objects.Kind) bool {
 	switch k {
-	case objects.KindString, objects.KindDecimal, objects.KindUUID, objects.KindTimestamp, objects.KindTimestampTZ:
+	case objects.KindString, objects.KindDecimal, objects.KindUUID, objects.KindTimestamp, objects.KindTimestampTZ,
+		objects.KindGeoPoint, objects.KindGeoShape:
 		return true
 	}
 	return false
@@ -115,6 +116,14 @@ func valueKeyOf(k objects.Kind, v any) (valueKey, error) {
 		if k == objects.KindUUID {
 			return valueKey{pre: binary.BigEndian.Uint64(x[:8]), exact: string(x[:])}, nil
 		}
+	case objects.GeoPoint:
+		if k == objects.KindGeoPoint { // no order: the exact part is the value (geo.go)
+			return valueKey{exact: string(objects.AppendGeoPoint(nil, x))}, nil
+		}
+	case objects.GeoShape:
+		if k == objects.KindGeoShape {
+			return valueKey{exact: string(x.WKB())}, nil
+		}
 	case objects.Decimal:
 		if k == objects.KindDecimal {
 			b, err := objects.AppendKey(nil, x)
@@ -156,6 +165,12 @@ func valueOf(t objects.DataType, vk valueKey) any {
 		var u objects.UUID
 		copy(u[:], vk.exact)
 		return u
+	case objects.KindGeoPoint:
+		p, _ := objects.DecodeGeoPoint([]byte(vk.exact))
+		return p
+	case objects.KindGeoShape:
+		s, _ := objects.DecodeGeoShape([]byte(vk.exact))
+		return s
 	case objects.KindDecimal:
 		raw := []byte(vk.exact)
 		if len(raw) == 0 {

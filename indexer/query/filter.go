@@ -51,6 +51,9 @@ const (
 	// OpInterval matches when Interval has an interval in one value of
 	// Property (interval.go).
 	OpInterval
+	// OpGeo matches when Property's geopoint or geoshape meets Geo
+	// (geo.go).
+	OpGeo
 )
 
 var opNames = [...]string{
@@ -59,7 +62,7 @@ var opNames = [...]string{
 	OpIsNull: "isNull", OpContains: "contains", OpStartsWith: "startsWith",
 	OpAllTerms: "containsAllTerms", OpAnyTerm: "containsAnyTerm", OpPhrase: "containsAllTermsInOrder",
 	OpPhrasePrefix: "containsAllTermsInOrderPrefixLastTerm", OpWildcard: "wildcard", OpRegex: "regex", OpKeys: "keys",
-	OpInterval: "interval",
+	OpInterval: "interval", OpGeo: "geo",
 }
 
 func (o Op) String() string {
@@ -80,6 +83,7 @@ type Filter struct {
 	Kids     []*Filter // OpAnd, OpOr, OpNot
 	Keys     [][]byte  // OpKeys: encoded primary keys
 	Interval *Rule     // OpInterval
+	Geo      *Geo      // OpGeo
 }
 
 // MatchesAll reports whether f is trivially every object (nil, OpAll, or
@@ -108,6 +112,8 @@ func (f *Filter) String() string {
 		return fmt.Sprintf("keys(%d)", len(f.Keys))
 	case OpInterval:
 		return fmt.Sprintf("%s interval %s", f.Property, f.Interval)
+	case OpGeo:
+		return fmt.Sprintf("%s %s", f.Property, f.Geo)
 	case OpEq, OpGt, OpGte, OpLt, OpLte, OpIsNull, OpContains:
 		return fmt.Sprintf("%s %s %v", f.Property, f.Op, f.Value)
 	}

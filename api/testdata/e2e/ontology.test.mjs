@@ -188,7 +188,7 @@ test("search text queries", async () => {
     assert.deepEqual(ids(res.data), idsOf(employees.filter(keep)), JSON.stringify(where));
   }
   await rejectsWith(
-    OntologyObjectsV2.search(client, O, "Employee", { where: { type: "withinDistanceOf", field: "location", value: {} }, select: [] }),
+    OntologyObjectsV2.search(client, O, "Employee", { where: { type: "withinDistanceOf", field: "name", value: {} }, select: [] }),
     400, "PropertyFiltersNotSupported");
 });
 
