@@ -87,7 +87,8 @@ func jsonValue(tb testing.TB, v any) any {
 // TestSpark runs ontoindex over tables Spark writes through the same REST
 // catalog (one Spark session for every case): the copy-on-write
 // statements build incrementally to the objects Spark reads from the same
-// snapshot, merge-on-read statements are refused until compaction, and
+// snapshot, merge-on-read statements are refused until compaction (and
+// with mergeOnRead: index build incrementally to what Spark reads), and
 // indexer changelog prints what Spark's create_changelog_view returns.
 func TestSpark(t *testing.T) {
 	d := deploytest.MustREST(t, deploytest.RESTOptions{})
@@ -165,6 +166,10 @@ func TestSpark(t *testing.T) {
 				mustMatchSpark(t, spark, cfg, st, currentSnapshot(t, spark, st))
 			})
 		}
+	})
+
+	t.Run("merge-on-read index", func(t *testing.T) {
+		testSparkMergeOnReadIndex(t, spark, func(name, types string) string { return d.MustConfig(t, name, deploySections+types) })
 	})
 
 	t.Run("changelog", func(t *testing.T) {
