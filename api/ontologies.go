@@ -230,6 +230,8 @@ func dataType(dt objects.DataType) map[string]any {
 		return map[string]any{"type": "date"}
 	case objects.KindTimestamp, objects.KindTimestampTZ:
 		return map[string]any{"type": "timestamp"}
+	case objects.KindVector:
+		return vectorDataType(dt)
 	case objects.KindList:
 		sub := map[string]any{"type": "string"}
 		if dt.Elem != nil {

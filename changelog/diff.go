@@ -214,7 +214,11 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 					return nil
 				}
 				if err := batch.Row(i, &obj); err != nil {
-					if err := invalid("", err.Error()); err != nil {
+					name := ""
+					if _, kerr := t.Key(&obj); kerr == nil {
+						name = t.KeyString(&obj) // the key's values read; another did not
+					}
+					if err := invalid(name, err.Error()); err != nil {
 						return err
 					}
 					continue

@@ -75,15 +75,18 @@ func (b *Batch) Row(i int, o *Object) error {
 		o.Values = make([]any, len(b.gets))
 	}
 	o.Values = o.Values[:len(b.gets)]
+	// An invalid value is left null and the rest are read on, so that the
+	// error can name the row by its key.
+	var first error
 	for j, g := range b.gets {
 		v, err := g(i)
-		if err != nil {
+		if err != nil && first == nil {
 			p := b.c.t.Properties[j]
-			return &InvalidValueError{Property: p.APIName, Column: p.Column, Reason: err.Error()}
+			first = &InvalidValueError{Property: p.APIName, Column: p.Column, Reason: err.Error()}
 		}
 		o.Values[j] = v
 	}
-	return nil
+	return first
 }
 
 func checkUTF8(s string) (any, error) {

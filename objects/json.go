@@ -34,6 +34,8 @@ func JSONValue(t DataType, v any) any {
 		return x.String()
 	case time.Time:
 		return x.UTC().Format(time.RFC3339Nano)
+	case Vector:
+		return vectorJSON(x)
 	case []any:
 		out := make([]any, len(x))
 		elementType := t.Primitive()

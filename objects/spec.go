@@ -145,10 +145,11 @@ func (s *TypeSpec) Validate(field string) error {
 		switch p.Type {
 		case "":
 		case KindGeoPoint.String(), KindGeoShape.String(), KindVector.String():
-			// Not read yet: Resolve refuses them until the geo and vector readers land.
+			// Resolve refuses the types whose readers have not landed.
 		default:
 			bad(".properties."+name+".type", "%q must be geopoint, geoshape or vector", p.Type)
 		}
+		validateVector(".properties."+name, p, bad)
 		switch p.Search {
 		case "", SearchText, SearchKeyword, SearchNumeric, SearchDate, SearchBoolean, SearchNone:
 		default:
@@ -204,7 +205,9 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 	} else {
 		for _, name := range slices.Sorted(maps.Keys(s.Properties)) {
 			ps := s.Properties[name]
-			if ps.Type != "" {
+			switch ps.Type {
+			case "", KindVector.String():
+			default:
 				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".type", Msg: fmt.Sprintf("type %s is not supported yet", ps.Type)}
 			}
 			c, ok := byName[ps.Column]
@@ -215,6 +218,15 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 			if c.Unsupported != "" {
 				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".column",
 					Msg: fmt.Sprintf("column %q of table %s is %s, which cannot be a property", c.Name, s.Table, c.Unsupported)}
+			}
+			if ps.Type == KindVector.String() {
+				vp, err := vectorProperty(s.APIName+".properties."+name, Property{APIName: name, DisplayName: ps.DisplayName,
+					Description: ps.Description, Column: c.Name, FieldID: c.FieldID}, ps, c)
+				if err != nil {
+					return nil, err
+				}
+				t.Properties = append(t.Properties, vp)
+				continue
 			}
 			if c.Type.Kind == KindStruct {
 				sp, err := structProperties(s.APIName+".properties."+name, Property{APIName: name, DisplayName: ps.DisplayName,
@@ -268,7 +280,7 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("table %s has no column %q%s", s.Table, kc, suggest(kc, columnNames(columns)))}
 		}
 		p, _ := t.Property(prop)
-		if p.Type.Kind == KindList || p.Type.Kind == KindStruct || p.Type.Kind == KindFloat || p.Type.Kind == KindDouble {
+		if p.Type.Kind == KindList || p.Type.Kind == KindStruct || p.Type.Kind == KindVector || p.Type.Kind == KindFloat || p.Type.Kind == KindDouble {
 			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("column %q of type %s cannot be part of a primary key", kc, p.Type)}
 		}
 		if slices.Contains(t.PrimaryKey, prop) {
@@ -334,14 +346,21 @@ func joinRoles(rs []SearchRole) string {
 // Column types are left out on purpose, so that type promotions (int to
 // long, float to double, wider decimals) do not force a full rebuild.
 func (t *Type) MappingHash() string {
-	type prop struct{ A, C, S string }
+	type prop struct {
+		A, C, S string
+		V       string `json:",omitempty"` // a vector's dimension and similarity: a change rebuilds its index
+	}
 	v := struct {
 		Props []prop
 		Key   []string
 		Title string
 	}{Key: t.PrimaryKey, Title: t.TitleProperty}
 	for _, p := range t.Properties {
-		v.Props = append(v.Props, prop{p.APIName, p.Column, string(p.Search)})
+		pr := prop{A: p.APIName, C: p.Column, S: string(p.Search)}
+		if p.Type.Kind == KindVector {
+			pr.V = p.Type.String() + " " + p.Type.Similarity
+		}
+		v.Props = append(v.Props, pr)
 	}
 	b, _ := json.Marshal(v)
 	sum := sha256.Sum256(b)

@@ -122,6 +122,9 @@ func structProperties(field string, p Property, c Column) ([]Property, error) {
 // presence, a struct field's value under its struct's nulls (the values
 // below a null struct are undefined in Arrow), or a plain column's value.
 func propertyGetter(arr arrow.Array, p Property) (getter, error) {
+	if p.Type.Kind == KindVector {
+		return vectorGetter(arr, p.Type.Dimension)
+	}
 	if p.Type.Kind != KindStruct && p.Struct == "" {
 		return makeGetter(arr, p.Type)
 	}

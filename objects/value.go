@@ -187,6 +187,8 @@ func AppendValue(b []byte, v any) ([]byte, error) {
 	case time.Time:
 		b = binary.AppendVarint(append(b, tagTimestamp), x.Unix())
 		return binary.AppendUvarint(b, uint64(x.Nanosecond())), nil
+	case Vector:
+		return appendVector(b, x), nil
 	case []any:
 		b = binary.AppendUvarint(append(b, tagList), uint64(len(x)))
 		var err error
@@ -300,6 +302,8 @@ func ReadValue(b []byte) (any, []byte, error) {
 			return nil, nil, ErrCorrupt
 		}
 		return time.Unix(sec, int64(ns)).UTC(), b[n:], nil
+	case tagVector:
+		return readVector(b)
 	case tagList:
 		l, n := binary.Uvarint(b)
 		if n <= 0 || l > uint64(len(b)) {

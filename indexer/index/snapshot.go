@@ -123,6 +123,9 @@ func (k *keyColumn) with(set map[uint32]string) *keyColumn {
 
 // structures decides which structures a property gets.
 func structures(p objects.Property) (values, sorted, text bool) {
+	if p.Type.Kind == objects.KindVector {
+		return false, false, false // in the snapshot's vector index (vectors.go)
+	}
 	et := p.Type.Primitive()
 	list := p.Type.Kind == objects.KindList
 	searchable := p.Searchable()
