@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/ontoindex/ontoindex/indexer/vector"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -44,6 +45,7 @@ type propertyIndex struct {
 	order       *order          // sortable properties
 	dict        *dict           // searchable properties with few values
 	text        *terms          // text properties
+	vectors     *vector.Index   // vector properties (vectors.go)
 }
 
 // keyColumn is the encoded primary key of each document, packed per
