@@ -81,8 +81,8 @@ type Filter struct {
 	Keys     [][]byte  // OpKeys: encoded primary keys
 	// Scores are the relevance of each of Keys, in order, when the keys
 	// are a nearestNeighbors result: a relevance search orders by them.
-	Scores []float64
-	Interval *Rule     // OpInterval
+	Scores   []float64
+	Interval *Rule // OpInterval
 }
 
 // MatchesAll reports whether f is trivially every object (nil, OpAll, or
