@@ -19,6 +19,7 @@ type owner struct{ _ byte }
 type vectorChunk struct {
 	owner *owner
 	data  []float32 // up to chunkSize * dimension, grown as nodes are added
+	norms []float32 // each vector's squared norm
 }
 
 // nodeChunk holds chunkSize nodes: their documents, levels and links. base
@@ -52,6 +53,9 @@ func (ix *Index) vectorOf(n uint32) []float32 {
 	i := int(n&chunkMask) * ix.dim
 	return c.data[i : i+ix.dim : i+ix.dim]
 }
+
+// normOf is node n's squared norm.
+func (ix *Index) normOf(n uint32) float32 { return ix.vectors[n>>chunkBits].norms[n&chunkMask] }
 
 // docOf is node n's document.
 func (ix *Index) docOf(n uint32) uint32 { return ix.nodes[n>>chunkBits].docs[n&chunkMask] }
@@ -126,10 +130,12 @@ func (ix *Index) addNode(d uint32, v []float32, level int) uint32 {
 	}
 	vc := ix.vectors[ci]
 	if vc.owner != ix.writer { // another Index reads it up to its own count
-		vc = &vectorChunk{owner: ix.writer, data: append(make([]float32, 0, cap(vc.data)), vc.data...)}
+		vc = &vectorChunk{owner: ix.writer, data: append(make([]float32, 0, cap(vc.data)), vc.data...),
+			norms: append(make([]float32, 0, cap(vc.norms)), vc.norms...)}
 		ix.vectors[ci] = vc
 	}
 	vc.data = append(vc.data, v...) // nodes are appended in order: at n's place
+	vc.norms = append(vc.norms, dotProduct(v, v))
 	c := ix.writableNodes(ci)
 	j := int(n & chunkMask)
 	c.docs[j] = d

@@ -3,6 +3,8 @@ package vector
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/blas/blas32"
 )
 
 // Metric is the similarity of a vector property.
@@ -44,7 +46,7 @@ func (m Metric) prepare(v []float32) []float32 {
 	out := make([]float32, len(v))
 	copy(out, v)
 	if m == Cosine {
-		if n := math.Sqrt(float64(dot(out, out))); n > 0 {
+		if n := math.Sqrt(float64(dotProduct(out, out))); n > 0 {
 			inv := float32(1 / n)
 			for i := range out {
 				out[i] *= inv
@@ -54,12 +56,27 @@ func (m Metric) prepare(v []float32) []float32 {
 	return out
 }
 
-// distance orders vectors by nearness to a: smaller is nearer.
-func (m Metric) distance(a, b []float32) float32 {
-	if m == Euclidean {
-		return squaredL2(a, b)
+// query is a vector as distances read it: prepared, with its squared
+// norm (which euclidean distances take from a dot product).
+type query struct {
+	v    []float32
+	norm float32
+}
+
+func newQuery(v []float32) query { return query{v: v, norm: dotProduct(v, v)} }
+
+// nodeQuery is node n's vector as a query.
+func (ix *Index) nodeQuery(n uint32) query { return query{v: ix.vectorOf(n), norm: ix.normOf(n)} }
+
+// distance orders nodes by nearness to q: smaller is nearer. Every metric
+// is one dot product, which gonum's BLAS computes with SIMD: euclidean as
+// |q|² + |v|² - 2q·v.
+func (ix *Index) distance(q query, n uint32) float32 {
+	d := dotProduct(q.v, ix.vectorOf(n))
+	if ix.metric == Euclidean {
+		return max(q.norm+ix.normOf(n)-2*d, 0)
 	}
-	return -dot(a, b)
+	return -d
 }
 
 // Score is the relevance of a hit at distance d: positive, larger is
@@ -79,48 +96,7 @@ func (m Metric) Score(d float32) float64 {
 	return 1 / (1 + x)
 }
 
-// dot is the inner product, over eight accumulators so that the loop
-// carries no dependency from one multiply-add to the next.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float32
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-		s4 += a[i+4] * b[i+4]
-		s5 += a[i+5] * b[i+5]
-		s6 += a[i+6] * b[i+6]
-		s7 += a[i+7] * b[i+7]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3) + (s4 + s5) + (s6 + s7)
-}
-
-// squaredL2 is the squared euclidean distance.
-func squaredL2(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float32
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		d0, d1, d2, d3 := a[i]-b[i], a[i+1]-b[i+1], a[i+2]-b[i+2], a[i+3]-b[i+3]
-		d4, d5, d6, d7 := a[i+4]-b[i+4], a[i+5]-b[i+5], a[i+6]-b[i+6], a[i+7]-b[i+7]
-		s0 += d0 * d0
-		s1 += d1 * d1
-		s2 += d2 * d2
-		s3 += d3 * d3
-		s4 += d4 * d4
-		s5 += d5 * d5
-		s6 += d6 * d6
-		s7 += d7 * d7
-	}
-	for ; i < len(a); i++ {
-		d := a[i] - b[i]
-		s0 += d * d
-	}
-	return (s0 + s1) + (s2 + s3) + (s4 + s5) + (s6 + s7)
+// dotProduct is the inner product of two vectors of one length.
+func dotProduct(a, b []float32) float32 {
+	return blas32.Dot(blas32.Vector{N: len(a), Inc: 1, Data: a}, blas32.Vector{N: len(a), Inc: 1, Data: b[:len(a)]})
 }

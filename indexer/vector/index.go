@@ -20,7 +20,7 @@ type Params struct {
 
 // DefaultParams are the parameters of a vector property's index.
 func DefaultParams() Params {
-	return Params{M: 16, EfConstruction: 100, EfSearch: 64, ExactBelow: 2048, Seed: 0x5eed}
+	return Params{M: 16, EfConstruction: 64, EfSearch: 64, ExactBelow: 2048, Seed: 0x5eed}
 }
 
 // Index is the immutable nearest-neighbour index of one vector property

@@ -14,13 +14,14 @@ func (ix *Index) insert(d uint32, v []float32) uint32 {
 	}
 	vs := ix.visitSet()
 	defer ix.visited.Put(vs)
-	ep := candidate{dist: ix.metric.distance(v, ix.vectorOf(ix.entry)), node: ix.entry}
+	q := ix.nodeQuery(node)
+	ep := candidate{dist: ix.distance(q, ix.entry), node: ix.entry}
 	for l := ix.top; l > level; l-- {
-		ep = ix.greedy(v, ep, l)
+		ep = ix.greedy(q, ep, l)
 	}
 	entries := []candidate{ep}
 	for l := min(ix.top, level); l >= 0; l-- {
-		found := ix.searchLayer(v, entries, ix.params.EfConstruction, l, vs, ix.live) // no links to tombstones
+		found := ix.searchLayer(q, entries, ix.params.EfConstruction, l, vs, ix.live) // no links to tombstones
 		near := sortedNear(found)
 		links := ix.selectLinks(near, ix.m)
 		ids := make([]uint32, len(links))
@@ -56,11 +57,11 @@ func (ix *Index) link(a, b uint32, dist float32, level int) {
 		ix.setLinks(a, level, append(slices.Clone(cur), b))
 		return
 	}
-	va := ix.vectorOf(a)
+	qa := ix.nodeQuery(a)
 	near := make([]candidate, 0, len(cur)+1)
 	near = append(near, candidate{dist: dist, node: b})
 	for _, x := range cur {
-		near = append(near, candidate{dist: ix.metric.distance(va, ix.vectorOf(x)), node: x})
+		near = append(near, candidate{dist: ix.distance(qa, x), node: x})
 	}
 	slices.SortFunc(near, byDistance)
 	kept := ix.selectLinks(near, limit)
@@ -81,10 +82,10 @@ func (ix *Index) selectLinks(near []candidate, limit int) []candidate {
 	}
 	kept := make([]candidate, 0, limit)
 	for _, c := range near {
-		vc := ix.vectorOf(c.node)
+		qc := ix.nodeQuery(c.node)
 		good := true
 		for _, k := range kept {
-			if ix.metric.distance(vc, ix.vectorOf(k.node)) < c.dist {
+			if ix.distance(qc, k.node) < c.dist {
 				good = false
 				break
 			}

@@ -156,7 +156,11 @@ func Load(dd Decoder, dim int, metric Metric) *Index {
 		for i, b := range bits {
 			data[i] = math.Float32frombits(b)
 		}
-		ix.vectors = append(ix.vectors, &vectorChunk{owner: ix.writer, data: data})
+		norms := make([]float32, len(bits)/dim, chunkSize)
+		for j := range norms {
+			norms[j] = dotProduct(data[j*dim:(j+1)*dim], data[j*dim:(j+1)*dim])
+		}
+		ix.vectors = append(ix.vectors, &vectorChunk{owner: ix.writer, data: data, norms: norms})
 	}
 	present := dd.Bitmap()
 	if dd.Err() != nil {

@@ -26,13 +26,13 @@ func (ix *Index) Search(ctx context.Context, q []float32, k int, allow *roaring.
 	if k <= 0 || ix.Len() == 0 {
 		return nil, nil
 	}
-	q = ix.metric.prepare(q)
+	pq := newQuery(ix.metric.prepare(q))
 	docs := ix.present
 	if allow != nil {
 		docs = roaring.And(ix.present, allow)
 	}
 	if ix.exactCheaper(int(docs.GetCardinality())) {
-		return ix.exact(ctx, q, k, docs)
+		return ix.exact(ctx, pq, k, docs)
 	}
 	var accept func(uint32) bool
 	if allow != nil {
@@ -40,9 +40,9 @@ func (ix *Index) Search(ctx context.Context, q []float32, k int, allow *roaring.
 	} else {
 		accept = ix.live
 	}
-	hits := ix.graphSearch(q, k, accept)
+	hits := ix.graphSearch(pq, k, accept)
 	if len(hits) < k && len(hits) < int(docs.GetCardinality()) {
-		return ix.exact(ctx, q, k, docs) // the walk ran out of reachable matches
+		return ix.exact(ctx, pq, k, docs) // the walk ran out of reachable matches
 	}
 	return hits, nil
 }
@@ -62,10 +62,10 @@ func (ix *Index) exactCheaper(n int) bool {
 // graphSearch walks the graph: greedy from the entry down to level 1,
 // then a search of max(efSearch, k) candidates on level 0, keeping the
 // nodes accept allows.
-func (ix *Index) graphSearch(q []float32, k int, accept func(uint32) bool) []Hit {
+func (ix *Index) graphSearch(q query, k int, accept func(uint32) bool) []Hit {
 	vs := ix.visitSet()
 	defer ix.visited.Put(vs)
-	ep := candidate{dist: ix.metric.distance(q, ix.vectorOf(ix.entry)), node: ix.entry}
+	ep := candidate{dist: ix.distance(q, ix.entry), node: ix.entry}
 	for l := ix.top; l > 0; l-- {
 		ep = ix.greedy(q, ep, l)
 	}
@@ -83,11 +83,11 @@ func (ix *Index) graphSearch(q []float32, k int, accept func(uint32) bool) []Hit
 
 // greedy moves from ep to the nearest of its links at a level until none
 // is nearer.
-func (ix *Index) greedy(q []float32, ep candidate, level int) candidate {
+func (ix *Index) greedy(q query, ep candidate, level int) candidate {
 	for changed := true; changed; {
 		changed = false
 		for _, n := range ix.links(ep.node, level) {
-			if d := ix.metric.distance(q, ix.vectorOf(n)); d < ep.dist {
+			if d := ix.distance(q, n); d < ep.dist {
 				ep, changed = candidate{dist: d, node: n}, true
 			}
 		}
@@ -99,7 +99,7 @@ func (ix *Index) greedy(q []float32, ep candidate, level int) candidate {
 // it expands the nearest unexpanded candidate until that is farther than
 // the farthest of ef results. accept (nil: all) says which nodes may be
 // results; the others are walked through.
-func (ix *Index) searchLayer(q []float32, entries []candidate, ef, level int, vs *visitSet, accept func(uint32) bool) farHeap {
+func (ix *Index) searchLayer(q query, entries []candidate, ef, level int, vs *visitSet, accept func(uint32) bool) farHeap {
 	vs.reset(ix.count)
 	var cands nearHeap
 	results := make(farHeap, 0, ef+1)
@@ -124,7 +124,7 @@ func (ix *Index) searchLayer(q []float32, entries []candidate, ef, level int, vs
 			if vs.visit(n) {
 				continue
 			}
-			d := ix.metric.distance(q, ix.vectorOf(n))
+			d := ix.distance(q, n)
 			if len(results) < ef || d < results.top().dist {
 				cands.push(candidate{dist: d, node: n})
 				if accept == nil || accept(n) {
@@ -140,7 +140,7 @@ func (ix *Index) searchLayer(q []float32, entries []candidate, ef, level int, vs
 }
 
 // exact scores every document of docs and keeps the k nearest.
-func (ix *Index) exact(ctx context.Context, q []float32, k int, docs *roaring.Bitmap) ([]Hit, error) {
+func (ix *Index) exact(ctx context.Context, q query, k int, docs *roaring.Bitmap) ([]Hit, error) {
 	best := make(farHeap, 0, k+1)
 	it := docs.Iterator()
 	for i := 0; it.HasNext(); i++ {
@@ -150,7 +150,7 @@ func (ix *Index) exact(ctx context.Context, q []float32, k int, docs *roaring.Bi
 			}
 		}
 		d := it.Next()
-		dist := ix.metric.distance(q, ix.vectorOf(ix.nodeOf(d)))
+		dist := ix.distance(q, ix.nodeOf(d))
 		if len(best) < k {
 			best.push(candidate{dist: dist, node: d})
 		} else if c := best.top(); dist < c.dist || (dist == c.dist && d < c.node) {
@@ -177,7 +177,7 @@ func (ix *Index) Exact(ctx context.Context, q []float32, k int, allow *roaring.B
 	if allow != nil {
 		docs = roaring.And(ix.present, allow)
 	}
-	return ix.exact(ctx, ix.metric.prepare(q), k, docs)
+	return ix.exact(ctx, newQuery(ix.metric.prepare(q)), k, docs)
 }
 
 // visitSet marks the nodes a search has seen: a stamp per node, so that
