@@ -42,6 +42,8 @@ func runBench(ctx context.Context, env *Env, args []string) int {
 			return runBenchSubscribe(ctx, env, args[1:])
 		case "interface":
 			return runBenchInterface(ctx, env, args[1:])
+		case "vector":
+			return runBenchVector(ctx, env, args[1:])
 		}
 	}
 	return runBenchBuild(ctx, env, "bench", args)

@@ -19,9 +19,13 @@ func (ix *Index) insert(d uint32, v []float32) uint32 {
 	for l := ix.top; l > level; l-- {
 		ep = ix.greedy(q, ep, l)
 	}
+	var accept func(uint32) bool // nil: every node; no links to tombstones
+	if ix.count-1 > ix.Len() {
+		accept = ix.live
+	}
 	entries := []candidate{ep}
 	for l := min(ix.top, level); l >= 0; l-- {
-		found := ix.searchLayer(q, entries, ix.params.EfConstruction, l, vs, ix.live) // no links to tombstones
+		found := ix.searchLayer(q, entries, ix.params.EfConstruction, l, vs, accept)
 		near := sortedNear(found)
 		links := ix.selectLinks(near, ix.m)
 		ids := make([]uint32, len(links))

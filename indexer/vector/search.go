@@ -34,11 +34,12 @@ func (ix *Index) Search(ctx context.Context, q []float32, k int, allow *roaring.
 	if ix.exactCheaper(int(docs.GetCardinality())) {
 		return ix.exact(ctx, pq, k, docs)
 	}
-	var accept func(uint32) bool
-	if allow != nil {
+	var accept func(uint32) bool // nil: every node
+	switch {
+	case allow != nil:
 		accept = func(n uint32) bool { d := ix.docOf(n); return ix.nodeOf(d) == n && allow.Contains(d) }
-	} else {
-		accept = ix.live
+	case ix.count > ix.Len():
+		accept = ix.live // tombstones are walked, not returned
 	}
 	hits := ix.graphSearch(pq, k, accept)
 	if len(hits) < k && len(hits) < int(docs.GetCardinality()) {
