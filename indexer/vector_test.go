@@ -2,11 +2,13 @@ package indexer_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 	"github.com/ontoindex/ontoindex/objects"
@@ -53,5 +55,41 @@ func TestIndexer_Build_vector(t *testing.T) {
 	}
 	if got, ok := o.Values[cp.Type.PropertyIndex("embedding")].(objects.Vector); !ok || len(got) != 3 || got[0] != 1 {
 		t.Errorf("embedding = %#v", o.Values[1])
+	}
+	v.Release()
+
+	// An incremental build: id 1's vector changes, id 4 is added with the
+	// old one, id 3 is deleted. The nearest to (1, 0, 0) follow.
+	if err := tb.Overwrite(ctx, id(1), []icebergtest.Row{{"id": 1, "emb": []float64{0, 0, 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Append(ctx, []icebergtest.Row{{"id": 4, "emb": []float64{1, 0.1, 0}}, {"id": 5, "emb": []float64{0.1, 1, 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Delete(ctx, id(3)); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := ix.Build(ctx, "Doc", indexer.BuildOptions{}); err != nil || r.Kind != indexer.KindIncremental {
+		t.Fatalf("incremental build: %+v, %v", r, err)
+	}
+	v, err = ix.View("Doc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	hits, err := v.Nearest(ctx, "embedding", []float32{1, 0, 0}, 10, nil, query.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hits {
+		o, err := v.Get(h.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, cp.Type.KeyString(o))
+	}
+	if want := []string{"4", "5", "1"}; !slices.Equal(got, want) {
+		t.Errorf("nearest after the edit = %v, want %v", got, want)
 	}
 }
