@@ -28,7 +28,7 @@ func runBenchVector(ctx context.Context, env *Env, args []string) int {
 	fs.IntVar(&o.M, "m", 16, "HNSW links per node (2M on level 0), both sides")
 	fs.IntVar(&o.EfConstruction, "ef-construction", 64, "HNSW efConstruction, both sides")
 	fs.IntVar(&o.EfSearch, "ef-search", 64, "HNSW efSearch, both sides")
-	fs.DurationVar(&o.MinSeconds, "min-duration", 3*time.Second, "least time each side's searches are measured for")
+	fs.DurationVar(&o.MinDuration, "min-duration", 3*time.Second, "least time each side's searches are measured for")
 	fs.StringVar(&o.Python, "python", "", "a python that imports faiss (default: the one of --venv)")
 	home, _ := os.UserHomeDir()
 	fs.StringVar(&o.Venv, "venv", filepath.Join(home, ".cache", "ontoindex", "faiss-venv"), "virtualenv the bench makes and installs faiss-cpu into when it lacks it")

@@ -28,9 +28,9 @@ type Options struct {
 	EfConstruction int
 	EfSearch       int
 	Seed           uint64
-	// MinSeconds is the least time each side's searches are measured for
+	// MinDuration is the least time each side's searches are measured for
 	// (the queries are repeated until it has passed).
-	MinSeconds time.Duration
+	MinDuration time.Duration
 	// Python is a python that imports faiss; empty: the one of Venv, which
 	// the bench makes and fills with faiss-cpu when it cannot.
 	Python   string
@@ -139,7 +139,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	progress("ontoindex searches (efSearch %d)", o.EfSearch)
 	found := make([][]vector.Hit, o.Queries)
 	done, total := 0, time.Duration(0)
-	for total < o.MinSeconds || done == 0 {
+	for total < o.MinDuration || done == 0 {
 		d, err := parallel(ctx, o.Queries, threads, func(i int) error {
 			h, err := ix.Search(ctx, query(i), o.K, nil)
 			found[i] = h

@@ -88,7 +88,7 @@ func runFaiss(ctx context.Context, python, dir string, o Options, threads int) (
 	out := filepath.Join(dir, "faiss-ids.bin")
 	args := []string{"-c", faissScript, filepath.Join(dir, "base.f32"), filepath.Join(dir, "queries.f32"), out,
 		fmt.Sprint(o.Vectors), fmt.Sprint(o.Dimension), fmt.Sprint(o.Queries), fmt.Sprint(o.K), fmt.Sprint(o.M),
-		fmt.Sprint(o.EfConstruction), fmt.Sprint(o.EfSearch), fmt.Sprint(threads), fmt.Sprint(o.MinSeconds.Seconds())}
+		fmt.Sprint(o.EfConstruction), fmt.Sprint(o.EfSearch), fmt.Sprint(threads), fmt.Sprint(o.MinDuration.Seconds())}
 	cmd := exec.CommandContext(ctx, python, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
