@@ -14,12 +14,13 @@ const (
 // owner marks the chunks one writer made; compared by address.
 type owner struct{ _ byte }
 
-// vectorChunk holds the vectors of chunkSize nodes. A node's vector never
-// changes, so only the chunk being appended to is ever copied.
+// vectorChunk holds the vectors of chunkSize nodes, each followed by its
+// squared norm: a distance reads both, and side by side they share cache
+// lines. A node's vector never changes, so only the chunk being appended
+// to is ever copied.
 type vectorChunk struct {
 	owner *owner
-	data  []float32 // up to chunkSize * dimension, grown as nodes are added
-	norms []float32 // each vector's squared norm
+	data  []float32 // up to chunkSize * (dimension+1), grown as nodes are added
 }
 
 // nodeChunk holds chunkSize nodes: their documents, levels and links. base
@@ -50,12 +51,14 @@ func newDocChunk(o *owner) *docChunk {
 // vectorOf is node n's vector.
 func (ix *Index) vectorOf(n uint32) []float32 {
 	c := ix.vectors[n>>chunkBits]
-	i := int(n&chunkMask) * ix.dim
+	i := int(n&chunkMask) * (ix.dim + 1)
 	return c.data[i : i+ix.dim : i+ix.dim]
 }
 
 // normOf is node n's squared norm.
-func (ix *Index) normOf(n uint32) float32 { return ix.vectors[n>>chunkBits].norms[n&chunkMask] }
+func (ix *Index) normOf(n uint32) float32 {
+	return ix.vectors[n>>chunkBits].data[int(n&chunkMask)*(ix.dim+1)+ix.dim]
+}
 
 // docOf is node n's document.
 func (ix *Index) docOf(n uint32) uint32 { return ix.nodes[n>>chunkBits].docs[n&chunkMask] }
@@ -130,12 +133,10 @@ func (ix *Index) addNode(d uint32, v []float32, level int) uint32 {
 	}
 	vc := ix.vectors[ci]
 	if vc.owner != ix.writer { // another Index reads it up to its own count
-		vc = &vectorChunk{owner: ix.writer, data: append(make([]float32, 0, cap(vc.data)), vc.data...),
-			norms: append(make([]float32, 0, cap(vc.norms)), vc.norms...)}
+		vc = &vectorChunk{owner: ix.writer, data: append(make([]float32, 0, cap(vc.data)), vc.data...)}
 		ix.vectors[ci] = vc
 	}
-	vc.data = append(vc.data, v...) // nodes are appended in order: at n's place
-	vc.norms = append(vc.norms, dotProduct(v, v))
+	vc.data = append(append(vc.data, v...), dotProduct(v, v)) // nodes are appended in order: at n's place
 	c := ix.writableNodes(ci)
 	j := int(n & chunkMask)
 	c.docs[j] = d

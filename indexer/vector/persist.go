@@ -67,10 +67,12 @@ func (ix *Index) Save(e Encoder) {
 		}
 	}
 	bits := make([]uint32, 0, chunkSize*ix.dim)
-	for ci, c := range ix.vectors {
+	for ci := range ix.vectors {
 		bits = bits[:0]
-		for _, x := range c.data[:min(chunkSize, ix.count-ci*chunkSize)*ix.dim] {
-			bits = append(bits, math.Float32bits(x))
+		for j := range min(chunkSize, ix.count-ci*chunkSize) {
+			for _, x := range ix.vectorOf(uint32(ci*chunkSize + j)) {
+				bits = append(bits, math.Float32bits(x))
+			}
 		}
 		e.Uint32s(bits)
 	}
@@ -152,15 +154,15 @@ func Load(dd Decoder, dim int, metric Metric) *Index {
 		if dd.Err() != nil {
 			return nil
 		}
-		data := make([]float32, len(bits), chunkSize*dim)
-		for i, b := range bits {
-			data[i] = math.Float32frombits(b)
+		data := make([]float32, 0, chunkSize*(dim+1))
+		for j := 0; j < len(bits); j += dim {
+			start := len(data)
+			for _, b := range bits[j : j+dim] {
+				data = append(data, math.Float32frombits(b))
+			}
+			data = append(data, dotProduct(data[start:], data[start:]))
 		}
-		norms := make([]float32, len(bits)/dim, chunkSize)
-		for j := range norms {
-			norms[j] = dotProduct(data[j*dim:(j+1)*dim], data[j*dim:(j+1)*dim])
-		}
-		ix.vectors = append(ix.vectors, &vectorChunk{owner: ix.writer, data: data, norms: norms})
+		ix.vectors = append(ix.vectors, &vectorChunk{owner: ix.writer, data: data})
 	}
 	present := dd.Bitmap()
 	if dd.Err() != nil {
