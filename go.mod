@@ -26,6 +26,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	gocloud.dev v0.46.0
 	golang.org/x/sync v0.23.0
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (

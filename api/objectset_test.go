@@ -155,7 +155,7 @@ func TestObjectSets_errors(t *testing.T) {
 		{"bad rid id", map[string]any{"objectSet": map[string]any{"type": "static", "objects": []string{"ri.ontoindex.main.object.Employee.!!"}}}, 400, "MalformedObjectSet"},
 		{"search around an unknown link", map[string]any{"objectSet": map[string]any{"type": "searchAround", "objectSet": base("Employee"), "link": "manager"}}, 404, "LinkTypeNotFound"},
 		{"reference to no set", map[string]any{"objectSet": map[string]any{"type": "reference", "reference": "ri.x"}}, 404, "ObjectSetNotFound"},
-		{"vector", map[string]any{"objectSet": map[string]any{"type": "nearestNeighbors", "objectSet": base("Employee")}}, 400, "UnsupportedObjectSet"},
+		{"nearestNeighbors without its fields", map[string]any{"objectSet": map[string]any{"type": "nearestNeighbors", "objectSet": base("Employee")}}, 400, "MalformedObjectSet"},
 		{"two types", map[string]any{"objectSet": setOf("union", base("Employee"), base("Assignment"))}, 400, "UnsupportedObjectSet"},
 		{"two types by rid", map[string]any{"objectSet": setOf("union", base("Employee"), map[string]any{"type": "static", "objects": []string{assignmentRID}})}, 400, "UnsupportedObjectSet"},
 		{"bad where", map[string]any{"objectSet": filter(base("Employee"), `{"type":"eq","field":"nope","value":1}`)}, 404, "PropertiesNotFound"},

@@ -234,6 +234,8 @@ func dataType(dt objects.DataType) map[string]any {
 		return map[string]any{"type": "geopoint"}
 	case objects.KindGeoShape:
 		return map[string]any{"type": "geoshape"}
+	case objects.KindVector:
+		return vectorDataType(dt)
 	case objects.KindList:
 		sub := map[string]any{"type": "string"}
 		if dt.Elem != nil {

@@ -119,6 +119,11 @@ func (c *streamConn) newSubscription(rq *wire.SubscribeRequest, identity string)
 // too).
 type subscriptionResolver struct{ *setDecoder }
 
+func (subscriptionResolver) NearestNeighbors(string, *query.Filter, string, []float32, int) ([][]byte, []float64, error) {
+	return nil, nil, wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"objectSetType": "nearestNeighbors",
+		"reason": "subscriptions do not support nearestNeighbors: its objects are the nearest at one snapshot"})
+}
+
 func (subscriptionResolver) SearchAround(*query.Filter, string, string) (*query.Filter, string, error) {
 	return nil, "", wire.Err(wire.NameUnsupportedObjectSet, map[string]any{"objectSetType": "searchAround",
 		"reason": "subscriptions do not support searchAround: subscribe to the linked type's set instead"})

@@ -149,7 +149,7 @@ func TestTypeSpec_Resolve_geo(t *testing.T) {
 		{"point from long", map[string]PropertySpec{"p": {Column: "n", Type: "geopoint"}}, 0, "is of type long"},
 		{"point from another struct", map[string]PropertySpec{"p": {Column: "xy", Type: "geopoint"}}, 0, "without a field lat"},
 		{"a role", map[string]PropertySpec{"p": {Column: "text", Type: "geoshape", Search: SearchKeyword}}, 0, "search role keyword does not fit a geoshape"},
-		{"vector not yet", map[string]PropertySpec{"p": {Column: "text", Type: "vector"}}, 0, "type vector is not supported yet"},
+		{"a vector from a string", map[string]PropertySpec{"p": {Column: "text", Type: "vector", Dimension: 2}}, 0, `column "text" is string`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -38,6 +38,8 @@ func JSONValue(t DataType, v any) any {
 		return x.GeoJSON()
 	case GeoShape:
 		return x.GeoJSON()
+	case Vector:
+		return vectorJSON(x)
 	case []any:
 		out := make([]any, len(x))
 		elementType := t.Primitive()

@@ -174,10 +174,11 @@ func (s *TypeSpec) Validate(field string) error {
 		switch p.Type {
 		case "":
 		case KindGeoPoint.String(), KindGeoShape.String(), KindVector.String():
-			// Not read yet: Resolve refuses them until the geo and vector readers land.
+			// Resolve refuses the types whose readers have not landed.
 		default:
 			bad(".properties."+name+".type", "%q must be geopoint, geoshape or vector", p.Type)
 		}
+		validateVector(".properties."+name, p, bad)
 		switch p.Search {
 		case "", SearchText, SearchKeyword, SearchNumeric, SearchDate, SearchBoolean, SearchNone:
 		default:
@@ -247,8 +248,16 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 				}
 				t.Properties = append(t.Properties, p)
 				continue
-			default:
-				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".type", Msg: fmt.Sprintf("type %s is not supported yet", ps.Type)}
+			case KindVector.String():
+				vp, err := vectorProperty(s.APIName+".properties."+name, Property{APIName: name, DisplayName: ps.DisplayName,
+					Description: ps.Description, Column: c.Name, FieldID: c.FieldID}, ps, c)
+				if err != nil {
+					return nil, err
+				}
+				t.Properties = append(t.Properties, vp)
+				continue
+			default: // Validate refuses it first
+				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".type", Msg: fmt.Sprintf("%q must be geopoint, geoshape or vector", ps.Type)}
 			}
 			if c.Unsupported != "" {
 				return nil, &FieldError{Field: s.APIName + ".properties." + name + ".column",
@@ -306,7 +315,7 @@ func (s *TypeSpec) Resolve(columns []Column, identifier []string) (*Type, error)
 			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("table %s has no column %q%s", s.Table, kc, suggest(kc, columnNames(columns)))}
 		}
 		p, _ := t.Property(prop)
-		if p.Type.Kind == KindList || p.Type.Kind == KindStruct || p.Type.Kind == KindFloat || p.Type.Kind == KindDouble {
+		if p.Type.Kind == KindList || p.Type.Kind == KindStruct || p.Type.Kind == KindVector || p.Type.Kind == KindFloat || p.Type.Kind == KindDouble {
 			return nil, &FieldError{Field: keyField, Msg: fmt.Sprintf("column %q of type %s cannot be part of a primary key", kc, p.Type)}
 		}
 		if slices.Contains(t.PrimaryKey, prop) {
@@ -375,6 +384,7 @@ func (t *Type) MappingHash() string {
 	type prop struct {
 		A, C, S string
 		T       string `json:",omitempty"` // a semantic type: the stored values change form
+		V       string `json:",omitempty"` // a vector's dimension and similarity: a change rebuilds its index
 	}
 	v := struct {
 		Props []prop
@@ -385,6 +395,9 @@ func (t *Type) MappingHash() string {
 		pr := prop{A: p.APIName, C: p.Column, S: string(p.Search)}
 		if p.Type.Kind >= KindGeoPoint {
 			pr.T = p.Type.Kind.String()
+		}
+		if p.Type.Kind == KindVector {
+			pr.V = p.Type.String() + " " + p.Type.Similarity
 		}
 		v.Props = append(v.Props, pr)
 	}

@@ -125,6 +125,9 @@ func propertyGetter(arr arrow.Array, p Property) (getter, error) {
 	if p.Type.Kind == KindGeoPoint || p.Type.Kind == KindGeoShape {
 		return geoGetter(arr, p)
 	}
+	if p.Type.Kind == KindVector {
+		return vectorGetter(arr, p.Type.Dimension)
+	}
 	if p.Type.Kind != KindStruct && p.Struct == "" {
 		return makeGetter(arr, p.Type)
 	}

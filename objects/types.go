@@ -73,6 +73,9 @@ type DataType struct {
 	Precision int       `json:"precision,omitempty"`
 	Scale     int       `json:"scale,omitempty"`
 	Elem      *DataType `json:"elem,omitempty"`
+	// Dimension and Similarity describe a vector (vector.go).
+	Dimension  int    `json:"dimension,omitempty"`
+	Similarity string `json:"similarity,omitempty"`
 }
 
 // String renders the type as Iceberg spells it (decimal(10,2), list<long>).
@@ -85,6 +88,8 @@ func (t DataType) String() string {
 			return "list<?>"
 		}
 		return "list<" + t.Elem.String() + ">"
+	case KindVector:
+		return fmt.Sprintf("vector(%d)", t.Dimension)
 	}
 	return t.Kind.String()
 }

@@ -197,6 +197,8 @@ func AppendValue(b []byte, v any) ([]byte, error) {
 		wkb := x.WKB()
 		b = binary.AppendUvarint(append(b, tagGeoShape), uint64(len(wkb)))
 		return append(b, wkb...), nil
+	case Vector:
+		return appendVector(b, x), nil
 	case []any:
 		b = binary.AppendUvarint(append(b, tagList), uint64(len(x)))
 		var err error
@@ -327,6 +329,8 @@ func ReadValue(b []byte) (any, []byte, error) {
 			return nil, nil, ErrCorrupt
 		}
 		return shape, b[l:], nil
+	case tagVector:
+		return readVector(b)
 	case tagList:
 		l, n := binary.Uvarint(b)
 		if n <= 0 || l > uint64(len(b)) {

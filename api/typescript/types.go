@@ -61,7 +61,7 @@ func clientType(wire string) (propertyType, error) {
 	switch t.Wire {
 	case "date":
 		t.Wire = "datetime"
-	case "string", "integer", "long", "float", "double", "decimal", "boolean", "timestamp", "geopoint", "geoshape":
+	case "string", "integer", "long", "float", "double", "decimal", "boolean", "timestamp", "geopoint", "geoshape", "vector":
 	default:
 		return t, fmt.Errorf("data type %q is not one the client types", wire)
 	}

@@ -126,6 +126,10 @@ const (
 	NameQueryTooExpensive           Name = "QueryTooExpensive"
 	NameMalformedObjectSet          Name = "MalformedObjectSet"
 	NameUnsupportedObjectSet        Name = "UnsupportedObjectSet"
+	// nearestNeighbors object sets (objectset_nearest.go).
+	NameInvalidVectorDimension                     Name = "InvalidVectorDimension"
+	NamePropertyTypeDoesNotSupportNearestNeighbors Name = "PropertyTypeDoesNotSupportNearestNeighbors"
+	NameTooManyNearestNeighborsRequested           Name = "TooManyNearestNeighborsRequested"
 
 	// Subscriptions.
 	NameSubscriptionLimitExceeded Name = "SubscriptionLimitExceeded"
@@ -189,27 +193,30 @@ var table = map[Name]errorKind{
 	NameObjectSetNotFound: {codeNotFound, "no temporary object set with that rid: it expired, was evicted, or the token may not see a type it reads"},
 
 	// Requests.
-	NameMalformedRequestBody:        {codeInvalidArgument, "the body is not the JSON the endpoint takes"},
-	NameMissingPostBody:             {codeInvalidArgument, "the endpoint needs a JSON body"},
-	NameInvalidParameterValue:       {codeInvalidArgument, "a query parameter has a bad value"},
-	NameInvalidPropertyValue:        {codeInvalidArgument, "a primary key or object rid does not fit its property type"},
-	NameInvalidPageSize:             {codeInvalidArgument, "pageSize is outside 1..server.maxPageSize"},
-	NameInvalidPageToken:            {codeInvalidArgument, "pageToken is not a page token, or was returned for another request"},
-	NameListingSnapshotExpired:      {codeInvalidArgument, "pageToken of a listing with snapshot: true whose snapshot is no longer held (server.snapshotListings); start the listing again"},
-	NameInvalidFields:               {codeInvalidArgument, "orderBy must read properties.<p>[:asc|:desc] or p.<p>[:asc|:desc]"},
-	NameInvalidSortOrder:            {codeInvalidArgument, "sort direction is neither asc nor desc"},
-	NameInvalidOrderType:            {codeInvalidArgument, "orderType other than fields"},
-	NameDuplicateOrderBy:            {codeInvalidArgument, "a property appears twice in orderBy"},
-	NamePropertiesNotSortable:       {codeInvalidArgument, "orderBy names a property without search role, or an array"},
-	NamePropertiesNotSearchable:     {codeInvalidArgument, "a filter names a property with search role none"},
-	NameMalformedPropertyFilters:    {codeInvalidArgument, "a where clause is malformed"},
-	NameInvalidPropertyFilterValue:  {codeInvalidArgument, "a where value does not fit the property type"},
-	NamePropertyFiltersNotSupported: {codeInvalidArgument, "the query type does not apply to the property, or is not supported (geo, vector, interval)"},
-	NameInvalidRangeQuery:           {codeInvalidArgument, "a range query on a property that has no order (boolean)"},
-	NameWhereClauseTooComplex:       {codeInvalidArgument, "where or object set deeper or larger than the server limits, or a body nested deeper than they could be (api/depth.go)"},
-	NameQueryTooExpensive:           {codeInvalidArgument, "a prefix or fuzzy query on a text property expands to more terms than server.maxQueryTerms (wildcard and regex never do)"},
-	NameMalformedObjectSet:          {codeInvalidArgument, "an object set is malformed (shape, missing keys, rids not of this server)"},
-	NameUnsupportedObjectSet:        {codeInvalidArgument, "object set kind not supported (searchAround, reference, ...) or of several object types"},
+	NameMalformedRequestBody:                       {codeInvalidArgument, "the body is not the JSON the endpoint takes"},
+	NameMissingPostBody:                            {codeInvalidArgument, "the endpoint needs a JSON body"},
+	NameInvalidParameterValue:                      {codeInvalidArgument, "a query parameter has a bad value"},
+	NameInvalidPropertyValue:                       {codeInvalidArgument, "a primary key or object rid does not fit its property type"},
+	NameInvalidPageSize:                            {codeInvalidArgument, "pageSize is outside 1..server.maxPageSize"},
+	NameInvalidPageToken:                           {codeInvalidArgument, "pageToken is not a page token, or was returned for another request"},
+	NameListingSnapshotExpired:                     {codeInvalidArgument, "pageToken of a listing with snapshot: true whose snapshot is no longer held (server.snapshotListings); start the listing again"},
+	NameInvalidFields:                              {codeInvalidArgument, "orderBy must read properties.<p>[:asc|:desc] or p.<p>[:asc|:desc]"},
+	NameInvalidSortOrder:                           {codeInvalidArgument, "sort direction is neither asc nor desc"},
+	NameInvalidOrderType:                           {codeInvalidArgument, "orderType other than fields"},
+	NameDuplicateOrderBy:                           {codeInvalidArgument, "a property appears twice in orderBy"},
+	NamePropertiesNotSortable:                      {codeInvalidArgument, "orderBy names a property without search role, or an array"},
+	NamePropertiesNotSearchable:                    {codeInvalidArgument, "a filter names a property with search role none"},
+	NameMalformedPropertyFilters:                   {codeInvalidArgument, "a where clause is malformed"},
+	NameInvalidPropertyFilterValue:                 {codeInvalidArgument, "a where value does not fit the property type"},
+	NamePropertyFiltersNotSupported:                {codeInvalidArgument, "the query type does not apply to the property, or is not supported (geo, vector, interval)"},
+	NameInvalidRangeQuery:                          {codeInvalidArgument, "a range query on a property that has no order (boolean)"},
+	NameWhereClauseTooComplex:                      {codeInvalidArgument, "where or object set deeper or larger than the server limits, or a body nested deeper than they could be (api/depth.go)"},
+	NameQueryTooExpensive:                          {codeInvalidArgument, "a prefix or fuzzy query on a text property expands to more terms than server.maxQueryTerms (wildcard and regex never do)"},
+	NameMalformedObjectSet:                         {codeInvalidArgument, "an object set is malformed (shape, missing keys, rids not of this server)"},
+	NameUnsupportedObjectSet:                       {codeInvalidArgument, "object set kind not supported (searchAround, reference, ...) or of several object types"},
+	NameInvalidVectorDimension:                     {codeInvalidArgument, "a nearestNeighbors query vector's length is not its property's dimension"},
+	NamePropertyTypeDoesNotSupportNearestNeighbors: {codeInvalidArgument, "nearestNeighbors names a property that is not a vector, or sends text: no embedding model is configured"},
+	NameTooManyNearestNeighborsRequested:           {codeInvalidArgument, "nearestNeighbors numNeighbors is not 1 to 500"},
 
 	// Subscriptions.
 	NameSubscriptionLimitExceeded: {codeTooManyRequests, "more subscriptions or subscription connections than server.subscriptions allows"},

@@ -148,6 +148,10 @@ func (r fuzzResolver) SearchAround(f *query.Filter, typ, link string) (*query.Fi
 	return &query.Filter{Op: query.OpNone}, "Assignment", nil
 }
 
+func (r fuzzResolver) NearestNeighbors(typ string, _ *query.Filter, _ string, _ []float32, _ int) ([][]byte, []float64, error) {
+	return nil, nil, nil
+}
+
 func (r fuzzResolver) Link(typ, link string) (LinkInfo, error) {
 	if typ != "Employee" || link != "assignments" {
 		return LinkInfo{}, Err(NameLinkTypeNotFound, map[string]any{"objectType": typ, "linkType": link})

@@ -22,8 +22,7 @@ const ObjectRIDPrefix = "ri.ontoindex.main.object."
 
 // unsupportedSets are ObjectSet kinds ontoindex does not serve.
 var unsupportedSets = map[string]string{
-	"methodInput":      "method inputs are not supported",
-	"nearestNeighbors": "vector search is not supported: ontoindex has no vector properties",
+	"methodInput": "method inputs are not supported",
 }
 
 type rawSet struct {
@@ -71,6 +70,10 @@ type Resolver interface {
 	// Link is link of object type typ, for derived properties: an error
 	// when typ has no such link or it cannot be followed.
 	Link(typ, link string) (LinkInfo, error)
+	// NearestNeighbors returns the k objects of type typ nearest q by a
+	// vector property among those f matches, nearest first: their encoded
+	// keys and scores.
+	NearestNeighbors(typ string, f *query.Filter, property string, q []float32, k int) (keys [][]byte, scores []float64, err error)
 	// Reference is the definition of the stored object set rid names
 	// (objectSets/createTemporary); it is decoded as if sent in its place.
 	Reference(rid string) (json.RawMessage, error)
@@ -106,6 +109,9 @@ func (d *SetDecoder) Decode(raw json.RawMessage, depth int) (*Set, error) {
 	}
 	if reason, ok := unsupportedSets[kind]; ok {
 		return nil, Err(NameUnsupportedObjectSet, map[string]any{"objectSetType": kind, "reason": reason})
+	}
+	if kind == "nearestNeighbors" { // its own fields (objectset_nearest.go)
+		return d.nearestNeighbors(raw, depth)
 	}
 	rs, err := setOf(head)
 	if err != nil {

@@ -44,6 +44,8 @@ func runBench(ctx context.Context, env *Env, args []string) int {
 			return runBenchInterface(ctx, env, args[1:])
 		case "geo":
 			return runBenchGeo(ctx, env, args[1:])
+		case "vector":
+			return runBenchVector(ctx, env, args[1:])
 		}
 	}
 	return runBenchBuild(ctx, env, "bench", args)

@@ -27,7 +27,7 @@ type (
 // package variable, so that no file can add to it or change it at run time.
 func commandTable() []Command {
 	return []Command{
-		{Name: "bench", Summary: "benchmarks: build (the default) measures builds, search compares search with PostgreSQL, subscribe measures subscriptions, interface compares a search over an interface with one over a type", Run: runBench},
+		{Name: "bench", Summary: "benchmarks: build (the default) measures builds, search compares search with PostgreSQL, subscribe measures subscriptions, interface compares a search over an interface with one over a type, vector compares the vector index with exact search and FAISS", Run: runBench},
 		{Name: "soak", Summary: "the reliability campaign: kill -9, table and data-dir faults and load on real servers, with figures", Run: runSoak},
 	}
 }

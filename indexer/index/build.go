@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/ontoindex/ontoindex/indexer/vector"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -26,6 +27,7 @@ type propertyBuilder struct {
 	dict    *dictBuilder
 	list    *listBuilder
 	terms   *termsBuilder
+	vectors []vector.Change // vector properties: the vectors of the build
 }
 
 // NewBuilder starts an empty snapshot of type t.
@@ -48,6 +50,9 @@ func NewBuilder(t *objects.Type) *Builder {
 		}
 		if text {
 			pb.terms = &termsBuilder{ids: map[string]uint32{}}
+		}
+		if p.Type.Kind == objects.KindVector {
+			pi.vectors = newVectorIndex(p)
 		}
 		s.properties = append(s.properties, pi)
 		b.properties = append(b.properties, pb)
@@ -81,6 +86,11 @@ func (b *Builder) addValue(pi *propertyIndex, pb *propertyBuilder, d uint32, key
 	if v == nil {
 		pi.nulls.Add(d)
 		return nil
+	}
+	if pi.vectors != nil {
+		vc, err := vectorChange(d, v)
+		pb.vectors = append(pb.vectors, vc)
+		return err
 	}
 	if !pi.isList {
 		if pi.column == nil && pb.dict == nil {
@@ -249,6 +259,11 @@ func (b *Builder) Finish(version uint64) *Snapshot {
 			}
 			if isGeo(pi.property) {
 				pi.geo = buildGeo(pi, s.alive)
+			}
+			if pb.vectors != nil {
+				// Dimensions were checked as the rows were read.
+				pi.vectors, _ = pi.vectors.Apply(pb.vectors)
+				pb.vectors = nil
 			}
 			pi.nulls.RunOptimize()
 		})

@@ -150,6 +150,9 @@ func (e *encoder) order(o *order) {
 
 func (e *encoder) property(pi *propertyIndex) {
 	e.bitmap(pi.nulls)
+	if pi.vectors != nil { // the type says it is there: no flag
+		pi.vectors.Save(vectorEncoder{e})
+	}
 	e.flag(pi.column != nil)
 	if pi.column != nil {
 		e.uvarint(uint64(len(pi.column.chunks)))

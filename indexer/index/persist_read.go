@@ -241,6 +241,9 @@ func (d *decoder) order() *order {
 func (d *decoder) property(i int, p objects.Property) *propertyIndex {
 	pi := &propertyIndex{property: p, position: i, elementType: p.Type.Primitive(), isList: p.Type.Kind == objects.KindList}
 	pi.nulls = d.bitmap()
+	if p.Type.Kind == objects.KindVector {
+		pi.vectors = d.readVectors(p)
+	}
 	if d.flag() {
 		pi.column = &column{exact: hasExact(pi.elementType.Kind)}
 		n := d.count(1<<20, "column chunks")

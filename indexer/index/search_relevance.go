@@ -80,6 +80,7 @@ func (s *Snapshot) searchRelevance(x *exec, c *compiler, q *query.Search, root n
 	if err != nil {
 		return nil, err
 	}
+	nearest := nearestScores(q.Filter)
 	bm, err := root.bitmap(x)
 	if err != nil {
 		return nil, err
@@ -95,7 +96,11 @@ func (s *Snapshot) searchRelevance(x *exec, c *compiler, q *query.Search, root n
 			}
 		}
 		e := scored{doc: it.Next()}
-		e.score = sc.score(e.doc, &buf)
+		if nearest != nil {
+			e.score = nearest[s.keys.get(e.doc)]
+		} else {
+			e.score = sc.score(e.doc, &buf)
+		}
 		if after != nil && e.score > after.score {
 			continue
 		}

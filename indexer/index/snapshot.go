@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/ontoindex/ontoindex/indexer/vector"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -45,6 +46,7 @@ type propertyIndex struct {
 	dict        *dict           // searchable properties with few values
 	text        *terms          // text properties
 	geo         *geoIndex       // geopoint and geoshape properties (geo.go)
+	vectors     *vector.Index   // vector properties (vectors.go)
 }
 
 // keyColumn is the encoded primary key of each document, packed per
@@ -124,6 +126,9 @@ func (k *keyColumn) with(set map[uint32]string) *keyColumn {
 
 // structures decides which structures a property gets.
 func structures(p objects.Property) (values, sorted, text bool) {
+	if p.Type.Kind == objects.KindVector {
+		return false, false, false // in the snapshot's vector index (vectors.go)
+	}
 	et := p.Type.Primitive()
 	list := p.Type.Kind == objects.KindList
 	searchable := p.Searchable()

@@ -222,6 +222,12 @@ func (s *Snapshot) applyProperty(pi *propertyIndex, changes []Change) (*property
 		}
 	}
 	np.nulls.RunOptimize()
+	if pi.vectors != nil {
+		var err error
+		if np.vectors, err = applyVectors(pi, changes); err != nil {
+			return nil, err
+		}
+	}
 	if pi.column != nil {
 		np.column = pi.column.with(colSet)
 	}

@@ -82,6 +82,9 @@ type Filter struct {
 	Fuzzy    bool      // OpAllTerms and OpAnyTerm
 	Kids     []*Filter // OpAnd, OpOr, OpNot
 	Keys     [][]byte  // OpKeys: encoded primary keys
+	// Scores are the relevance of each of Keys, in order, when the keys
+	// are a nearestNeighbors result: a relevance search orders by them.
+	Scores   []float64
 	Interval *Rule     // OpInterval
 	Geo      *Geo      // OpGeo
 }

@@ -71,9 +71,13 @@ func run(ctx context.Context, dir string, tls bool) error {
 	if err := apidemo.CreatePlaces(ctx, w); err != nil {
 		return err
 	}
+	if err := apidemo.CreateArticles(ctx, w); err != nil {
+		return err
+	}
 	types := apidemo.WithInterfaces(append(apidemo.Specs("warehouse"), apidemo.ShopSpecs("warehouse")...))
 	types = append(types, apidemo.StoreSpecs("warehouse")...)
 	types = append(types, apidemo.PlaceSpecs("warehouse")...)
+	types = append(types, apidemo.ArticleSpecs("warehouse")...)
 	digest := sha256.Sum256([]byte(limited))
 	if err := writeConfig(filepath.Join(dir, "config.yaml"), types, digest, serving{}); err != nil {
 		return err
@@ -123,6 +127,7 @@ func run(ctx context.Context, dir string, tls bool) error {
 		"orderTags":   apidemo.OrderTagRows(),
 		"stores":      apidemo.StoreRows(),
 		"places":      apidemo.Places,
+		"articles":    apidemo.ArticleRows(),
 		// The interfaces, as the config declares them, and by object type
 		// how each implements them (interface property -> property,
 		// interface link -> link).
