@@ -85,8 +85,8 @@ type Filter struct {
 	// Scores are the relevance of each of Keys, in order, when the keys
 	// are a nearestNeighbors result: a relevance search orders by them.
 	Scores   []float64
-	Interval *Rule     // OpInterval
-	Geo      *Geo      // OpGeo
+	Interval *Rule // OpInterval
+	Geo      *Geo  // OpGeo
 }
 
 // MatchesAll reports whether f is trivially every object (nil, OpAll, or
