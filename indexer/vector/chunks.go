@@ -172,3 +172,26 @@ func (ix *Index) setNode(d, n uint32) {
 	}
 	c.nodes[d&chunkMask] = n
 }
+
+// Bytes is the memory the index's structures hold: vectors with their
+// norms, nodes with their links, the document map and the set of
+// documents. It counts what is allocated (a chunk's spare capacity too),
+// from the structures themselves, so that a figure does not depend on
+// what else the process allocates while it is taken.
+func (ix *Index) Bytes() int64 {
+	const word = 4 // a float32 or a uint32
+	var b int64
+	for _, c := range ix.vectors {
+		b += int64(cap(c.data)) * word
+	}
+	for _, c := range ix.nodes {
+		b += chunkSize*(word+1) + int64(cap(c.base))*word
+		for _, lv := range c.upper {
+			for _, links := range lv {
+				b += int64(cap(links)) * word
+			}
+		}
+	}
+	b += int64(len(ix.docs)) * chunkSize * word
+	return b + int64(ix.present.GetSizeInBytes())
+}

@@ -44,9 +44,10 @@ type Side struct {
 	BuildSeconds     float64 `json:"buildSeconds"`
 	QueriesPerSecond float64 `json:"queriesPerSecond"`
 	RecallAtK        float64 `json:"recallAtK"`
-	// BytesPerVector is the heap the index holds per vector (ontoindex), or
-	// the size of the serialized index per vector (FAISS: vectors, links
-	// and levels, as it holds them).
+	// BytesPerVector is the memory the index's structures hold per vector
+	// as it accounts for them (ontoindex: vectors, norms, links, document
+	// map), or the size of the serialized index per vector (FAISS: vectors,
+	// links and levels, as it holds them).
 	BytesPerVector float64 `json:"bytesPerVector"`
 }
 
@@ -109,7 +110,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 	progress("building ontoindex's index (M %d, efConstruction %d)", o.M, o.EfConstruction)
 	params := vector.Params{M: o.M, EfConstruction: o.EfConstruction, EfSearch: o.EfSearch, ExactBelow: 0, Seed: o.Seed}
-	before := heapInUse()
 	start := time.Now()
 	changes := make([]vector.Change, o.Vectors)
 	for i := range changes {
@@ -121,8 +121,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.Ontoindex.BuildSeconds = time.Since(start).Seconds()
 	changes = nil
-	rep.Ontoindex.BytesPerVector = float64(heapInUse()-before) / float64(o.Vectors)
-	runtime.KeepAlive(base) // held across both measures: the index's own bytes are the difference
+	rep.Ontoindex.BytesPerVector = float64(ix.Bytes()) / float64(o.Vectors)
 
 	progress("exact search of %d queries (the recall's truth)", o.Queries)
 	truth := make([][]vector.Hit, o.Queries)
@@ -224,14 +223,6 @@ func parallel(ctx context.Context, n, threads int, fn func(i int) error) (time.D
 		first = ctx.Err()
 	}
 	return time.Since(start), first
-}
-
-// heapInUse is the live heap after a collection.
-func heapInUse() uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
 }
 
 // writeFloats writes vs as little-endian float32s, what numpy's fromfile
