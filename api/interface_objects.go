@@ -237,11 +237,13 @@ func (s *Server) interfaceRouteSet(r *http.Request, where json.RawMessage, only 
 	if err := s.checkOntology(r); err != nil {
 		return nil, nil, err
 	}
-	name := pathParam(r, "interfaceType")
-	base, _ := json.Marshal(map[string]any{"type": "interfaceBase", "interfaceType": name})
-	raw := json.RawMessage(base)
+	// Written, not marshaled: a marshal re-validates the where, which the
+	// decoder reads anyway.
+	raw := appendString([]byte(`{"type":"interfaceBase","interfaceType":`), pathParam(r, "interfaceType"))
+	raw = append(raw, '}')
 	if !wire.IsNull(where) {
-		raw, _ = json.Marshal(map[string]any{"type": "filter", "objectSet": raw, "where": where})
+		raw = append(append(append([]byte(`{"type":"filter","objectSet":`), raw...), `,"where":`...), where...)
+		raw = append(raw, '}')
 	}
 	d, set, err := s.decodeObjectSet(r, raw, nil)
 	if err != nil {

@@ -391,7 +391,9 @@ func TestServer_setsOfSeveralTypes_random(t *testing.T) {
 		keep func(ifaceItem) bool
 	}
 	leaf := func() gen {
-		switch r.IntN(4) {
+		switch r.IntN(5) {
+		case 4: // all of it: pages of every type, some ending before others
+			return gen{iset("interfaceBase", "interfaceType", "Named"), func(ifaceItem) bool { return true }}
 		case 0:
 			l := labels[r.IntN(len(labels))]
 			return gen{iset("filter", "objectSet", iset("interfaceBase", "interfaceType", "Named"), "where", map[string]any{"type": "eq", "field": "label", "value": l}),
@@ -435,7 +437,7 @@ func TestServer_setsOfSeveralTypes_random(t *testing.T) {
 		})
 		dir := map[bool]string{false: "asc", true: "desc"}[desc]
 		body := map[string]any{"objectSet": g.set, "orderBy": map[string]any{"fields": []any{map[string]any{"field": "label", "direction": dir}}}}
-		size := []int{1, 3, 10, 500}[r.IntN(4)]
+		size := []int{1, 3, 10, 30, 100, 500}[r.IntN(6)]
 		got, first := e.pageAll(t, http.MethodPost, ontologyPath+"/objectSets/loadObjectsOrInterfaces", body, size)
 		if g, w := objectIDs(got), itemIDs(want); !slices.Equal(g, w) {
 			t.Fatalf("%d: %v, page %d: got %v\nwant %v", i, g, size, g, w)

@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 
 	"github.com/ontoindex/ontoindex/api/wire"
@@ -12,12 +14,15 @@ import (
 )
 
 // A page of a set of several object types is a merge: each type answers
-// its own page of the search (the engine pages one type at a time), the
-// pages are merged in the request's order, and the page token keeps one
-// engine cursor per type, after the last object of that type the merged
-// page used. Ties between types go to the type named first, so the order
-// is total and a page neither skips nor repeats objects while no build
-// runs. A page costs the types' pages, whatever its depth.
+// a page of the search (the engine pages one type at a time), the pages
+// are merged in the request's order, and the page token keeps one engine
+// cursor per type, after the last object of that type the merged page
+// used. Ties between types go to the type named first, so the order is
+// total and a page neither skips nor repeats objects while no build runs.
+// A type whose plan walks its sort order stops at its likely part of the
+// page (shares) and is asked for more, without a second count, only when
+// its part runs out while its next objects may still come first: a page
+// costs about what one type of all the objects costs, whatever its depth.
 
 // typeSearch is the part of a search over several types that reads one.
 type typeSearch struct {
@@ -73,6 +78,40 @@ func (ts *typeSearch) engineName(name string) string {
 	return name
 }
 
+// typeCursor is where the merge stands in one type: the page of it being
+// merged, the cursor that page started after (nil: the type's start) and
+// how many of its rows the merged page took.
+type typeCursor struct {
+	page  *indexer.Page
+	after []byte
+	head  int
+}
+
+// shares is how many objects each type is likely to give the page
+// (query.Search.Enough): its part of the page by its share of the types'
+// objects, with room for chance (three standard deviations of the draw),
+// at most the page. Each type walking its order for the whole page would
+// walk as far as one type of all the objects does; a type whose part runs
+// out before the merged page is full is asked for the rest
+// (runMultiSearch).
+func (m *multiSearch) shares() []int {
+	out := make([]int, len(m.types))
+	var all float64
+	for _, ts := range m.types {
+		all += float64(ts.view.Count())
+	}
+	for i, ts := range m.types {
+		out[i] = m.pageSize
+		if len(m.types) == 1 || all == 0 {
+			continue
+		}
+		w := float64(ts.view.Count()) / all
+		mean := float64(m.pageSize) * w
+		out[i] = min(int(math.Ceil(mean+3*math.Sqrt(mean*(1-w))))+1, m.pageSize)
+	}
+	return out
+}
+
 // run returns one merged page.
 func (s *Server) runMultiSearch(ctx context.Context, m *multiSearch) (*multiPage, error) {
 	states := make([]string, len(m.types))
@@ -95,16 +134,17 @@ func (s *Server) runMultiSearch(ctx context.Context, m *multiSearch) (*multiPage
 		}
 	}
 	out := &multiPage{}
-	pages := make([]*indexer.Page, len(m.types))
+	cursors := make([]typeCursor, len(m.types))
+	shares := m.shares()
 	for i, ts := range m.types {
-		q := &query.Search{Filter: ts.filter, Sort: ts.sort, PageSize: m.pageSize, Limits: s.limits()}
+		q := &query.Search{Filter: ts.filter, Sort: ts.sort, PageSize: m.pageSize, Enough: shares[i], Limits: s.limits()}
 		switch states[i][:1] {
 		case cursorDone:
 			q.PageSize = 1 // only its total
 		case cursorAfter:
 			q.After = []byte(states[i][1:])
 		}
-		p, err := ts.view.Search(ctx, q)
+		p, err := ts.view.PartialSearch(ctx, q)
 		if err != nil {
 			if q.After != nil && isBadCursor(err) {
 				return nil, wire.InvalidToken(m.pageToken)
@@ -113,40 +153,57 @@ func (s *Server) runMultiSearch(ctx context.Context, m *multiSearch) (*multiPage
 		}
 		out.total += p.Total
 		if states[i] != cursorDone {
-			pages[i] = p
+			cursors[i] = typeCursor{page: p, after: q.After}
 		}
 	}
-	heads := make([]int, len(m.types))
 	for len(out.rows) < m.pageSize {
 		best := -1
-		for i, p := range pages {
-			if p == nil || heads[i] >= p.Len() {
+		for i := range cursors {
+			c := &cursors[i]
+			if c.page == nil {
 				continue
 			}
-			if best < 0 || m.before(m.types[i], p, heads[i], m.types[best], pages[best], heads[best]) {
+			if c.head == c.page.Len() {
+				if c.page.Next == nil {
+					continue // no more of this type
+				}
+				// Its part ran out while its next rows may come first.
+				if err := s.continueType(ctx, m.types[i], c, m.pageSize-len(out.rows)); err != nil {
+					return nil, err
+				}
+				if c.page.Len() == 0 {
+					continue
+				}
+			}
+			if best < 0 || m.before(m.types[i], c.page, c.head, m.types[best], cursors[best].page, cursors[best].head) {
 				best = i
 			}
 		}
 		if best < 0 {
 			break
 		}
-		out.rows = append(out.rows, multiRow{ts: m.types[best], page: pages[best], j: heads[best]})
-		heads[best]++
+		c := &cursors[best]
+		out.rows = append(out.rows, multiRow{ts: m.types[best], page: c.page, j: c.head})
+		c.head++
 	}
+	out.readAhead()
 	more := false
-	for i, p := range pages {
+	for i := range cursors {
+		c := &cursors[i]
 		switch {
-		case p == nil: // done before this page
-		case heads[i] == p.Len() && p.Next == nil:
+		case c.page == nil: // done before this page
+		case c.head == c.page.Len() && c.page.Next == nil:
 			states[i] = cursorDone
-		case heads[i] == p.Len():
-			states[i], more = cursorAfter+string(p.Next), true
-		case heads[i] > 0:
-			c, err := p.Cursor(heads[i] - 1)
+		case c.head == c.page.Len():
+			states[i], more = cursorAfter+string(c.page.Next), true
+		case c.head > 0:
+			cur, err := c.page.Cursor(c.head - 1)
 			if err != nil {
 				return nil, err
 			}
-			states[i], more = cursorAfter+string(c), true
+			states[i], more = cursorAfter+string(cur), true
+		case c.after != nil: // none of this page used: resume before it
+			states[i], more = cursorAfter+string(c.after), true
 		default: // none used: resume where it was
 			more = true
 		}
@@ -155,6 +212,39 @@ func (s *Server) runMultiSearch(ctx context.Context, m *multiSearch) (*multiPage
 		out.next = wire.Token{Kind: wire.TokSearch, FP: m.fp, Values: states}.Encode()
 	}
 	return out, nil
+}
+
+// continueType replaces the page of a type whose rows the merge has taken
+// with its next rows, up to n, without counting them again.
+func (s *Server) continueType(ctx context.Context, ts *typeSearch, c *typeCursor, n int) error {
+	q := &query.Search{Filter: ts.filter, Sort: ts.sort, PageSize: n, After: c.page.Next, Limits: s.limits(), NoTotal: true}
+	p, err := ts.view.PartialSearch(ctx, q)
+	if err != nil {
+		return fmt.Errorf("search %s: %w", ts.view.Type().APIName, err)
+	}
+	*c = typeCursor{page: p, after: q.After}
+	return nil
+}
+
+// readAhead reads ahead the values of the rows the page renders: a prefix
+// of each page they come from.
+func (p *multiPage) readAhead() {
+	type used struct {
+		page *indexer.Page
+		n    int
+	}
+	var pages []used
+	for _, r := range p.rows {
+		k := slices.IndexFunc(pages, func(u used) bool { return u.page == r.page })
+		if k < 0 {
+			k = len(pages)
+			pages = append(pages, used{page: r.page})
+		}
+		pages[k].n = max(pages[k].n, r.j+1)
+	}
+	for _, u := range pages {
+		u.page.ReadAhead(u.n)
+	}
 }
 
 // before reports whether row ja of page a (of type ta) comes before row

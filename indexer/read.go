@@ -247,15 +247,38 @@ func (p *Page) ReadScalar(j, i int, sc *objects.Scalar) {
 	p.snap.ReadScalar(p.docs[j], i, sc)
 }
 
-// Search returns one page of the objects a search matches.
+// ReadAhead reads ahead the values of the first n objects of a page
+// FromIndex, which a caller is about to render (index.Snapshot.Prefetch):
+// a page of PartialSearch, of which a merge renders the first few.
+func (p *Page) ReadAhead(n int) {
+	if p.snap != nil {
+		p.snap.Prefetch(p.docs[:n])
+	}
+}
+
+// Search returns one page of the objects a search matches, their values
+// read ahead for rendering.
 func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
+	return v.search(ctx, q, true)
+}
+
+// PartialSearch is Search for a caller that renders only some objects of
+// the page, the merge of several types' pages: it reads none ahead, and
+// the caller reads ahead those it keeps (Page.ReadAhead).
+func (v *View) PartialSearch(ctx context.Context, q *query.Search) (*Page, error) {
+	return v.search(ctx, q, false)
+}
+
+func (v *View) search(ctx context.Context, q *query.Search, readAhead bool) (*Page, error) {
 	res, err := v.snap.Search(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	p := &Page{Next: res.Next, Total: res.Total, Plan: res.Plan, Scores: res.Scores,
 		sort: q.Sort, index: v.snap, pageOf: res.Docs}
-	v.snap.Prefetch(res.Docs)
+	if readAhead || !v.snap.Readable() {
+		v.snap.Prefetch(res.Docs)
+	}
 	// The index holds the values of most types: no store lookups then.
 	if v.snap.Readable() {
 		p.snap, p.docs = v.snap, res.Docs

@@ -76,11 +76,22 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 		}
 	}
 	k := q.PageSize + 1
+	walkK := k // what a walk takes: it costs what it takes
+	if q.Enough > 0 && q.Enough < q.PageSize {
+		walkK = q.Enough + 1
+	}
 	var docs []uint32
 	var total int64
-	pl := s.choose(x, root, so, k, opt.plan)
+	pl := s.choose(x, root, so, walkK, opt.plan)
 	switch pl.plan {
 	case PlanWalk:
+		k = walkK
+		if q.NoTotal {
+			if docs, err = s.walk(x, pl, so, after, k); err != nil {
+				return nil, err
+			}
+			break
+		}
 		if c, ok := countInPlace(pl.residual); ok && !pl.bounded {
 			// Counted without materializing: the residual tests itself.
 			if docs, err = s.walk(x, pl, so, after, k); err != nil {
@@ -147,9 +158,12 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 			return nil, err
 		}
 	}
+	if q.NoTotal {
+		total = 0
+	}
 	res := &Result{Total: total, Plan: pl.plan}
 	if len(docs) == k {
-		docs = docs[:q.PageSize]
+		docs = docs[:k-1]
 		p := so.positionOf(docs[len(docs)-1])
 		res.Next = p.encode()
 	}

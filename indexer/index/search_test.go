@@ -160,7 +160,11 @@ func pageAll(tb testing.TB, s *Snapshot, q query.Search, opt searchOptions) ([]u
 			tb.Fatalf("total changed between pages: %d then %d", total, res.Total)
 		}
 		total = res.Total
-		if len(res.Docs) > q.PageSize || (res.Next != nil && len(res.Docs) != q.PageSize) {
+		least := q.PageSize // a page with a next one is full, or Enough
+		if q.Enough > 0 {
+			least = min(q.Enough, q.PageSize)
+		}
+		if len(res.Docs) > q.PageSize || (res.Next != nil && len(res.Docs) < least) {
 			tb.Fatalf("page of %d documents (page size %d, next %v)", len(res.Docs), q.PageSize, res.Next != nil)
 		}
 		all = append(all, res.Docs...)
@@ -199,6 +203,17 @@ func TestSnapshot_Search(t *testing.T) {
 			}
 			if total != int64(len(exp)) || !slices.Equal(got, exp) {
 				t.Fatalf("%d: %v sort %v %+v: total %d, want %d\ngot  %v\nwant %v", i, f, q.Sort, opt, total, len(exp), head(got), head(exp))
+			}
+			// With pages that may stop at Enough, and without the count,
+			// the same objects.
+			nq := q
+			nq.NoTotal, nq.Enough = r.IntN(2) == 0, 1+r.IntN(q.PageSize)
+			wantTotal := int64(len(exp))
+			if nq.NoTotal {
+				wantTotal = 0
+			}
+			if got, total, err = pageAll(t, s, nq, opt); err != nil || total != wantTotal || !slices.Equal(got, exp) {
+				t.Fatalf("%d: %v sort %v %+v, no total %v, enough %d: total %d, %v\ngot  %v\nwant %v", i, f, q.Sort, opt, nq.NoTotal, nq.Enough, total, err, head(got), head(exp))
 			}
 		}
 		// A count without groups, the API's count, counts the filter.

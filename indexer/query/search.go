@@ -31,6 +31,16 @@ type Search struct {
 	// offsets, so they stay valid across builds.
 	After  []byte
 	Limits Limits
+	// NoTotal skips counting the matches (the result's Total is 0): for a
+	// page that continues one whose total is known, the next rows of one
+	// type in a merge of several types' pages.
+	NoTotal bool
+	// Enough, when set below PageSize, is as many objects as the caller
+	// likely needs: a plan whose cost grows with the objects it takes (a
+	// walk of the sort order) stops there, with a Next cursor, while one
+	// that pays for every match anyway (a collect) fills the page. A merge
+	// of several types' pages asks each type for its likely part.
+	Enough int
 
 	// Relevance orders by BM25 score over the text terms of Filter,
 	// highest first, then by primary key; Sort must be empty.
