@@ -48,7 +48,7 @@ func (s *Server) multiSearchOf(d *setDecoder, set *wire.Set, pr pageRequest, sho
 	var sortText string
 	for i, typ := range set.Types {
 		v := d.views[typ]
-		ts := &typeSearch{view: v, shown: v.Type(), filter: set.Filters[typ], at: i}
+		ts := &typeSearch{view: v, shown: v.Type(), filter: set.Filters[typ]}
 		if set.Interface != "" {
 			var err error
 			if ts.shown, ts.names, err = d.InterfaceView(set.Interface, typ); err != nil {
@@ -74,6 +74,9 @@ func (s *Server) multiSearchOf(d *setDecoder, set *wire.Set, pr pageRequest, sho
 		}
 		if i == 0 {
 			m.order, sortText = order, sortKey(order)
+		}
+		for _, f := range m.order {
+			ts.sortAt = append(ts.sortAt, ts.shown.PropertyIndex(f.prop.APIName))
 		}
 		if ts.r, err = s.pageRenderer(ts, pr, shown); err != nil {
 			return nil, err
@@ -205,13 +208,32 @@ func (s *Server) loadObjectsOrInterfaces(r *http.Request) (any, error) {
 // the interface a set is seen through (both empty for a set of object
 // types): interface -> object type -> interface property -> property.
 func (s *Server) interfaceMappings(set *wire.Set) string {
+	// The same for every page of a set: written once per interface set
+	// (a config the server reloads brings a new one).
+	is := s.interfaceSet()
+	key := set.Interface + "\x00" + strings.Join(set.Types, ",")
+	if m, ok := s.mappings.Load(key); ok && m.(*interfaceMapping).of == is {
+		return m.(*interfaceMapping).json
+	}
+	m := &interfaceMapping{of: is, json: interfaceMappingsOf(is, set)}
+	s.mappings.Store(key, m)
+	return m.json
+}
+
+// interfaceMapping is the mappings of a set, written for one interface set.
+type interfaceMapping struct {
+	of   *objects.InterfaceSet
+	json string
+}
+
+func interfaceMappingsOf(is *objects.InterfaceSet, set *wire.Set) string {
 	v1 := map[string]map[string]map[string]string{}
 	v2 := map[string]map[string]map[string]any{}
 	if set.Interface != "" {
 		v1[set.Interface] = map[string]map[string]string{}
 		v2[set.Interface] = map[string]map[string]any{}
 		for _, typ := range set.Types {
-			impl, ok := s.interfaceSet().Implementation(typ, set.Interface)
+			impl, ok := is.Implementation(typ, set.Interface)
 			if !ok {
 				continue
 			}

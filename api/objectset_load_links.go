@@ -281,7 +281,11 @@ func (s *Server) chunks(ctx context.Context, v *indexer.View, where *query.Filte
 
 // pageValue is the value of a scalar property of object j of a page.
 func pageValue(t *objects.Type, p *indexer.Page, j int, property string) any {
-	i := t.PropertyIndex(property)
+	return pageValueAt(t, p, j, t.PropertyIndex(property))
+}
+
+// pageValueAt is pageValue of the property at index i of t (nil for -1).
+func pageValueAt(t *objects.Type, p *indexer.Page, j, i int) any {
 	if i < 0 {
 		return nil
 	}

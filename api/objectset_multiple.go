@@ -33,7 +33,7 @@ type typeSearch struct {
 	sort   []query.Sort // in the type's names
 	r      *renderer
 	layout *layout // of shown, when it is a view through an interface
-	at     int     // its position among the search's types: ties go to the first
+	sortAt []int   // the positions in shown of the merge's order fields
 }
 
 // multiSearch is one page request over several types.
@@ -85,7 +85,26 @@ type typeCursor struct {
 	page  *indexer.Page
 	after []byte
 	head  int
+	// values are the sort values of row head, read once for the
+	// comparisons of the merge (headValues).
+	values []any
+	read   bool
 }
+
+// headValues are the sort values of the cursor's row head.
+func (c *typeCursor) headValues(ts *typeSearch) []any {
+	if !c.read {
+		c.values = c.values[:0]
+		for _, i := range ts.sortAt {
+			c.values = append(c.values, pageValueAt(ts.shown, c.page, c.head, i))
+		}
+		c.read = true
+	}
+	return c.values
+}
+
+// advance moves the cursor to its next row.
+func (c *typeCursor) advance() { c.head, c.read = c.head+1, false }
 
 // shares is how many objects each type is likely to give the page
 // (query.Search.Enough): its part of the page by its share of the types'
@@ -175,8 +194,8 @@ func (s *Server) runMultiSearch(ctx context.Context, m *multiSearch) (*multiPage
 					continue
 				}
 			}
-			if best < 0 || m.before(m.types[i], c.page, c.head, m.types[best], cursors[best].page, cursors[best].head) {
-				best = i
+			if best < 0 || m.before(c.headValues(m.types[i]), cursors[best].headValues(m.types[best])) {
+				best = i // before on a tie: types are tried in order
 			}
 		}
 		if best < 0 {
@@ -184,7 +203,7 @@ func (s *Server) runMultiSearch(ctx context.Context, m *multiSearch) (*multiPage
 		}
 		c := &cursors[best]
 		out.rows = append(out.rows, multiRow{ts: m.types[best], page: c.page, j: c.head})
-		c.head++
+		c.advance()
 	}
 	out.readAhead()
 	more := false
@@ -222,7 +241,7 @@ func (s *Server) continueType(ctx context.Context, ts *typeSearch, c *typeCursor
 	if err != nil {
 		return fmt.Errorf("search %s: %w", ts.view.Type().APIName, err)
 	}
-	*c = typeCursor{page: p, after: q.After}
+	*c = typeCursor{page: p, after: q.After, values: c.values}
 	return nil
 }
 
@@ -247,22 +266,22 @@ func (p *multiPage) readAhead() {
 	}
 }
 
-// before reports whether row ja of page a (of type ta) comes before row
-// jb of page b (of another type tb): by the sort values, nulls last in
-// either direction, then by type (the earlier type first).
-func (m *multiSearch) before(ta *typeSearch, a *indexer.Page, ja int, tb *typeSearch, b *indexer.Page, jb int) bool {
-	for _, f := range m.order {
-		va := pageValue(ta.shown, a, ja, f.prop.APIName)
-		vb := pageValue(tb.shown, b, jb, f.prop.APIName)
+// before reports whether a row whose sort values are va comes strictly
+// before one whose values are vb: nulls last in either direction. Rows of
+// equal values go by type, the earlier first, which the caller keeps by
+// trying types in order.
+func (m *multiSearch) before(va, vb []any) bool {
+	for k, f := range m.order {
+		a, b := va[k], vb[k]
 		switch {
-		case va == nil && vb == nil:
+		case a == nil && b == nil:
 			continue
-		case va == nil:
+		case a == nil:
 			return false
-		case vb == nil:
+		case b == nil:
 			return true
 		}
-		c := objects.Compare(va, vb)
+		c := objects.Compare(a, b)
 		if f.desc {
 			c = -c
 		}
@@ -270,7 +289,7 @@ func (m *multiSearch) before(ta *typeSearch, a *indexer.Page, ja int, tb *typeSe
 			return c < 0
 		}
 	}
-	return ta.at < tb.at
+	return false
 }
 
 // appendJSON writes the page: data, nextPageToken, totalCount and extra.

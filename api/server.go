@@ -67,20 +67,21 @@ type Options struct {
 
 // Server serves the Ontology API v2 subset over an Engine.
 type Server struct {
-	engine  Engine
-	cfg     serverconfig.Server
-	auth    *authenticator
-	log     *slog.Logger
-	handler http.Handler
-	mux     *chi.Mux      // the router of handler, for routeOf (middleware.go)
-	ops     opsState      // ops.go
-	hm      *httpMetrics  // metrics.go
-	layouts sync.Map      // type name -> *layout, render.go
-	views   sync.Map      // interface + "\x00" + type name -> *cachedView, objectset_interfaces.go
-	console http.Handler  // Options.Console
-	slots   chan struct{} // admit.go; nil: no bound
-	certs   *certificates // tls.go; nil without server.tls
-	stream  *streamHub    // stream_hub.go
+	engine   Engine
+	cfg      serverconfig.Server
+	auth     *authenticator
+	log      *slog.Logger
+	handler  http.Handler
+	mux      *chi.Mux      // the router of handler, for routeOf (middleware.go)
+	ops      opsState      // ops.go
+	hm       *httpMetrics  // metrics.go
+	layouts  sync.Map      // type name -> *layout, render.go
+	mappings sync.Map      // interface and types -> *interfaceMapping, interface_objects.go
+	views    sync.Map      // interface + "\x00" + type name -> *cachedView, objectset_interfaces.go
+	console  http.Handler  // Options.Console
+	slots    chan struct{} // admit.go; nil: no bound
+	certs    *certificates // tls.go; nil without server.tls
+	stream   *streamHub    // stream_hub.go
 	// temporary holds the object sets of createTemporary (temporary_sets.go).
 	temporary *temporarySets
 	// listings holds the snapshots of listings with snapshot: true
