@@ -195,7 +195,7 @@ func (s *Server) runMultiSearch(ctx context.Context, m *multiSearch) (*multiPage
 				}
 			}
 			if best < 0 || m.before(c.headValues(m.types[i]), cursors[best].headValues(m.types[best])) {
-				best = i // before on a tie: types are tried in order
+				best = i // on a tie the earlier type, tried first, stays
 			}
 		}
 		if best < 0 {
