@@ -57,7 +57,9 @@ func (s *Server) readAll(ctx context.Context, v *indexer.View, f *query.Filter) 
 	if f == nil {
 		f = &query.Filter{Op: query.OpAll}
 	}
-	p, err := v.Search(ctx, &query.Search{Filter: f, PageSize: max(1, int(v.Count())), Limits: s.limits()})
+	// Partial: a definition reads a column or two of each object, not
+	// every value that Search would read ahead for rendering.
+	p, err := v.PartialSearch(ctx, &query.Search{Filter: f, PageSize: max(1, int(v.Count())), Limits: s.limits()})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", v.Type().APIName, err)
 	}
