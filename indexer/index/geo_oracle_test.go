@@ -3,18 +3,22 @@ package index
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/golang/geo/s1"
+	"github.com/golang/geo/s2"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 	"github.com/peterstace/simplefeatures/geom"
 )
 
-// The geo oracle tests every object with query.Geo.Matches, the library
-// predicates, without the R-tree: the engine's candidates and its updates
-// must neither lose nor add a match.
+// The geo oracle tests every object with the libraries' predicates
+// (oracleGeoMeets), without the R-tree, its boxes or query.Geo's
+// shortcuts: the engine's candidates, the matches it takes from their
+// boxes and its updates must neither lose nor add a match.
 
 func geoType() *objects.Type {
 	return objects.NewType(objects.Type{APIName: "Place", PrimaryKey: []string{"id"}, TitleProperty: "id", Properties: []objects.Property{
@@ -198,58 +202,104 @@ func geoOracleMatch(t *objects.Type, f *query.Filter, o *objects.Object) bool {
 	case query.OpNot:
 		return !geoOracleMatch(t, f.Kids[0], o)
 	case query.OpGeo:
-		return f.Geo.Matches(o.Values[t.PropertyIndex(f.Property)])
+		v := o.Values[t.PropertyIndex(f.Property)]
+		return v != nil && oracleGeoMeets(f.Geo, v) != f.Geo.Relation.Disjoint()
 	}
 	return (&oracle{t: t}).match(f, o, nil)
 }
 
+// oracleGeoMeets decides whether a value meets a filter's region with the
+// libraries' predicates alone, without the shortcuts of query.Geo or the
+// index: s2's distance on the sphere, simplefeatures' Intersects with the
+// box (split at the antimeridian) or the polygon.
+func oracleGeoMeets(g *query.Geo, v any) bool {
+	var value geom.Geometry
+	switch x := v.(type) {
+	case objects.GeoPoint:
+		if g.Relation == query.GeoWithinDistance {
+			center := s2.LatLngFromDegrees(g.Center.Lat, g.Center.Lon)
+			return s2.LatLngFromDegrees(x.Lat, x.Lon).Distance(center) <= s1.Angle(g.Meters/query.EarthRadiusMeters)
+		}
+		value = x.Geometry()
+	case objects.GeoShape:
+		if g.Relation == query.GeoWithinDistance {
+			return false
+		}
+		value = x.Geometry
+	default:
+		panic(fmt.Sprintf("a %T geo value", v))
+	}
+	if !g.Relation.Box() {
+		return geom.Intersects(value, g.Polygon)
+	}
+	box := func(w, s, e, n float64) geom.Geometry {
+		return geom.NewEnvelope(geom.XY{X: w, Y: s}, geom.XY{X: e, Y: n}).AsGeometry()
+	}
+	b := g.Box
+	if b.West <= b.East {
+		return geom.Intersects(value, box(b.West, b.South, b.East, b.North))
+	}
+	return geom.Intersects(value, box(b.West, b.South, 180, b.North)) || geom.Intersects(value, box(-180, b.South, b.East, b.North))
+}
+
 func checkGeoSearches(t *testing.T, r *rand.Rand, s *Snapshot, want state, round int) {
 	t.Helper()
-	typ := s.Type()
-	keys := map[uint32][]byte{}
-	for d, o := range want {
-		keys[d] = mustKey(t, typ, o)
-	}
 	n := 40
 	if testing.Short() {
 		n = 10
 	}
+	keys := geoKeys(t, s, want)
 	for i := range n {
-		f := randGeoQuery(r)
-		var exp []uint32
-		for d, o := range want {
-			if geoOracleMatch(typ, f, o) {
-				exp = append(exp, d)
-			}
-		}
 		sorts := [][]query.Sort{nil, {{Property: "score", Desc: true}}}[r.IntN(2)]
-		or := &oracle{t: typ}
-		slices.SortFunc(exp, func(a, b uint32) int {
-			if sorts != nil {
-				if c := or.sortCompare(want, sorts, a, b); c != 0 {
-					return c
-				}
-			}
-			return bytes.Compare(keys[a], keys[b])
-		})
-		pages := []int{7, 100, 5000}
-		if len(exp) > 300 {
-			pages = pages[1:] // each page costs the matches: a page of 7 over thousands is slow, not harder
+		checkGeoFilter(t, r, s, want, keys, randGeoQuery(r), sorts, fmt.Sprintf("round %d, %d", round, i))
+	}
+}
+
+func geoKeys(t *testing.T, s *Snapshot, want state) map[uint32][]byte {
+	keys := map[uint32][]byte{}
+	for d, o := range want {
+		keys[d] = mustKey(t, s.Type(), o)
+	}
+	return keys
+}
+
+// checkGeoFilter checks one filter against the oracle: every page of a
+// search in every plan, its total, and its count.
+func checkGeoFilter(t *testing.T, r *rand.Rand, s *Snapshot, want state, keys map[uint32][]byte, f *query.Filter, sorts []query.Sort, label string) {
+	t.Helper()
+	typ := s.Type()
+	var exp []uint32
+	for d, o := range want {
+		if geoOracleMatch(typ, f, o) {
+			exp = append(exp, d)
 		}
-		q := query.Search{Filter: f, Sort: sorts, PageSize: pages[r.IntN(len(pages))]}
-		for _, opt := range []searchOptions{{}, {plan: PlanWalk}, {plan: PlanCollect}, {plan: PlanCollect, sparse: true}} {
-			got, total, err := pageAll(t, s, q, opt)
-			if err != nil {
-				t.Fatalf("round %d, %d: %v %+v: %v", round, i, f, opt, err)
-			}
-			if total != int64(len(exp)) || !slices.Equal(got, exp) {
-				t.Fatalf("round %d, %d: %v %+v: total %d, want %d\ngot  %v\nwant %v", round, i, f, opt, total, len(exp), head(got), head(exp))
+	}
+	or := &oracle{t: typ}
+	slices.SortFunc(exp, func(a, b uint32) int {
+		if sorts != nil {
+			if c := or.sortCompare(want, sorts, a, b); c != 0 {
+				return c
 			}
 		}
-		ar, err := s.Aggregate(t.Context(), &query.Aggregate{Filter: f, Metrics: []query.Metric{{Kind: query.Count}}}, nil)
-		if err != nil || len(ar.Groups) != 1 || ar.Groups[0].Count != int64(len(exp)) {
-			t.Fatalf("round %d, %d: count %v = %+v, %v; want %d", round, i, f, ar, err, len(exp))
+		return bytes.Compare(keys[a], keys[b])
+	})
+	pages := []int{7, 100, 5000}
+	if len(exp) > 300 {
+		pages = pages[1:] // each page costs the matches: a page of 7 over thousands is slow, not harder
+	}
+	q := query.Search{Filter: f, Sort: sorts, PageSize: pages[r.IntN(len(pages))]}
+	for _, opt := range []searchOptions{{}, {plan: PlanWalk}, {plan: PlanCollect}, {plan: PlanCollect, sparse: true}} {
+		got, total, err := pageAll(t, s, q, opt)
+		if err != nil {
+			t.Fatalf("%s: %v %+v: %v", label, f, opt, err)
 		}
+		if total != int64(len(exp)) || !slices.Equal(got, exp) {
+			t.Fatalf("%s: %v %+v: total %d, want %d\ngot  %v\nwant %v", label, f, opt, total, len(exp), head(got), head(exp))
+		}
+	}
+	ar, err := s.Aggregate(t.Context(), &query.Aggregate{Filter: f, Metrics: []query.Metric{{Kind: query.Count}}}, nil)
+	if err != nil || len(ar.Groups) != 1 || ar.Groups[0].Count != int64(len(exp)) {
+		t.Fatalf("%s: count %v = %+v, %v; want %d", label, f, ar, err, len(exp))
 	}
 }
 
@@ -349,4 +399,110 @@ func TestSnapshot_Search_geoErrors(t *testing.T) {
 			t.Errorf("%v: err = %v, want %q", tt.f, err, tt.want)
 		}
 	}
+}
+
+// TestSnapshot_Search_geoBoxEdges checks boxes against shapes and points
+// on their edges and one ulp either side, at coordinates a float32 does
+// not hold: the index keeps shapes' boxes rounded outward to take those
+// inside a query's box as matches without a test, which must neither
+// take one that only touches from outside nor lose one inside. The same
+// values move by an ulp in an update, into the fresh R-tree.
+func TestSnapshot_Search_geoBoxEdges(t *testing.T) {
+	boxes := []query.GeoBox{
+		{West: 10.1, South: 20.3, East: 11.7, North: 21.9},
+		{West: 179.3, South: -0.7, East: -179.3, North: 0.9}, // across the antimeridian
+	}
+	ulp := func(x float64, n int) float64 {
+		for ; n > 0; n-- {
+			x = math.Nextafter(x, math.Inf(1))
+		}
+		for ; n < 0; n++ {
+			x = math.Nextafter(x, math.Inf(-1))
+		}
+		return x
+	}
+	rect := func(x0, y0, x1, y1 float64) any {
+		x0, x1 = clampLon(x0), clampLon(x1)
+		s, err := objects.ParseGeoShape(fmt.Sprintf("POLYGON((%v %v,%v %v,%v %v,%v %v,%v %v))", x0, y0, x1, y0, x1, y1, x0, y1, x0, y0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	shape := func(wkt string) any {
+		s, err := objects.ParseGeoShape(wkt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	// values places shapes (rectangles either side, and a line and a point
+	// on the edge, whose boxes have no width to round) and points against
+	// every edge of the boxes, shift ulps off.
+	values := func(shift int) [][2]any {
+		var out [][2]any
+		for _, b := range boxes {
+			midX, midY := b.West+0.2, (b.South+b.North)/2
+			for _, x := range []float64{b.West, b.East} {
+				for _, u := range []int{-1, 0, 1} {
+					x1 := ulp(x, u+shift)
+					out = append(out, [2]any{objects.GeoPoint{Lon: x1, Lat: midY}, rect(x1-0.3, midY, x1, midY+0.2)},
+						[2]any{objects.GeoPoint{Lon: x1, Lat: b.South}, rect(x1, midY, x1+0.3, midY+0.2)},
+						[2]any{objects.GeoPoint{Lon: x1, Lat: b.North}, shape(fmt.Sprintf("LINESTRING(%v %v,%v %v)", x1, midY, x1, midY+0.2))},
+						[2]any{nil, shape(fmt.Sprintf("POINT(%v %v)", x1, midY))})
+				}
+			}
+			// A line past each corner, outside the box though its box
+			// (narrower than a float32's step) overlaps it.
+			d, e := float64(1+shift)*1e-13, 1e-14
+			for _, c := range [][4]float64{{b.West, b.North, -1, 1}, {b.East, b.North, 1, 1}, {b.East, b.South, 1, -1}, {b.West, b.South, -1, -1}} {
+				cx, cy, sx, sy := c[0], c[1], c[2], c[3]
+				out = append(out, [2]any{nil, shape(fmt.Sprintf("LINESTRING(%v %v,%v %v)", cx+sx*d, cy-sy*e, cx-sx*e, cy+sy*d))})
+			}
+			for _, y := range []float64{b.South, b.North} {
+				for _, u := range []int{-1, 0, 1} {
+					y1 := ulp(y, u+shift)
+					out = append(out, [2]any{objects.GeoPoint{Lon: midX, Lat: y1}, rect(midX, y1-0.3, midX+0.2, y1)},
+						[2]any{objects.GeoPoint{Lon: b.East, Lat: y1}, rect(midX, y1, midX+0.2, y1+0.3)},
+						[2]any{objects.GeoPoint{Lon: b.West, Lat: y1}, shape(fmt.Sprintf("LINESTRING(%v %v,%v %v)", midX, y1, midX+0.2, y1))},
+						[2]any{nil, shape(fmt.Sprintf("POINT(%v %v)", midX, y1))})
+				}
+			}
+		}
+		return out
+	}
+	typ := geoType()
+	want := state{}
+	for i, v := range values(0) {
+		want[uint32(i)] = &objects.Object{Values: []any{int64(i), "a", float64(i), v[0], v[1]}}
+	}
+	r := rand.New(rand.NewPCG(26, 2))
+	check := func(s *Snapshot, label string) {
+		keys := geoKeys(t, s, want)
+		for _, b := range boxes {
+			for _, f := range []*query.Filter{
+				query.GeoFilter("area", query.NewGeoBox(query.GeoIntersectsBox, b)),
+				query.GeoFilter("area", query.NewGeoBox(query.GeoDisjointBox, b)),
+				query.GeoFilter("loc", query.NewGeoBox(query.GeoWithinBox, b)),
+				query.GeoFilter("loc", query.NewGeoBox(query.GeoDisjointBox, b)),
+			} {
+				checkGeoFilter(t, r, s, want, keys, f, nil, label)
+			}
+		}
+	}
+	s := mustBuild(t, typ, want)
+	check(s, "built")
+	var changes []Change
+	for i, v := range values(1) {
+		if i%2 == 0 {
+			o := &objects.Object{Values: []any{int64(i), "a", float64(i), v[0], v[1]}}
+			changes = append(changes, Change{Doc: uint32(i), Key: mustKey(t, typ, o), Object: o})
+			want[uint32(i)] = o
+		}
+	}
+	s, err := s.Apply(changes, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(s, "updated")
 }

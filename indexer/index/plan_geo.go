@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -15,9 +16,9 @@ const (
 	costGeoShape = 2500
 )
 
-// geo compiles a geo filter: the candidates of the R-tree (geo.go),
-// tested exactly. A doesNotIntersect is the documents with a value less
-// those that intersect.
+// geo compiles a geo filter: the candidates of the R-tree (geo.go), those
+// that are not sure matches tested exactly. A doesNotIntersect is the
+// documents with a value less those that intersect.
 func (c *compiler) geo(pi *propertyIndex, f *query.Filter) (node, error) {
 	if pi.geo == nil || f.Geo == nil {
 		return nil, fmt.Errorf("property %s is not a geopoint or geoshape", pi.property.APIName)
@@ -25,61 +26,128 @@ func (c *compiler) geo(pi *propertyIndex, f *query.Filter) (node, error) {
 	if f.Geo.Relation.Within() && pi.elementType.Kind != objects.KindGeoPoint {
 		return nil, fmt.Errorf("%s applies to geopoint properties, %s is a %s", f.Geo.Relation, pi.property.APIName, pi.elementType.Kind)
 	}
-	n := &geoNode{pi: pi, g: f.Geo, cand: pi.geo.candidates(f.Geo.Bounds()), cost: costGeoPoint}
-	switch {
-	case pi.elementType.Kind == objects.KindGeoShape:
+	n := &geoNode{pi: pi, g: f.Geo, cost: costGeoPoint}
+	n.sure, n.maybe = pi.geo.candidates(f.Geo)
+	if pi.elementType.Kind == objects.KindGeoShape {
 		n.cost = costGeoShape
-	case f.Geo.Relation.Box():
-		// A point's box is the point, and the R-tree's overlap test, like
-		// the predicate, includes the edges: its hits are the matches.
-		n.exact = true
 	}
 	if !f.Geo.Relation.Disjoint() {
 		return n, nil
 	}
-	return newAnd(c.s, []node{&setNode{bm: pi.geo.docs}, &notNode{s: c.s, kid: n}}), nil
+	return &geoDisjointNode{docs: pi.geo.docs, meets: n}, nil
 }
 
 // geoNode is the documents whose value meets a geo filter's region (for a
-// disjoint relation, the documents that intersect it: the compiler
-// negates it).
+// disjoint relation, the documents that intersect it: geoDisjointNode
+// takes them from the documents with a value).
 type geoNode struct {
-	pi   *propertyIndex
-	g    *query.Geo
-	cand *roaring.Bitmap // the documents whose box meets the region's
-	cost float64
-	// exact: the candidates are the matches (points in a box).
-	exact bool
+	pi *propertyIndex
+	g  *query.Geo
+	// sure and maybe are the candidates (their boxes meet the region's):
+	// sure match without a test, maybe are tested.
+	sure, maybe *roaring.Bitmap
+	cost        float64
+	// matches are the matches once bitmap computed them, which tests then
+	// look up (a page's walk and its count share them).
+	matches *roaring.Bitmap
 }
 
 // est counts the candidates: most of them match when the region is not
 // much larger than its bounding boxes.
-func (n *geoNode) est() float64 { return float64(n.cand.GetCardinality()) }
+func (n *geoNode) est() float64 {
+	return float64(n.sure.GetCardinality() + n.maybe.GetCardinality())
+}
 
 func (n *geoNode) test(d uint32) bool {
-	if !n.cand.Contains(d) {
+	switch {
+	case n.matches != nil:
+		return n.matches.Contains(d)
+	case n.sure.Contains(d):
+		return true
+	case !n.maybe.Contains(d):
 		return false
 	}
-	return n.exact || n.g.Intersects(valueOf(n.pi.elementType, n.pi.column.get(d)))
+	return n.meets(d)
+}
+
+// meets tests a document's value exactly. A shape's WKB is read in place
+// (the WKB parser copies what it keeps and writes nothing), which spares
+// a copy per candidate.
+func (n *geoNode) meets(d uint32) bool {
+	exact := n.pi.column.get(d).exact
+	if n.pi.elementType.Kind == objects.KindGeoPoint {
+		p, _ := objects.DecodeGeoPoint(unsafe.Slice(unsafe.StringData(exact), len(exact)))
+		return n.g.Intersects(p)
+	}
+	s, err := objects.DecodeGeoShape(unsafe.Slice(unsafe.StringData(exact), len(exact)))
+	return err == nil && n.g.Intersects(s)
 }
 
 func (n *geoNode) bitmap(x *exec) (*roaring.Bitmap, error) {
-	if n.exact {
-		return n.cand, nil
+	if n.matches != nil {
+		return n.matches, nil
 	}
-	return x.filter(n.cand, n.test)
+	if n.maybe.IsEmpty() {
+		n.matches = n.sure
+		return n.matches, nil
+	}
+	tested, err := x.filter(n.maybe, n.meets)
+	if err != nil {
+		return nil, err
+	}
+	n.matches = roaring.Or(n.sure, tested)
+	return n.matches, nil
 }
 
 func (n *geoNode) mcost() float64 {
-	if n.exact {
+	if n.matches != nil {
 		return 0
 	}
-	return n.est() * (costScan + n.tcost())
+	return n.est()*costScan + float64(n.maybe.GetCardinality())*(costColumn+n.cost)
 }
 
 func (n *geoNode) tcost() float64 {
-	if n.exact {
-		return costContains
+	if n.matches != nil || n.maybe.IsEmpty() {
+		return 2 * costContains
 	}
-	return costContains + costColumn + n.cost
+	return 2*costContains + costColumn + n.cost
 }
+
+// geoDisjointNode is the documents with a value that does not meet a
+// region: docs less meets. Its count is docs' less meets', and a page
+// walks the key order skipping meets, so neither costs more than the
+// documents that meet the region (never a complement of a million).
+type geoDisjointNode struct {
+	docs  *roaring.Bitmap // the documents with a value
+	meets *geoNode
+}
+
+func (n *geoDisjointNode) est() float64 {
+	return max(0, float64(n.docs.GetCardinality())-n.meets.est())
+}
+
+func (n *geoDisjointNode) test(d uint32) bool { return n.docs.Contains(d) && !n.meets.test(d) }
+
+func (n *geoDisjointNode) bitmap(x *exec) (*roaring.Bitmap, error) {
+	bm, err := n.meets.bitmap(x)
+	if err != nil {
+		return nil, err
+	}
+	return roaring.AndNot(n.docs, bm), nil
+}
+
+// count counts the documents with a value less those that meet the region
+// (a subset of them).
+func (n *geoDisjointNode) count(x *exec) (int64, error) {
+	bm, err := n.meets.bitmap(x)
+	if err != nil {
+		return 0, err
+	}
+	return int64(n.docs.GetCardinality() - bm.GetCardinality()), nil
+}
+
+func (n *geoDisjointNode) mcost() float64 {
+	return n.meets.mcost() + float64(n.docs.GetCardinality())/64
+}
+
+func (n *geoDisjointNode) tcost() float64 { return costContains + n.meets.tcost() }
