@@ -374,6 +374,8 @@ func (x *exec) countNode(n node) (int64, error) {
 	case *notNode:
 		c, err := x.countNode(k.kid)
 		return int64(x.s.alive.GetCardinality()) - c, err
+	case *geoNode:
+		return k.count(x)
 	case *geoDisjointNode:
 		return k.count(x)
 	case *andNode:

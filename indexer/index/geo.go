@@ -182,18 +182,19 @@ func (g *geoIndex) with(np *propertyIndex, changes []Change) (*geoIndex, error) 
 // without a test (points in a box, since a point's box is the point and
 // the R-tree's overlap test, like the predicate, includes the edges;
 // shapes whose box is inside the filter's region), maybe must be tested.
-func (g *geoIndex) candidates(f *query.Geo) (sure, maybe *roaring.Bitmap) {
+// Both are sorted and without duplicates (a document may meet two bounds).
+func (g *geoIndex) candidates(f *query.Geo) (sure, maybe []uint32) {
 	pointsInBox := !g.shapes && f.Relation.Box()
-	sureBuf, maybeBuf := make([]uint32, 0, 1024), make([]uint32, 0, 1024)
+	sure, maybe = make([]uint32, 0, 1024), make([]uint32, 0, 1024)
 	hit := func(t *geoTree) func(int, uint32) {
 		return func(i int, d uint32) {
 			switch {
 			case pointsInBox:
-				sureBuf = append(sureBuf, d)
+				sure = append(sure, d)
 			case t.boxes != nil && f.CoversBox(t.boxes[i].bounds()):
-				sureBuf = append(sureBuf, d)
+				sure = append(sure, d)
 			default:
-				maybeBuf = append(maybeBuf, d)
+				maybe = append(maybe, d)
 			}
 		}
 	}
@@ -208,14 +209,7 @@ func (g *geoIndex) candidates(f *query.Geo) (sure, maybe *roaring.Bitmap) {
 		})
 		g.fresh.search(box, inFresh)
 	}
-	return bitmapOf(sureBuf), bitmapOf(maybeBuf)
-}
-
-// bitmapOf is the set of docs (sorted in place first: roaring adds sorted
-// runs fastest).
-func bitmapOf(docs []uint32) *roaring.Bitmap {
-	slices.Sort(docs)
-	bm := roaring.New()
-	bm.AddMany(docs)
-	return bm
+	slices.Sort(sure)
+	slices.Sort(maybe)
+	return slices.Compact(sure), slices.Compact(maybe)
 }

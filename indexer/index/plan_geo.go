@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -43,28 +44,29 @@ func (c *compiler) geo(pi *propertyIndex, f *query.Filter) (node, error) {
 type geoNode struct {
 	pi *propertyIndex
 	g  *query.Geo
-	// sure and maybe are the candidates (their boxes meet the region's):
-	// sure match without a test, maybe are tested.
-	sure, maybe *roaring.Bitmap
+	// sure and maybe are the candidates (their boxes meet the region's),
+	// sorted: sure match without a test, maybe are tested. They stay
+	// slices until a bitmap is asked for: a count or a page's walk needs
+	// none.
+	sure, maybe []uint32
 	cost        float64
 	// matches are the matches once bitmap computed them, which tests then
-	// look up (a page's walk and its count share them).
+	// look up.
 	matches *roaring.Bitmap
 }
 
 // est counts the candidates: most of them match when the region is not
 // much larger than its bounding boxes.
-func (n *geoNode) est() float64 {
-	return float64(n.sure.GetCardinality() + n.maybe.GetCardinality())
-}
+func (n *geoNode) est() float64 { return float64(len(n.sure) + len(n.maybe)) }
 
 func (n *geoNode) test(d uint32) bool {
-	switch {
-	case n.matches != nil:
+	if n.matches != nil {
 		return n.matches.Contains(d)
-	case n.sure.Contains(d):
+	}
+	if _, ok := slices.BinarySearch(n.sure, d); ok {
 		return true
-	case !n.maybe.Contains(d):
+	}
+	if _, ok := slices.BinarySearch(n.maybe, d); !ok {
 		return false
 	}
 	return n.meets(d)
@@ -83,31 +85,52 @@ func (n *geoNode) meets(d uint32) bool {
 	return err == nil && n.g.Intersects(s)
 }
 
+// tested is the documents of maybe that meet the region, in order.
+func (n *geoNode) tested(x *exec) ([]uint32, error) {
+	var out []uint32
+	for _, d := range n.maybe {
+		if err := x.tick(); err != nil {
+			return nil, err
+		}
+		if n.meets(d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
 func (n *geoNode) bitmap(x *exec) (*roaring.Bitmap, error) {
 	if n.matches != nil {
 		return n.matches, nil
 	}
-	if n.maybe.IsEmpty() {
-		n.matches = n.sure
-		return n.matches, nil
-	}
-	tested, err := x.filter(n.maybe, n.meets)
+	tested, err := n.tested(x)
 	if err != nil {
 		return nil, err
 	}
-	n.matches = roaring.Or(n.sure, tested)
+	n.matches = roaring.New()
+	n.matches.AddMany(n.sure)
+	n.matches.AddMany(tested)
 	return n.matches, nil
+}
+
+// count counts the matches without a bitmap of them.
+func (n *geoNode) count(x *exec) (int64, error) {
+	if n.matches != nil {
+		return int64(n.matches.GetCardinality()), nil
+	}
+	tested, err := n.tested(x)
+	return int64(len(n.sure) + len(tested)), err
 }
 
 func (n *geoNode) mcost() float64 {
 	if n.matches != nil {
 		return 0
 	}
-	return n.est()*costScan + float64(n.maybe.GetCardinality())*(costColumn+n.cost)
+	return n.est()*costScan + float64(len(n.maybe))*(costColumn+n.cost)
 }
 
 func (n *geoNode) tcost() float64 {
-	if n.matches != nil || n.maybe.IsEmpty() {
+	if n.matches != nil || len(n.maybe) == 0 {
 		return 2 * costContains
 	}
 	return 2*costContains + costColumn + n.cost
@@ -139,11 +162,8 @@ func (n *geoDisjointNode) bitmap(x *exec) (*roaring.Bitmap, error) {
 // count counts the documents with a value less those that meet the region
 // (a subset of them).
 func (n *geoDisjointNode) count(x *exec) (int64, error) {
-	bm, err := n.meets.bitmap(x)
-	if err != nil {
-		return 0, err
-	}
-	return int64(n.docs.GetCardinality() - bm.GetCardinality()), nil
+	c, err := n.meets.count(x)
+	return int64(n.docs.GetCardinality()) - c, err
 }
 
 func (n *geoDisjointNode) mcost() float64 {
