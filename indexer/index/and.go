@@ -374,6 +374,10 @@ func (x *exec) countNode(n node) (int64, error) {
 	case *notNode:
 		c, err := x.countNode(k.kid)
 		return int64(x.s.alive.GetCardinality()) - c, err
+	case *geoNode:
+		return k.count(x)
+	case *geoDisjointNode:
+		return k.count(x)
 	case *andNode:
 		if !x.sparse && k.useDense() {
 			w, err := k.dense(x)

@@ -2,6 +2,8 @@ package index
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -25,13 +27,77 @@ import (
 // out-of-date box costs a test, never a wrong answer. When fresh grows
 // past freshLimit, the update loads base again from the column.
 type geoIndex struct {
-	base  *rtree.RTree
+	base  *geoTree
 	stale *roaring.Bitmap
-	fresh *rtree.RTree
+	fresh *geoTree
 	// freshItems are fresh's boxes, by document, to carry to the next
 	// update; docs the documents with a value.
 	freshItems map[uint32]rtree.Box
 	docs       *roaring.Bitmap
+	shapes     bool // geoshape values: the trees keep their boxes
+}
+
+// geoTree is an R-tree whose record ids index docs (and boxes), so that a
+// search yields each hit's document and, for shapes, its bounding box
+// without reading and decoding its value: a shape whose box lies inside a
+// query's box is a match without a test.
+type geoTree struct {
+	tree *rtree.RTree
+	docs []uint32
+	// boxes are the shapes' boxes in float32, rounded outward (each holds
+	// its shape's box, so "inside the query's box" stays exact); nil for
+	// points, whose tests read their exact values.
+	boxes []box32
+}
+
+type box32 struct{ minX, minY, maxX, maxY float32 }
+
+// down32 and up32 round a float64 to a float32 at most and at least it.
+func down32(x float64) float32 {
+	f := float32(x)
+	if float64(f) > x {
+		f = math.Nextafter32(f, float32(math.Inf(-1)))
+	}
+	return f
+}
+
+func up32(x float64) float32 {
+	f := float32(x)
+	if float64(f) < x {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
+
+func (b box32) bounds() query.Bounds {
+	return query.Bounds{MinX: float64(b.minX), MinY: float64(b.minY), MaxX: float64(b.maxX), MaxY: float64(b.maxY)}
+}
+
+// newGeoTree bulk-loads items (their record ids are documents).
+func newGeoTree(items []rtree.BulkItem, shapes bool) *geoTree {
+	t := &geoTree{docs: make([]uint32, len(items))}
+	if shapes {
+		t.boxes = make([]box32, len(items))
+	}
+	for i := range items {
+		t.docs[i] = uint32(items[i].RecordID)
+		if shapes {
+			b := items[i].Box
+			t.boxes[i] = box32{down32(b.MinX), down32(b.MinY), up32(b.MaxX), up32(b.MaxY)}
+		}
+		items[i].RecordID = i
+	}
+	t.tree = rtree.BulkLoad(items)
+	return t
+}
+
+// search calls fn with the document of each entry whose box meets box,
+// and the position of its box.
+func (t *geoTree) search(box rtree.Box, fn func(i int, d uint32)) {
+	_ = t.tree.RangeSearch(box, func(i int) error {
+		fn(i, t.docs[i])
+		return nil
+	})
 }
 
 // freshLimit is how many changed boxes an update carries before it loads
@@ -61,6 +127,7 @@ func geoBox(k objects.Kind, vk valueKey) (rtree.Box, bool) {
 // the alive documents that are not null.
 func buildGeo(pi *propertyIndex, alive *roaring.Bitmap) *geoIndex {
 	docs := roaring.AndNot(alive, pi.nulls)
+	shapes := pi.elementType.Kind == objects.KindGeoShape
 	items := make([]rtree.BulkItem, 0, docs.GetCardinality())
 	it := docs.Iterator()
 	for it.HasNext() {
@@ -69,14 +136,14 @@ func buildGeo(pi *propertyIndex, alive *roaring.Bitmap) *geoIndex {
 			items = append(items, rtree.BulkItem{Box: box, RecordID: int(d)})
 		}
 	}
-	return &geoIndex{base: rtree.BulkLoad(items), stale: roaring.New(), fresh: rtree.BulkLoad(nil),
-		freshItems: map[uint32]rtree.Box{}, docs: docs}
+	return &geoIndex{base: newGeoTree(items, shapes), stale: roaring.New(), fresh: newGeoTree(nil, shapes),
+		freshItems: map[uint32]rtree.Box{}, docs: docs, shapes: shapes}
 }
 
 // with is the geo index after changes; np is the property's index after
 // them (its column and nulls already updated).
 func (g *geoIndex) with(np *propertyIndex, changes []Change) (*geoIndex, error) {
-	n := &geoIndex{base: g.base, stale: g.stale.Clone(), docs: g.docs.Clone(),
+	n := &geoIndex{base: g.base, stale: g.stale.Clone(), docs: g.docs.Clone(), shapes: g.shapes,
 		freshItems: make(map[uint32]rtree.Box, len(g.freshItems)+len(changes))}
 	for d, box := range g.freshItems {
 		n.freshItems[d] = box
@@ -105,29 +172,44 @@ func (g *geoIndex) with(np *propertyIndex, changes []Change) (*geoIndex, error) 
 	for d, box := range n.freshItems {
 		items = append(items, rtree.BulkItem{Box: box, RecordID: int(d)})
 	}
-	n.fresh = rtree.BulkLoad(items)
+	n.fresh = newGeoTree(items, n.shapes)
 	n.stale.RunOptimize()
 	return n, nil
 }
 
-// candidates are the documents whose box meets one of bounds: a superset
-// of the documents whose value does.
-func (g *geoIndex) candidates(bounds []query.Bounds) *roaring.Bitmap {
-	out := roaring.New()
-	var buf []uint32
-	for _, b := range bounds {
-		box := rtree.Box{MinX: b.MinX, MinY: b.MinY, MaxX: b.MaxX, MaxY: b.MaxY}
-		_ = g.base.RangeSearch(box, func(id int) error {
-			if !g.stale.Contains(uint32(id)) {
-				buf = append(buf, uint32(id))
+// candidates are the documents whose box meets one of a filter's bounds
+// (a superset of those whose value does), split in two: sure match
+// without a test (points in a box, since a point's box is the point and
+// the R-tree's overlap test, like the predicate, includes the edges;
+// shapes whose box is inside the filter's region), maybe must be tested.
+// Both are sorted and without duplicates (a document may meet two bounds).
+func (g *geoIndex) candidates(f *query.Geo) (sure, maybe []uint32) {
+	pointsInBox := !g.shapes && f.Relation.Box()
+	sure, maybe = make([]uint32, 0, 1024), make([]uint32, 0, 1024)
+	hit := func(t *geoTree) func(int, uint32) {
+		return func(i int, d uint32) {
+			switch {
+			case pointsInBox:
+				sure = append(sure, d)
+			case t.boxes != nil && f.CoversBox(t.boxes[i].bounds()):
+				sure = append(sure, d)
+			default:
+				maybe = append(maybe, d)
 			}
-			return nil
-		})
-		_ = g.fresh.RangeSearch(box, func(id int) error {
-			buf = append(buf, uint32(id))
-			return nil
-		})
+		}
 	}
-	out.AddMany(buf)
-	return out
+	inBase, inFresh := hit(g.base), hit(g.fresh)
+	checkStale := !g.stale.IsEmpty()
+	for _, b := range f.Bounds() {
+		box := rtree.Box{MinX: b.MinX, MinY: b.MinY, MaxX: b.MaxX, MaxY: b.MaxY}
+		g.base.search(box, func(i int, d uint32) {
+			if !checkStale || !g.stale.Contains(d) {
+				inBase(i, d)
+			}
+		})
+		g.fresh.search(box, inFresh)
+	}
+	slices.Sort(sure)
+	slices.Sort(maybe)
+	return slices.Compact(sure), slices.Compact(maybe)
 }

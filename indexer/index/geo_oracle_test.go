@@ -7,14 +7,17 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/golang/geo/s1"
+	"github.com/golang/geo/s2"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 	"github.com/peterstace/simplefeatures/geom"
 )
 
-// The geo oracle tests every object with query.Geo.Matches, the library
-// predicates, without the R-tree: the engine's candidates and its updates
-// must neither lose nor add a match.
+// The geo oracle tests every object with the libraries' predicates
+// (oracleGeoMeets), without the R-tree, its boxes or query.Geo's
+// shortcuts: the engine's candidates, the matches it takes from their
+// boxes and its updates must neither lose nor add a match.
 
 func geoType() *objects.Type {
 	return objects.NewType(objects.Type{APIName: "Place", PrimaryKey: []string{"id"}, TitleProperty: "id", Properties: []objects.Property{
@@ -198,58 +201,104 @@ func geoOracleMatch(t *objects.Type, f *query.Filter, o *objects.Object) bool {
 	case query.OpNot:
 		return !geoOracleMatch(t, f.Kids[0], o)
 	case query.OpGeo:
-		return f.Geo.Matches(o.Values[t.PropertyIndex(f.Property)])
+		v := o.Values[t.PropertyIndex(f.Property)]
+		return v != nil && oracleGeoMeets(f.Geo, v) != f.Geo.Relation.Disjoint()
 	}
 	return (&oracle{t: t}).match(f, o, nil)
 }
 
+// oracleGeoMeets decides whether a value meets a filter's region with the
+// libraries' predicates alone, without the shortcuts of query.Geo or the
+// index: s2's distance on the sphere, simplefeatures' Intersects with the
+// box (split at the antimeridian) or the polygon.
+func oracleGeoMeets(g *query.Geo, v any) bool {
+	var value geom.Geometry
+	switch x := v.(type) {
+	case objects.GeoPoint:
+		if g.Relation == query.GeoWithinDistance {
+			center := s2.LatLngFromDegrees(g.Center.Lat, g.Center.Lon)
+			return s2.LatLngFromDegrees(x.Lat, x.Lon).Distance(center) <= s1.Angle(g.Meters/query.EarthRadiusMeters)
+		}
+		value = x.Geometry()
+	case objects.GeoShape:
+		if g.Relation == query.GeoWithinDistance {
+			return false
+		}
+		value = x.Geometry
+	default:
+		panic(fmt.Sprintf("a %T geo value", v))
+	}
+	if !g.Relation.Box() {
+		return geom.Intersects(value, g.Polygon)
+	}
+	box := func(w, s, e, n float64) geom.Geometry {
+		return geom.NewEnvelope(geom.XY{X: w, Y: s}, geom.XY{X: e, Y: n}).AsGeometry()
+	}
+	b := g.Box
+	if b.West <= b.East {
+		return geom.Intersects(value, box(b.West, b.South, b.East, b.North))
+	}
+	return geom.Intersects(value, box(b.West, b.South, 180, b.North)) || geom.Intersects(value, box(-180, b.South, b.East, b.North))
+}
+
 func checkGeoSearches(t *testing.T, r *rand.Rand, s *Snapshot, want state, round int) {
 	t.Helper()
-	typ := s.Type()
-	keys := map[uint32][]byte{}
-	for d, o := range want {
-		keys[d] = mustKey(t, typ, o)
-	}
 	n := 40
 	if testing.Short() {
 		n = 10
 	}
+	keys := geoKeys(t, s, want)
 	for i := range n {
-		f := randGeoQuery(r)
-		var exp []uint32
-		for d, o := range want {
-			if geoOracleMatch(typ, f, o) {
-				exp = append(exp, d)
-			}
-		}
 		sorts := [][]query.Sort{nil, {{Property: "score", Desc: true}}}[r.IntN(2)]
-		or := &oracle{t: typ}
-		slices.SortFunc(exp, func(a, b uint32) int {
-			if sorts != nil {
-				if c := or.sortCompare(want, sorts, a, b); c != 0 {
-					return c
-				}
-			}
-			return bytes.Compare(keys[a], keys[b])
-		})
-		pages := []int{7, 100, 5000}
-		if len(exp) > 300 {
-			pages = pages[1:] // each page costs the matches: a page of 7 over thousands is slow, not harder
+		checkGeoFilter(t, r, s, want, keys, randGeoQuery(r), sorts, fmt.Sprintf("round %d, %d", round, i))
+	}
+}
+
+func geoKeys(t *testing.T, s *Snapshot, want state) map[uint32][]byte {
+	keys := map[uint32][]byte{}
+	for d, o := range want {
+		keys[d] = mustKey(t, s.Type(), o)
+	}
+	return keys
+}
+
+// checkGeoFilter checks one filter against the oracle: every page of a
+// search in every plan, its total, and its count.
+func checkGeoFilter(t *testing.T, r *rand.Rand, s *Snapshot, want state, keys map[uint32][]byte, f *query.Filter, sorts []query.Sort, label string) {
+	t.Helper()
+	typ := s.Type()
+	var exp []uint32
+	for d, o := range want {
+		if geoOracleMatch(typ, f, o) {
+			exp = append(exp, d)
 		}
-		q := query.Search{Filter: f, Sort: sorts, PageSize: pages[r.IntN(len(pages))]}
-		for _, opt := range []searchOptions{{}, {plan: PlanWalk}, {plan: PlanCollect}, {plan: PlanCollect, sparse: true}} {
-			got, total, err := pageAll(t, s, q, opt)
-			if err != nil {
-				t.Fatalf("round %d, %d: %v %+v: %v", round, i, f, opt, err)
-			}
-			if total != int64(len(exp)) || !slices.Equal(got, exp) {
-				t.Fatalf("round %d, %d: %v %+v: total %d, want %d\ngot  %v\nwant %v", round, i, f, opt, total, len(exp), head(got), head(exp))
+	}
+	or := &oracle{t: typ}
+	slices.SortFunc(exp, func(a, b uint32) int {
+		if sorts != nil {
+			if c := or.sortCompare(want, sorts, a, b); c != 0 {
+				return c
 			}
 		}
-		ar, err := s.Aggregate(t.Context(), &query.Aggregate{Filter: f, Metrics: []query.Metric{{Kind: query.Count}}}, nil)
-		if err != nil || len(ar.Groups) != 1 || ar.Groups[0].Count != int64(len(exp)) {
-			t.Fatalf("round %d, %d: count %v = %+v, %v; want %d", round, i, f, ar, err, len(exp))
+		return bytes.Compare(keys[a], keys[b])
+	})
+	pages := []int{7, 100, 5000}
+	if len(exp) > 300 {
+		pages = pages[1:] // each page costs the matches: a page of 7 over thousands is slow, not harder
+	}
+	q := query.Search{Filter: f, Sort: sorts, PageSize: pages[r.IntN(len(pages))]}
+	for _, opt := range []searchOptions{{}, {plan: PlanWalk}, {plan: PlanCollect}, {plan: PlanCollect, sparse: true}} {
+		got, total, err := pageAll(t, s, q, opt)
+		if err != nil {
+			t.Fatalf("%s: %v %+v: %v", label, f, opt, err)
 		}
+		if total != int64(len(exp)) || !slices.Equal(got, exp) {
+			t.Fatalf("%s: %v %+v: total %d, want %d\ngot  %v\nwant %v", label, f, opt, total, len(exp), head(got), head(exp))
+		}
+	}
+	ar, err := s.Aggregate(t.Context(), &query.Aggregate{Filter: f, Metrics: []query.Metric{{Kind: query.Count}}}, nil)
+	if err != nil || len(ar.Groups) != 1 || ar.Groups[0].Count != int64(len(exp)) {
+		t.Fatalf("%s: count %v = %+v, %v; want %d", label, f, ar, err, len(exp))
 	}
 }
 

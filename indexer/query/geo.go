@@ -148,6 +148,22 @@ func NewGeoPolygon(r GeoRelation, polygon geom.Geometry) *Geo {
 // for a disjoint relation, which holds those its complement matches.
 func (g *Geo) Bounds() []Bounds { return g.bounds }
 
+// CoversBox reports whether the region of a box relation covers a box
+// (edges included): a geometry whose bounding box it covers meets the
+// region, so the index takes it as a match without a test. For the other
+// relations it reports false.
+func (g *Geo) CoversBox(b Bounds) bool {
+	if !g.Relation.Box() {
+		return false
+	}
+	for _, r := range g.bounds { // a box relation's bounds are its boxes
+		if r.MinX <= b.MinX && b.MaxX <= r.MaxX && r.MinY <= b.MinY && b.MaxY <= r.MaxY {
+			return true
+		}
+	}
+	return false
+}
+
 // Intersects reports whether a value (an objects.GeoPoint or
 // objects.GeoShape) meets the filter's region, or for a distance is
 // within it; a disjoint relation's Matches is its negation.
@@ -162,11 +178,23 @@ func (g *Geo) Intersects(v any) bool {
 		if g.Relation == GeoWithinDistance {
 			return false // the API takes distances on points only
 		}
-		if len(g.boxes) > 0 { // a shape inside a box meets it: no need for the full predicate
+		if len(g.boxes) > 0 {
+			// A shape inside a box, or with a vertex in one, meets it: no
+			// need for the full predicate, which takes the shape's edges
+			// apart into an R-tree.
 			env := x.Geometry.Envelope()
 			for _, b := range g.boxes {
 				if b.Covers(env) {
 					return true
+				}
+			}
+			coords := x.Geometry.DumpCoordinates()
+			for i := range coords.Length() {
+				xy := coords.GetXY(i)
+				for _, b := range g.boxes {
+					if b.Contains(xy) {
+						return true
+					}
 				}
 			}
 		}
