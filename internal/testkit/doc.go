@@ -37,6 +37,10 @@
 //     that runs SQL (writes through any catalog, create_changelog_view)
 //     and returns the rows; jvmtest finds what .ci/install-restcatalog
 //     installed for both.
+//   - opensearchtest: a real OpenSearch cluster (one node, or three on
+//     loopback) from Maven Central's jars through a small launcher,
+//     installed by .ci/install-opensearch; requests to any node and the
+//     wait for a cluster's health.
 //   - fuzztest: Lines, the seeds of a seed file several packages' fuzz
 //     targets share.
 //   - commandtest: MustBuild, a command of cmd/ built with go build, for

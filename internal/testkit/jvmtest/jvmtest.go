@@ -1,7 +1,8 @@
-// Package jvmtest finds what .ci/install-restcatalog installed for the
-// JVM test target: its cache directory, the classpaths it resolved with
-// Maven and java. The REST catalog server (restcatalog) and Spark
-// (sparktest) start from there.
+// Package jvmtest finds what .ci/install-restcatalog and
+// .ci/install-opensearch installed for the JVM test targets: their cache
+// directory, the classpaths they resolved with Maven and java. The REST
+// catalog server (restcatalog), Spark (sparktest) and OpenSearch
+// (opensearchtest) start from there.
 package jvmtest
 
 import (
@@ -14,11 +15,11 @@ import (
 	"testing"
 )
 
-// ErrNotInstalled means that .ci/install-restcatalog has not run (or java
-// is missing): the JVM tests cannot start their servers.
-var ErrNotInstalled = errors.New("the JVM test tools are not installed (run .ci/install-restcatalog)")
+// ErrNotInstalled means that the install script of the JVM tests has not
+// run (or java is missing): they cannot start their servers.
+var ErrNotInstalled = errors.New("the JVM test tools are not installed (run .ci/install-restcatalog, or .ci/install-opensearch for OpenSearch)")
 
-// CacheDir is where .ci/install-restcatalog installs: $ONTOINDEX_JVM_CACHE,
+// CacheDir is where the JVM install scripts install: $ONTOINDEX_JVM_CACHE,
 // else ontoindex-jvm in the user's cache directory.
 func CacheDir() (string, error) {
 	if d := os.Getenv("ONTOINDEX_JVM_CACHE"); d != "" {
@@ -32,7 +33,7 @@ func CacheDir() (string, error) {
 }
 
 // Classpath reads the classpath file name of the cache (restcatalog.classpath,
-// spark.classpath). The error wraps ErrNotInstalled when it is missing.
+// spark.classpath, opensearch.classpath). The error wraps ErrNotInstalled when it is missing.
 func Classpath(name string) (string, error) {
 	dir, err := CacheDir()
 	if err != nil {
