@@ -269,12 +269,7 @@ func (s *Server) PID() int {
 }
 
 func (s *Server) logTail() string {
-	b, _ := os.ReadFile(s.LogFile())
-	const max = 2000
-	if len(b) > max {
-		b = b[len(b)-max:]
-	}
-	return strings.TrimSpace(string(b))
+	return subprocess.FileTail(s.LogFile(), 2000)
 }
 
 // childEnv is this process's environment with the C locale, so that the

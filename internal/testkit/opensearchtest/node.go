@@ -179,10 +179,5 @@ func (n *node) stop(grace time.Duration) error {
 
 // logTail is the end of the node's log.
 func (n *node) logTail() string {
-	b, _ := os.ReadFile(n.logFile())
-	const max = 4000
-	if len(b) > max {
-		b = b[len(b)-max:]
-	}
-	return strings.TrimSpace(string(b))
+	return subprocess.FileTail(n.logFile(), 4000)
 }

@@ -275,12 +275,7 @@ func (s *Server) Props() map[string]string {
 
 // LogTail is the end of the server's log.
 func (s *Server) LogTail() string {
-	b, _ := os.ReadFile(s.logFile())
-	const max = 3000
-	if len(b) > max {
-		b = b[len(b)-max:]
-	}
-	return strings.TrimSpace(string(b))
+	return subprocess.FileTail(s.logFile(), 3000)
 }
 
 func freePort() (int, error) {

@@ -262,12 +262,7 @@ func (s *Server) propsFor(endpoint string) map[string]string {
 }
 
 func (s *Server) logTail() string {
-	b, _ := os.ReadFile(s.logFile())
-	const max = 2000
-	if len(b) > max {
-		b = b[len(b)-max:]
-	}
-	return strings.TrimSpace(string(b))
+	return subprocess.FileTail(s.logFile(), 2000)
 }
 
 func freePort() (int, error) {

@@ -362,10 +362,5 @@ func Must(tb testing.TB, o Options) *Session {
 
 // LogTail is the end of Spark's log.
 func (s *Session) LogTail() string {
-	b, _ := os.ReadFile(filepath.Join(s.dir, "spark.log"))
-	const max = 4000
-	if len(b) > max {
-		b = b[len(b)-max:]
-	}
-	return strings.TrimSpace(string(b))
+	return subprocess.FileTail(filepath.Join(s.dir, "spark.log"), 4000)
 }
