@@ -153,11 +153,9 @@ func (g *Geo) Bounds() []Bounds { return g.bounds }
 // region, so the index takes it as a match without a test. For the other
 // relations it reports false.
 func (g *Geo) CoversBox(b Bounds) bool {
-	if !g.Relation.Box() {
-		return false
-	}
-	for _, r := range g.bounds { // a box relation's bounds are its boxes
-		if r.MinX <= b.MinX && b.MaxX <= r.MaxX && r.MinY <= b.MinY && b.MaxY <= r.MaxY {
+	env := geom.NewEnvelope(geom.XY{X: b.MinX, Y: b.MinY}, geom.XY{X: b.MaxX, Y: b.MaxY})
+	for _, r := range g.boxes { // set for box relations only
+		if r.Covers(env) {
 			return true
 		}
 	}

@@ -120,7 +120,6 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Ontoindex.BuildSeconds = time.Since(start).Seconds()
-	changes = nil
 	rep.Ontoindex.BytesPerVector = float64(ix.Bytes()) / float64(o.Vectors)
 
 	progress("exact search of %d queries (the recall's truth)", o.Queries)
