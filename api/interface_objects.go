@@ -54,7 +54,7 @@ func (s *Server) multiSearchOf(d *setDecoder, set *wire.Set, pr pageRequest, sho
 			if ts.shown, ts.names, err = d.InterfaceView(set.Interface, typ); err != nil {
 				return nil, err
 			}
-			ts.layout = d.ifaceViews[set.Interface+"\x00"+typ].layout
+			ts.layout = d.ifaceViews[viewKey{set.Interface, typ}].layout
 		}
 		var order []sortField
 		var err error
@@ -254,21 +254,15 @@ func interfaceMappingsOf(is *objects.InterfaceSet, set *wire.Set) string {
 func isBadCursor(err error) bool { return errors.Is(err, query.ErrBadCursor) }
 
 // interfaceRouteSet decodes the set of an interface route: interfaceBase of
-// the path's interface, as JSON so that it goes through the one decoder.
+// the path's interface, filtered by where (wire.SetDecoder.InterfaceSet).
 func (s *Server) interfaceRouteSet(r *http.Request, where json.RawMessage, only []string) (*setDecoder, *wire.Set, error) {
 	if err := s.checkOntology(r); err != nil {
 		return nil, nil, err
 	}
-	// Written, not marshaled: a marshal re-validates the where, which the
-	// decoder reads anyway.
-	raw := appendString([]byte(`{"type":"interfaceBase","interfaceType":`), pathParam(r, "interfaceType"))
-	raw = append(raw, '}')
-	if !wire.IsNull(where) {
-		raw = append(append(append([]byte(`{"type":"filter","objectSet":`), raw...), `,"where":`...), where...)
-		raw = append(raw, '}')
-	}
-	d, set, err := s.decodeObjectSet(r, raw, nil)
+	d := &setDecoder{s: s, r: r, wd: s.whereDecoder(nil)}
+	set, err := (&wire.SetDecoder{Resolver: d, Where: d.wd}).InterfaceSet(pathParam(r, "interfaceType"), where)
 	if err != nil {
+		d.release()
 		return nil, nil, err
 	}
 	if len(only) > 0 {

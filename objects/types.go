@@ -94,6 +94,19 @@ func (t DataType) String() string {
 	return t.Kind.String()
 }
 
+// Equal reports whether t and u are the same data type (a list's element
+// type compared, not its pointer).
+func (t DataType) Equal(u DataType) bool {
+	if t.Kind != u.Kind || t.Precision != u.Precision || t.Scale != u.Scale ||
+		t.Dimension != u.Dimension || t.Similarity != u.Similarity {
+		return false
+	}
+	if t.Elem == nil || u.Elem == nil {
+		return t.Elem == u.Elem
+	}
+	return t.Elem.Equal(*u.Elem)
+}
+
 // Primitive reports the element type of a list, or t itself. A struct
 // property's own value is its presence (true, or null: struct.go), so its
 // primitive type is boolean and the engine indexes it as one.

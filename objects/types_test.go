@@ -196,3 +196,31 @@ func TestDefaultRole(t *testing.T) {
 		})
 	}
 }
+
+func TestDataType_Equal(t *testing.T) {
+	long, str := DataType{Kind: KindLong}, DataType{Kind: KindString}
+	list := func(e DataType) DataType { return DataType{Kind: KindList, Elem: &e} }
+	for _, tc := range []struct {
+		name string
+		a, b DataType
+		want bool
+	}{
+		{"same primitive", long, DataType{Kind: KindLong}, true},
+		{"other primitive", long, str, false},
+		{"decimal scale", DataType{Kind: KindDecimal, Precision: 10, Scale: 2}, DataType{Kind: KindDecimal, Precision: 10, Scale: 3}, false},
+		{"lists of one element type, two pointers", list(long), list(DataType{Kind: KindLong}), true},
+		{"lists of two element types", list(long), list(str), false},
+		{"list without element", DataType{Kind: KindList}, list(long), false},
+		{"vector dimension", DataType{Kind: KindVector, Dimension: 3}, DataType{Kind: KindVector, Dimension: 4}, false},
+		{"vector similarity", DataType{Kind: KindVector, Dimension: 3, Similarity: "cosine"}, DataType{Kind: KindVector, Dimension: 3, Similarity: "euclidean"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.a.Equal(tc.b); got != tc.want {
+				t.Errorf("%v.Equal(%v) = %v, want %v", tc.a, tc.b, got, tc.want)
+			}
+			if got := tc.b.Equal(tc.a); got != tc.want {
+				t.Errorf("%v.Equal(%v) = %v, want %v", tc.b, tc.a, got, tc.want)
+			}
+		})
+	}
+}

@@ -93,10 +93,7 @@ func BadSet(reason string) *Error {
 
 // Decode returns the set of an object set nested at depth (the top is 1).
 func (d *SetDecoder) Decode(raw json.RawMessage, depth int) (*Set, error) {
-	if depth > d.Where.MaxDepth {
-		return nil, Err(NameWhereClauseTooComplex, map[string]any{"maxDepth": d.Where.MaxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.Where.MaxDepth)})
-	}
-	if err := d.Where.Count(1); err != nil {
+	if err := d.node(depth); err != nil {
 		return nil, err
 	}
 	head, ok := JSONObject(raw)
@@ -230,6 +227,42 @@ func (d *SetDecoder) Decode(raw json.RawMessage, depth int) (*Set, error) {
 		return d.Decode(raw, depth+1)
 	}
 	return nil, BadSet(fmt.Sprintf("unknown object set type %q", kind))
+}
+
+// node charges an object set's node at depth against the limits.
+func (d *SetDecoder) node(depth int) error {
+	if depth > d.Where.MaxDepth {
+		return Err(NameWhereClauseTooComplex, map[string]any{"maxDepth": d.Where.MaxDepth, "reason": fmt.Sprintf("nested deeper than %d levels", d.Where.MaxDepth)})
+	}
+	return d.Where.Count(1)
+}
+
+// InterfaceSet is the set an interface's own routes read (its search,
+// aggregate and list): the interface's base set, filtered by where unless
+// where is null. It decodes as Decode decodes
+// {"type":"filter","objectSet":{"type":"interfaceBase","interfaceType":iface},"where":where}
+// and charges the same limits, without that JSON written and read back.
+func (d *SetDecoder) InterfaceSet(iface string, where json.RawMessage) (*Set, error) {
+	if iface == "" {
+		return nil, BadSet("interfaceBase needs interfaceType")
+	}
+	if IsNull(where) {
+		if err := d.node(1); err != nil {
+			return nil, err
+		}
+		return d.interfaceBase(iface)
+	}
+	if err := d.node(1); err != nil { // the filter
+		return nil, err
+	}
+	if err := d.node(2); err != nil { // its interfaceBase
+		return nil, err
+	}
+	base, err := d.interfaceBase(iface)
+	if err != nil {
+		return nil, err
+	}
+	return d.filter(base, where, 2)
 }
 
 // setOf reads the keys of an object set from its fields, refusing keys no

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // The object set kinds that read several object types or interfaces.
@@ -26,9 +27,12 @@ func (d *SetDecoder) interfaceBase(iface string) (*Set, error) {
 
 // filter narrows each type of a set by a where clause: on the type's
 // properties, or on the interface's when the set is seen through one. The
-// clause is decoded once per type, and counts against the budget as often.
+// clause counts against the budget once per type; it is decoded again for
+// a type only when that type reads a property it names otherwise than the
+// types before (sharedWhere).
 func (d *SetDecoder) filter(in *Set, where json.RawMessage, depth int) (*Set, error) {
 	out := &Set{Interface: in.Interface}
+	var shared *sharedWhere
 	for _, typ := range in.Types {
 		var names map[string]string
 		var err error
@@ -40,13 +44,52 @@ func (d *SetDecoder) filter(in *Set, where json.RawMessage, depth int) (*Set, er
 		if err != nil {
 			return nil, err
 		}
-		w, err := d.Where.Decode(where, depth)
-		if err != nil {
-			return nil, err
+		var w *query.Filter
+		if shared != nil && shared.fits(d.Where.T) {
+			if err := d.Where.Count(shared.clauses); err != nil {
+				return nil, err
+			}
+			w = shared.f
+		} else {
+			before := d.Where.clauses
+			shared = &sharedWhere{}
+			d.Where.resolved = &shared.resolved
+			w, err = d.Where.Decode(where, depth)
+			d.Where.resolved = nil
+			if err != nil {
+				return nil, err
+			}
+			shared.f, shared.clauses = w, d.Where.clauses-before
 		}
 		out.add(typ, query.And(in.Filters[typ], renameProperties(w, names)))
 	}
 	return out, nil
+}
+
+// sharedWhere is a where clause as decoded for one type of a set. The
+// decode reads nothing of the type but the properties the clause names,
+// so a type that resolves each of them alike gets the same filter: over an
+// interface, whose implementers' views share the interface's names, the
+// clause is decoded once rather than once per implementer. The filter is
+// shared, not copied: filters are not changed once decoded.
+type sharedWhere struct {
+	f        *query.Filter
+	clauses  int                // what the decode charged against the budget
+	resolved []objects.Property // the properties the clause named, as resolved
+}
+
+// fits reports whether decoding against t would resolve every property the
+// clause named alike: the same data type and search role, which decide what
+// values are parsed as and which operators apply (the decoder reads nothing
+// else of a property but its name).
+func (w *sharedWhere) fits(t *objects.Type) bool {
+	for _, p := range w.resolved {
+		q, ok := t.Property(p.APIName)
+		if !ok || !p.Type.Equal(q.Type) || p.Search != q.Search {
+			return false
+		}
+	}
+	return true
 }
 
 // renameProperties is f with its property names mapped (nil: f).

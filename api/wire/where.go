@@ -76,6 +76,9 @@ type WhereDecoder struct {
 	// Now is the clock relativeDateRange counts from (nil: time.Now).
 	Now     func() time.Time
 	clauses int
+	// resolved, when set, collects the properties the clauses name: what
+	// a decode read of T (sharedWhere).
+	resolved *[]objects.Property
 }
 
 // Where decodes a where clause of type t; an absent or null clause
@@ -356,7 +359,11 @@ func (d *WhereDecoder) property(typ string, q rawWhere) (objects.Property, error
 	default:
 		return objects.Property{}, Malformed(typ, typ+" needs field or propertyIdentifier")
 	}
-	return LookupProperty(d.T, name)
+	p, err := LookupProperty(d.T, name)
+	if err == nil && d.resolved != nil {
+		*d.resolved = append(*d.resolved, p)
+	}
+	return p, err
 }
 
 // DecodePropertyIdentifier reads a PropertyIdentifier: a property, or a
