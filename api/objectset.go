@@ -25,9 +25,9 @@ type setDecoder struct {
 	views      map[string]*indexer.View
 	view       *indexer.View // of a set of one type
 	wd         *wire.WhereDecoder
-	ifaceViews map[string]interfaceView // objectset_interfaces.go
-	listing    *listing                 // of a page of a snapshot listing: its views come from there
-	derived    *wire.Derived            // of the set decoded; nil: none
+	ifaceViews map[viewKey]interfaceView // objectset_interfaces.go
+	listing    *listing                  // of a page of a snapshot listing: its views come from there
+	derived    *wire.Derived             // of the set decoded; nil: none
 }
 
 // open returns the view of an object type the principal may see; internal

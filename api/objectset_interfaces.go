@@ -17,6 +17,9 @@ type interfaceView struct {
 	layout *layout           // of the view, for rendering objects seen through it
 }
 
+// viewKey names an object type seen through an interface.
+type viewKey struct{ iface, typ string }
+
 // cachedView is a view the server keeps: valid while the type and the
 // interface set it was made of are the ones served (a build may bring a
 // new *objects.Type, a reload a new set).
@@ -36,11 +39,15 @@ func (d *setDecoder) IsInterface(name string) bool {
 // see, each opened; an interface of which the principal sees no
 // implementer is not found, as a type it may not see is not.
 func (d *setDecoder) Implementers(iface string) ([]string, error) {
-	i, err := d.s.interfaceByName(d.r, iface)
-	if err != nil {
-		return nil, err
+	var out []string
+	if i, ok := d.s.interfaceSet().Interface(iface); ok {
+		out = d.s.interfaceImplementers(d.r, i)
 	}
-	out := d.s.interfaceImplementers(d.r, i)
+	if len(out) == 0 { // not found, or seen with no types: interfaceByName says which
+		if _, err := d.s.interfaceByName(d.r, iface); err != nil {
+			return nil, err
+		}
+	}
 	for _, t := range out {
 		if _, err := d.Type(t); err != nil {
 			return nil, err
@@ -51,7 +58,7 @@ func (d *setDecoder) Implementers(iface string) ([]string, error) {
 
 // InterfaceView is typ seen through iface (kept for the request).
 func (d *setDecoder) InterfaceView(iface, typ string) (*objects.Type, map[string]string, error) {
-	key := iface + "\x00" + typ
+	key := viewKey{iface, typ}
 	if v, ok := d.ifaceViews[key]; ok {
 		return v.t, v.names, nil
 	}
@@ -64,7 +71,7 @@ func (d *setDecoder) InterfaceView(iface, typ string) (*objects.Type, map[string
 		return nil, nil, err
 	}
 	if d.ifaceViews == nil {
-		d.ifaceViews = map[string]interfaceView{}
+		d.ifaceViews = map[viewKey]interfaceView{}
 	}
 	d.ifaceViews[key] = v
 	return v.t, v.names, nil
@@ -75,7 +82,7 @@ func (d *setDecoder) InterfaceView(iface, typ string) (*objects.Type, map[string
 // another data type).
 func (s *Server) viewAs(t *objects.Type, iface string) (interfaceView, error) {
 	set := s.interfaceSet()
-	key := iface + "\x00" + t.APIName
+	key := viewKey{iface, t.APIName}
 	if c, ok := s.views.Load(key); ok && c.(*cachedView).src == t && c.(*cachedView).set == set {
 		return c.(*cachedView).view, nil
 	}

@@ -172,6 +172,9 @@ func (s *Server) runMultiSearch(ctx context.Context, m *multiSearch) (*multiPage
 		}
 		out.total += p.Total
 		if states[i] != cursorDone {
+			// The merge compares the rows' sort values one by one: their
+			// loads overlap when read ahead together.
+			p.ReadAheadProperties(shares[i], ts.sortAt)
 			cursors[i] = typeCursor{page: p, after: q.After}
 		}
 	}

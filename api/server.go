@@ -77,7 +77,7 @@ type Server struct {
 	hm       *httpMetrics  // metrics.go
 	layouts  sync.Map      // type name -> *layout, render.go
 	mappings sync.Map      // interface and types -> *interfaceMapping, interface_objects.go
-	views    sync.Map      // interface + "\x00" + type name -> *cachedView, objectset_interfaces.go
+	views    sync.Map      // viewKey -> *cachedView, objectset_interfaces.go
 	console  http.Handler  // Options.Console
 	slots    chan struct{} // admit.go; nil: no bound
 	certs    *certificates // tls.go; nil without server.tls

@@ -256,6 +256,15 @@ func (p *Page) ReadAhead(n int) {
 	}
 }
 
+// ReadAheadProperties reads ahead the values of properties props (positions
+// in the type) of the first n objects of a page FromIndex: the values a
+// caller compares before it renders any (index.Snapshot.PrefetchProperties).
+func (p *Page) ReadAheadProperties(n int, props []int) {
+	if p.snap != nil {
+		p.snap.PrefetchProperties(p.docs[:min(n, len(p.docs))], props)
+	}
+}
+
 // Search returns one page of the objects a search matches, their values
 // read ahead for rendering.
 func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {

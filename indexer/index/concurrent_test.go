@@ -62,6 +62,7 @@ func TestSnapshot_concurrentReads(t *testing.T) {
 					return
 				}
 				j.s.Prefetch(res.Docs)
+				j.s.PrefetchProperties(res.Docs, []int{-1, 0, 2, 99}) // positions out of range are skipped
 				if !slices.Equal(res.Docs, j.want) {
 					errs <- fmt.Errorf("search %v: got %v, want %v", j.q.Filter, head(res.Docs), head(j.want))
 					return

@@ -74,7 +74,31 @@ func (s *Snapshot) ReadScalar(d uint32, i int, sc *objects.Scalar) {
 // while this pass overlaps them (100 objects of 6 properties at a million
 // documents: 69 µs without, 31 µs with, BenchmarkSnapshot_Values).
 func (s *Snapshot) Prefetch(docs []uint32) {
+	s.prefetch(docs, nil)
+}
+
+// PrefetchProperties is Prefetch of some properties only (positions in
+// the type; the others are skipped): the sort values a merge of several
+// types' pages compares before it knows which rows it renders.
+func (s *Snapshot) PrefetchProperties(docs []uint32, props []int) {
+	if len(props) > 0 {
+		s.prefetch(docs, props)
+	}
+}
+
+// prefetch touches the columns of props (nil: every property's, and the
+// keys) at docs.
+func (s *Snapshot) prefetch(docs []uint32, props []int) {
 	var x uint64
+	if props != nil {
+		for _, i := range props {
+			if i >= 0 && i < len(s.properties) && s.properties[i].column != nil {
+				x += s.properties[i].column.touch(docs)
+			}
+		}
+		runtime.KeepAlive(x)
+		return
+	}
 	for _, pi := range s.properties {
 		if pi.column != nil {
 			x += pi.column.touch(docs)
