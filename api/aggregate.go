@@ -134,13 +134,30 @@ func wrongType(p objects.Property, what string) *wire.Error {
 }
 
 func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error) {
-	var out []metricSpec
-	names := map[string]bool{}
-	for _, raw := range raws {
-		var rm rawMetric
-		if err := strictDecode(raw, &rm); err != nil {
+	rms, err := parseMetrics(raws)
+	if err != nil {
+		return nil, err
+	}
+	return resolveMetrics(t, rms)
+}
+
+// parseMetrics reads an aggregation's metrics, not yet resolved against a
+// type: an aggregation over several types reads them once.
+func parseMetrics(raws []json.RawMessage) ([]rawMetric, error) {
+	out := make([]rawMetric, len(raws))
+	for i, raw := range raws {
+		if err := strictDecode(raw, &out[i]); err != nil {
 			return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "aggregation: " + jsonReason(err)})
 		}
+	}
+	return out, nil
+}
+
+// resolveMetrics resolves parsed metrics against type t.
+func resolveMetrics(t *objects.Type, rms []rawMetric) ([]metricSpec, error) {
+	var out []metricSpec
+	names := map[string]bool{}
+	for _, rm := range rms {
 		m := metricSpec{Metric: query.Metric{Kind: metricKinds[rm.Type]}, name: rm.Name}
 		switch rm.Type {
 		case "count":
@@ -204,13 +221,31 @@ func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error
 }
 
 func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) {
-	var out []groupSpec
-	seen := map[string]bool{}
-	for _, raw := range raws {
-		var rg rawGroup
-		if err := strictDecode(raw, &rg); err != nil {
+	rgs, err := parseGroups(raws)
+	if err != nil {
+		return nil, err
+	}
+	return resolveGroups(t, rgs)
+}
+
+// parseGroups reads an aggregation's groupings, not yet resolved against a
+// type: an aggregation over several types reads them once.
+func parseGroups(raws []json.RawMessage) ([]rawGroup, error) {
+	out := make([]rawGroup, len(raws))
+	for i, raw := range raws {
+		if err := strictDecode(raw, &out[i]); err != nil {
 			return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "groupBy: " + jsonReason(err)})
 		}
+	}
+	return out, nil
+}
+
+// resolveGroups resolves parsed groupings against type t.
+func resolveGroups(t *objects.Type, rgs []rawGroup) ([]groupSpec, error) {
+	var out []groupSpec
+	seen := map[string]bool{}
+	for i := range rgs {
+		rg := &rgs[i]
 		if groupKinds[rg.Type] == 0 {
 			return nil, wire.Err(wire.NameAggregationGroupByNotSupported, map[string]any{"groupByType": rg.Type, "reason": "groupBy types are exact, fixedWidth, ranges and duration"})
 		}
@@ -245,7 +280,7 @@ func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) 
 			}
 			g.Width = *rg.FixedWidth
 		case "duration":
-			if err := decodeDuration(t, p, &rg, &g.Group); err != nil {
+			if err := decodeDuration(t, p, rg, &g.Group); err != nil {
 				return nil, err
 			}
 		case "ranges":

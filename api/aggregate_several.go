@@ -53,6 +53,14 @@ func (s *Server) aggregateSeveral(ctx context.Context, d *setDecoder, set *wire.
 	if err := checkAccuracy(spec.Accuracy); err != nil {
 		return nil, err
 	}
+	rms, err := parseMetrics(spec.Aggregation)
+	if err != nil {
+		return nil, err
+	}
+	rgs, err := parseGroups(spec.GroupBy)
+	if err != nil {
+		return nil, err
+	}
 	parts := make([]*typeAggregation, 0, len(set.Types))
 	for _, typ := range set.Types {
 		ts := &typeSearch{view: d.views[typ], shown: d.views[typ].Type(), filter: set.Filters[typ]}
@@ -62,11 +70,11 @@ func (s *Server) aggregateSeveral(ctx context.Context, d *setDecoder, set *wire.
 				return nil, err
 			}
 		}
-		metrics, err := decodeMetrics(ts.shown, spec.Aggregation)
+		metrics, err := resolveMetrics(ts.shown, rms)
 		if err != nil {
 			return nil, err
 		}
-		groups, err := decodeGroups(ts.shown, spec.GroupBy)
+		groups, err := resolveGroups(ts.shown, rgs)
 		if err != nil {
 			return nil, err
 		}
@@ -263,6 +271,14 @@ func groupID(kind query.GroupKind, k query.GroupKey) string {
 		return "d"
 	case k.Value == nil:
 		return "n"
+	}
+	switch v := k.Value.(type) { // the common kinds without fmt, spelled as below
+	case string:
+		return "vstring:" + v
+	case int64:
+		return "vint64:" + strconv.FormatInt(v, 10)
+	case bool:
+		return "vbool:" + strconv.FormatBool(v)
 	}
 	return fmt.Sprintf("v%T:%s", k.Value, objects.TextOf(k.Value))
 }
