@@ -21,10 +21,13 @@ const (
 // library's tests of a cell against a boundary edge (~1 µs each), and
 // spares the tests of the candidates that land in the quarters the
 // boundary misses (~2.5 µs each: the column read, the WKB decode and the
-// predicate). gridDepth bounds the splits: 64 cells a side.
+// predicate). gridDepth bounds the splits: 64 cells a side. Below
+// gridMinItems candidates, or with fewer candidates than the
+// polygon has edges, there is no grid: testing them costs less.
 const (
 	gridDepth      = 6
 	gridSplitItems = 8
+	gridMinItems   = 64
 )
 
 // BoxClassifier classifies the bounding boxes of a search's candidates
@@ -80,8 +83,8 @@ type polygonGrid struct {
 
 func newPolygonGrid(polygon geom.Geometry, n int, box func(int) Bounds) *polygonGrid {
 	edges, ok := boundaryEdges(polygon)
-	if !ok {
-		return nil
+	if !ok || n < gridMinItems || len(edges) > n {
+		return nil // the first square alone would cost a test per edge
 	}
 	lo, hi, _ := polygon.Envelope().MinMaxXYs()
 	const side = 1 << gridDepth
