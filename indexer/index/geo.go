@@ -186,34 +186,27 @@ func (g *geoIndex) with(np *propertyIndex, changes []Change) (*geoIndex, error) 
 // region are neither. Both are sorted and without duplicates (a document
 // may meet two bounds).
 func (g *geoIndex) candidates(f *query.Geo) (sure, maybe []uint32) {
-	var hits []geoHit
+	sure, maybe = make([]uint32, 0, 1024), make([]uint32, 0, 1024)
+	var hits []geoHit // shapes, classified once all are found
+	pointsInBox := !g.shapes && f.Relation.Box()
 	checkStale := !g.stale.IsEmpty()
 	for _, b := range f.Bounds() {
 		box := rtree.Box{MinX: b.MinX, MinY: b.MinY, MaxX: b.MaxX, MaxY: b.MaxY}
 		for _, t := range []*geoTree{g.base, g.fresh} {
 			t.search(box, func(i int, d uint32) {
-				if t == g.base && checkStale && g.stale.Contains(d) {
-					return
+				switch {
+				case t == g.base && checkStale && g.stale.Contains(d):
+				case pointsInBox:
+					sure = append(sure, d)
+				case !g.shapes:
+					maybe = append(maybe, d)
+				default:
+					hits = append(hits, geoHit{doc: d, box: t.boxes[i]})
 				}
-				h := geoHit{doc: d}
-				if t.boxes != nil {
-					h.box = t.boxes[i]
-				}
-				hits = append(hits, h)
 			})
 		}
 	}
-	sure, maybe = make([]uint32, 0, len(hits)), make([]uint32, 0, len(hits))
-	switch {
-	case !g.shapes && f.Relation.Box():
-		for _, h := range hits {
-			sure = append(sure, h.doc)
-		}
-	case !g.shapes:
-		for _, h := range hits {
-			maybe = append(maybe, h.doc)
-		}
-	default:
+	if len(hits) > 0 {
 		c := f.Classifier(len(hits), func(i int) query.Bounds { return hits[i].box.bounds() })
 		for _, h := range hits {
 			switch c.Classify(h.box.bounds()) {
