@@ -181,35 +181,49 @@ func (g *geoIndex) with(np *propertyIndex, changes []Change) (*geoIndex, error) 
 // (a superset of those whose value does), split in two: sure match
 // without a test (points in a box, since a point's box is the point and
 // the R-tree's overlap test, like the predicate, includes the edges;
-// shapes whose box is inside the filter's region), maybe must be tested.
-// Both are sorted and without duplicates (a document may meet two bounds).
+// shapes whose box the filter's query.BoxClassifier decides meets the
+// region), maybe must be tested; shapes whose box it decides misses the
+// region are neither. Both are sorted and without duplicates (a document
+// may meet two bounds).
 func (g *geoIndex) candidates(f *query.Geo) (sure, maybe []uint32) {
-	pointsInBox := !g.shapes && f.Relation.Box()
 	sure, maybe = make([]uint32, 0, 1024), make([]uint32, 0, 1024)
-	hit := func(t *geoTree) func(int, uint32) {
-		return func(i int, d uint32) {
-			switch {
-			case pointsInBox:
-				sure = append(sure, d)
-			case t.boxes != nil && f.CoversBox(t.boxes[i].bounds()):
-				sure = append(sure, d)
-			default:
-				maybe = append(maybe, d)
-			}
-		}
-	}
-	inBase, inFresh := hit(g.base), hit(g.fresh)
+	var hits []geoHit // shapes, classified once all are found
+	pointsInBox := !g.shapes && f.Relation.Box()
 	checkStale := !g.stale.IsEmpty()
 	for _, b := range f.Bounds() {
 		box := rtree.Box{MinX: b.MinX, MinY: b.MinY, MaxX: b.MaxX, MaxY: b.MaxY}
-		g.base.search(box, func(i int, d uint32) {
-			if !checkStale || !g.stale.Contains(d) {
-				inBase(i, d)
+		for _, t := range []*geoTree{g.base, g.fresh} {
+			t.search(box, func(i int, d uint32) {
+				switch {
+				case t == g.base && checkStale && g.stale.Contains(d):
+				case pointsInBox:
+					sure = append(sure, d)
+				case !g.shapes:
+					maybe = append(maybe, d)
+				default:
+					hits = append(hits, geoHit{doc: d, box: t.boxes[i]})
+				}
+			})
+		}
+	}
+	if len(hits) > 0 {
+		c := f.Classifier(len(hits), func(i int) query.Bounds { return hits[i].box.bounds() })
+		for _, h := range hits {
+			switch c.Classify(h.box.bounds()) {
+			case query.BoxMeets:
+				sure = append(sure, h.doc)
+			case query.BoxUnknown:
+				maybe = append(maybe, h.doc)
 			}
-		})
-		g.fresh.search(box, inFresh)
+		}
 	}
 	slices.Sort(sure)
 	slices.Sort(maybe)
 	return slices.Compact(sure), slices.Compact(maybe)
+}
+
+// geoHit is a document the R-tree found and, for a shape, its box.
+type geoHit struct {
+	doc uint32
+	box box32
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
+	"github.com/peterstace/simplefeatures/geom"
 )
 
 // TestSnapshot_Search_geoBoxEdges checks boxes against shapes and points
@@ -111,6 +112,99 @@ func TestSnapshot_Search_geoBoxEdges(t *testing.T) {
 	}
 	s, err := s.Apply(changes, 2)
 	if err != nil {
+		t.Fatal(err)
+	}
+	check(s, "updated")
+}
+
+// TestSnapshot_Search_geoPolygonGrid checks the polygon filters where
+// the index takes shapes as matches or misses from the classes of its
+// grid of the polygon's envelope (query.BoxClassifier), against the
+// oracle: shapes dense enough to split the grid to its finest cells,
+// placed on the cells' edges, an ulp either side, straddling two or four
+// cells, and touching the polygon's boundary from outside and inside.
+// The same shapes move by an ulp in an update, into the fresh R-tree.
+func TestSnapshot_Search_geoPolygonGrid(t *testing.T) {
+	const wkt = "POLYGON((-99 38,-97 38,-96.5 39.2,-98 40.2,-98.7 39.9,-98.4 39.3,-99.5 39.2,-99 38))"
+	polygon, err := objects.ParseGeoShape(wkt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi, _ := polygon.Geometry.Envelope().MinMaxXYs()
+	const side = 64 // query's gridDepth 6; at 5 these are its edges still
+	edgeX := func(k int) float64 { return lo.X + (hi.X-lo.X)*float64(k)/side }
+	edgeY := func(k int) float64 { return lo.Y + (hi.Y-lo.Y)*float64(k)/side }
+	cellW, cellH := (hi.X-lo.X)/side, (hi.Y-lo.Y)/side
+	shape := func(wkt string) objects.GeoShape {
+		s, err := objects.ParseGeoShape(wkt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	rect := func(x0, y0, x1, y1 float64) objects.GeoShape {
+		return shape(fmt.Sprintf("POLYGON((%v %v,%v %v,%v %v,%v %v,%v %v))", x0, y0, x1, y0, x1, y1, x0, y1, x0, y0))
+	}
+	// shapes draws them, each shift ulps off its place.
+	shapes := func(r *rand.Rand, shift int) []objects.GeoShape {
+		ulp := func(x float64, n int) float64 {
+			for ; n > 0; n-- {
+				x = math.Nextafter(x, math.Inf(1))
+			}
+			for ; n < 0; n++ {
+				x = math.Nextafter(x, math.Inf(-1))
+			}
+			return x
+		}
+		var out []objects.GeoShape
+		for range 12_000 { // a rectangle from a cell's corner, up to two cells wide
+			k, l := r.IntN(side+8)-4, r.IntN(side+8)-4
+			x0, y0 := ulp(edgeX(k), r.IntN(3)-1+shift), ulp(edgeY(l), r.IntN(3)-1+shift)
+			x1, y1 := x0+(0.3+r.Float64()*1.7)*cellW, y0+(0.3+r.Float64()*1.7)*cellH
+			switch r.IntN(4) {
+			case 0:
+				out = append(out, shape(fmt.Sprintf("LINESTRING(%v %v,%v %v)", x0, y0, x1, y1)))
+			case 1:
+				out = append(out, shape(fmt.Sprintf("POINT(%v %v)", x0, y0)))
+			default:
+				out = append(out, rect(x0, y0, x1, y1))
+			}
+		}
+		coords := polygon.Geometry.DumpCoordinates()
+		for i := range coords.Length() - 1 { // at each vertex, and the middle of each edge
+			a, b := coords.GetXY(i), coords.GetXY(i+1)
+			for _, p := range []geom.XY{a, {X: (a.X + b.X) / 2, Y: (a.Y + b.Y) / 2}} {
+				x, y := ulp(p.X, shift), ulp(p.Y, shift)
+				out = append(out, shape(fmt.Sprintf("POINT(%v %v)", x, y)),
+					rect(x, y, x+cellW/3, y+cellH/3), rect(x-cellW/3, y-cellH/3, x, y),
+					shape(fmt.Sprintf("LINESTRING(%v %v,%v %v)", x, y, x+cellW, y-cellH)))
+			}
+		}
+		return out
+	}
+	typ := geoType()
+	want := state{}
+	r := rand.New(rand.NewPCG(26, 4))
+	for i, s := range shapes(r, 0) {
+		want[uint32(i)] = &objects.Object{Values: []any{int64(i), "a", float64(i), nil, s}}
+	}
+	check := func(s *Snapshot, label string) {
+		keys := geoKeys(t, s, want)
+		for _, rel := range []query.GeoRelation{query.GeoIntersectsPolygon, query.GeoDisjointPolygon} {
+			checkGeoFilter(t, r, s, want, keys, query.GeoFilter("area", query.NewGeoPolygon(rel, polygon.Geometry)), nil, label)
+		}
+	}
+	s := mustBuild(t, typ, want)
+	check(s, "built")
+	var changes []Change
+	for i, v := range shapes(rand.New(rand.NewPCG(26, 4)), 1) {
+		if i%3 == 0 {
+			o := &objects.Object{Values: []any{int64(i), "a", float64(i), nil, v}}
+			changes = append(changes, Change{Doc: uint32(i), Key: mustKey(t, typ, o), Object: o})
+			want[uint32(i)] = o
+		}
+	}
+	if s, err = s.Apply(changes, 2); err != nil {
 		t.Fatal(err)
 	}
 	check(s, "updated")
