@@ -38,7 +38,7 @@ const (
 )
 
 func runServe(ctx context.Context, env *Env, args []string) int {
-	fs := newFlags(env, "serve", "--config F [--listen ADDR] [--build] [--stop-grace D] [--daemon=false]\n\n"+
+	fs := newFlags(env, "serve", "--config F [--listen ADDR] [--build] [--stop-grace D] [--daemon=false] [--cpuprofile FILE] [--memprofile FILE]\n\n"+
 		"Serves the Ontology API and the ops endpoints, and runs the daemon that builds every object\n"+
 		"type whenever its table has a new snapshot. SIGHUP reloads the config file; SIGINT or\n"+
 		"SIGTERM shut down gracefully (a second signal exits at once).")
@@ -48,8 +48,12 @@ func runServe(ctx context.Context, env *Env, args []string) int {
 	grace := fs.Duration("stop-grace", defaultStopGrace, "on shutdown, how long running builds may go on before they are abandoned (safely)")
 	daemon := fs.Bool("daemon", true, "run the daemon; with --daemon=false the index is served as it is (nothing builds, rebuild and reload answer 409)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for tuning)")
+	memProfile := fs.String("memprofile", "", "write a heap profile taken at the peak of the heap in use to this file (for sizing)")
 	if code, ok := parse(fs, args); !ok {
 		return code
+	}
+	if *memProfile != "" {
+		defer cli.WatchHeap(*memProfile)()
 	}
 	if *cpuProfile != "" {
 		stop, err := cli.StartCPUProfile(*cpuProfile)

@@ -7,10 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -177,7 +175,7 @@ func bench(ctx context.Context, env *Env, work string, rows, files int, memProfi
 	}
 	// Baseline: read every row through iceberg-go, discarding it.
 	runtime.GC()
-	peak := watchHeap("")
+	peak := cli.WatchHeap("")
 	start := time.Now()
 	_, it, err := tbl.Scan(table.WithSelectedFields("*")).ToArrowRecords(ctx)
 	if err != nil {
@@ -263,7 +261,7 @@ func benchBuild(ctx context.Context, dir string, cat config.Catalog, memProfile 
 	}
 	runtime.GC()
 	resetPeakRSS()
-	peak := watchHeap(memProfile)
+	peak := cli.WatchHeap(memProfile)
 	r, err := ix.Build(ctx, "Item", indexer.BuildOptions{})
 	heap := peak()
 	if err != nil {
@@ -271,51 +269,6 @@ func benchBuild(ctx context.Context, dir string, cat config.Catalog, memProfile 
 		return nil, 0, 0, nil, err
 	}
 	return r, heap, peakRSS(), ix, nil
-}
-
-// watchHeap samples the heap in use until the returned function is called,
-// which returns the peak in MiB. With a profile path it writes a heap
-// profile whenever the peak grows.
-func watchHeap(profile string) func() float64 {
-	var mu sync.Mutex
-	var peak uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	sample := func() {
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		mu.Lock()
-		grew := ms.HeapInuse > peak+peak/10
-		peak = max(peak, ms.HeapInuse)
-		mu.Unlock()
-		if grew && profile != "" {
-			if f, err := os.Create(profile); err == nil {
-				_ = pprof.WriteHeapProfile(f)
-				f.Close()
-			}
-		}
-	}
-	go func() {
-		defer close(done)
-		t := time.NewTicker(20 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				sample()
-			}
-		}
-	}()
-	return func() float64 {
-		close(stop)
-		<-done
-		sample()
-		mu.Lock()
-		defer mu.Unlock()
-		return float64(peak) / (1 << 20)
-	}
 }
 
 // resetPeakRSS resets the kernel's high-water mark of this process (Linux).

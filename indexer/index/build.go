@@ -2,9 +2,7 @@ package index
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -17,13 +15,17 @@ import (
 // Finish. A Builder is not safe for concurrent use.
 type Builder struct {
 	s          *Snapshot
-	keyEntries []pair
 	properties []*propertyBuilder
 	scratch    []valueKey
+	// filled counts the documents added to each chunk: a chunk whose
+	// every document is added is packed at once (fill), so that a build
+	// holds the unpacked form of only the chunks it is filling.
+	filled []uint16
 }
 
+// propertyBuilder is what a Builder collects for one property besides its
+// column; the orders are made from the columns when it finishes.
 type propertyBuilder struct {
-	entries []pair
 	dict    *dictBuilder
 	list    *listBuilder
 	terms   *termsBuilder
@@ -49,7 +51,7 @@ func NewBuilder(t *objects.Type) *Builder {
 			pb.dict = newDictBuilder()
 		}
 		if text {
-			pb.terms = &termsBuilder{ids: map[string]uint32{}}
+			pb.terms = newTermsBuilder()
 		}
 		if p.Type.Kind == objects.KindVector {
 			pi.vectors = newVectorIndex(p)
@@ -69,20 +71,39 @@ func (b *Builder) Add(d uint32, key []byte, o *objects.Object) error {
 	if s.alive.Contains(d) {
 		return fmt.Errorf("document %d added twice", d)
 	}
-	k := string(key)
 	s.alive.Add(d)
 	s.maxDoc = max(s.maxDoc, d+1)
-	s.keys.set(d, k)
-	b.keyEntries = append(b.keyEntries, pair{pre: keyPre(k), doc: d})
+	s.keys.set(d, string(key))
 	for i, pi := range s.properties {
-		if err := b.addValue(pi, b.properties[i], d, k, o.Values[i]); err != nil {
+		if err := b.addValue(pi, b.properties[i], d, o.Values[i]); err != nil {
 			return fmt.Errorf("property %s: %w", pi.property.APIName, err)
 		}
 	}
+	b.fill(d)
 	return nil
 }
 
-func (b *Builder) addValue(pi *propertyIndex, pb *propertyBuilder, d uint32, key string, v any) error {
+// fill counts document d in its chunk and packs the chunk's keys and
+// values once it holds every document it can: a full build adds
+// documents in order, so only the last chunk waits for Finish.
+func (b *Builder) fill(d uint32) {
+	i := int(d >> chunkShift)
+	for len(b.filled) <= i {
+		b.filled = append(b.filled, 0)
+	}
+	b.filled[i]++
+	if b.filled[i] < chunkDocs {
+		return
+	}
+	b.s.keys.freezeChunk(i)
+	for _, pi := range b.s.properties {
+		if pi.column != nil {
+			pi.column.freezeChunk(i)
+		}
+	}
+}
+
+func (b *Builder) addValue(pi *propertyIndex, pb *propertyBuilder, d uint32, v any) error {
 	if v == nil {
 		pi.nulls.Add(d)
 		return nil
@@ -105,7 +126,6 @@ func (b *Builder) addValue(pi *propertyIndex, pb *propertyBuilder, d uint32, key
 		}
 		if pb.dict != nil {
 			pb.dict.add(d, vk)
-			pb.entries = append(pb.entries, pair{pre: vk.pre, doc: d})
 		}
 		if pb.terms != nil {
 			pb.terms.add(d, v.(string))
@@ -177,117 +197,4 @@ func termSet(texts []string) []string {
 func sortedSet(xs []string) []string {
 	slices.Sort(xs)
 	return slices.Compact(xs)
-}
-
-// termsBuilder collects the (term, document) pairs of a text property:
-// each distinct term once, and a pair as one word.
-type termsBuilder struct {
-	ids   map[string]uint32
-	names []string
-	pairs []uint64 // term id << 32 | document
-
-	tokens int64 // terms of every document, for textLength
-}
-
-func (tb *termsBuilder) add(d uint32, texts ...string) {
-	set, n := countedTermSet(texts)
-	tb.tokens += int64(n)
-	for _, t := range set {
-		id, ok := tb.ids[t]
-		if !ok {
-			id = uint32(len(tb.names))
-			tb.ids[t] = id
-			tb.names = append(tb.names, t)
-		}
-		tb.pairs = append(tb.pairs, uint64(id)<<32|uint64(d))
-	}
-}
-
-func (tb *termsBuilder) finish() *terms {
-	slices.Sort(tb.pairs)
-	// starts[id] is where the pairs of term id begin.
-	starts := make([]int, len(tb.names)+1)
-	for _, p := range tb.pairs {
-		starts[(p>>32)+1]++
-	}
-	for i := 1; i < len(starts); i++ {
-		starts[i] += starts[i-1]
-	}
-	byName := make([]uint32, len(tb.names))
-	for i := range byName {
-		byName[i] = uint32(i)
-	}
-	slices.SortFunc(byName, func(a, b uint32) int { return strings.Compare(tb.names[a], tb.names[b]) })
-	var bb termBlockBuilder
-	docs := make([]uint32, 0, 64)
-	for _, id := range byName {
-		docs = docs[:0]
-		for _, p := range tb.pairs[starts[id]:starts[id+1]] {
-			docs = append(docs, uint32(p))
-		}
-		bb.add(tb.names[id], makePosting(slices.Clone(docs)))
-	}
-	tb.ids, tb.names, tb.pairs = nil, nil, nil
-	return &terms{blocks: bb.blocks(), length: knownLength(tb.tokens)}
-}
-
-// Finish returns the snapshot at the given store version. The builder
-// must not be used afterwards.
-func (b *Builder) Finish(version uint64) *Snapshot {
-	s := b.s
-	s.version = version
-	s.keys.freeze()
-	jobs := []func(){func() { s.keyOrder = buildOrder(b.keyEntries, keyTies{s.keys}) }}
-	for i, pi := range s.properties {
-		pb := b.properties[i]
-		_, sorted, _ := structures(pi.property)
-		jobs = append(jobs, func() {
-			if sorted {
-				pi.order = buildOrder(pb.entries, s.ties(pi))
-			}
-			if pb.dict != nil {
-				pi.dict = pb.dict.finish()
-			}
-			if pb.list != nil {
-				pi.listColumn = pb.list.finish()
-			}
-			if pb.terms != nil {
-				pi.text = pb.terms.finish()
-			}
-			if pi.column != nil {
-				pi.column.freeze()
-			}
-			if isGeo(pi.property) {
-				pi.geo = buildGeo(pi, s.alive)
-			}
-			if pb.vectors != nil {
-				// Dimensions were checked as the rows were read.
-				pi.vectors, _ = pi.vectors.Apply(pb.vectors)
-				pb.vectors = nil
-			}
-			pi.nulls.RunOptimize()
-		})
-	}
-	runParallel(jobs)
-	s.alive.RunOptimize()
-	b.s = nil
-	return s
-}
-
-// runParallel runs jobs on up to GOMAXPROCS goroutines and waits for them.
-func runParallel(jobs []func()) {
-	work := make(chan func())
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
-		wg.Go(func() {
-			for job := range work {
-				job()
-			}
-		})
-	}
-	for _, job := range jobs {
-		work <- job
-	}
-	close(work)
-	wg.Wait()
 }

@@ -91,8 +91,16 @@ func (c *column) set(d uint32, vk valueKey) valueKey {
 
 // freeze packs the exact parts of every chunk a builder filled.
 func (c *column) freeze() {
-	for _, ch := range c.chunks {
-		if ch.build != nil {
+	for i := range c.chunks {
+		c.freezeChunk(i)
+	}
+}
+
+// freezeChunk packs the exact parts of chunk i (if the column has it),
+// once a builder has set all its values.
+func (c *column) freezeChunk(i int) {
+	if i < len(c.chunks) {
+		if ch := c.chunks[i]; ch.build != nil {
 			ch.exact, ch.build = packStrings(ch.build), nil
 		}
 	}

@@ -76,6 +76,7 @@ func (d *dict) get(vk valueKey) *roaring.Bitmap {
 type dictBuilder struct {
 	m    map[string]*roaring.Bitmap
 	over bool
+	key  []byte // the dictKey being looked up: a lookup allocates nothing
 }
 
 func newDictBuilder() *dictBuilder { return &dictBuilder{m: map[string]*roaring.Bitmap{}} }
@@ -84,15 +85,15 @@ func (b *dictBuilder) add(d uint32, vk valueKey) {
 	if b.over {
 		return
 	}
-	k := dictKey(vk)
-	bm := b.m[k]
+	b.key = append(binary.BigEndian.AppendUint64(b.key[:0], vk.pre), vk.exact...)
+	bm := b.m[string(b.key)]
 	if bm == nil {
 		if len(b.m) == dictMax {
 			b.over, b.m = true, nil
 			return
 		}
 		bm = roaring.New()
-		b.m[k] = bm
+		b.m[dictKey(vk)] = bm
 	}
 	bm.Add(d)
 }

@@ -83,14 +83,15 @@ func (e *encoder) packedStrings(a *packedStrings) {
 	}
 }
 
+// bitmap writes a bitmap, length-prefixed, straight to the file: a copy
+// of each (ToBytes), then another in buf, left the saver's garbage at the
+// size of the index's bitmaps, on the heap until the next collection.
 func (e *encoder) bitmap(bm *roaring.Bitmap) {
-	b, err := bm.ToBytes()
-	if err != nil && e.err == nil {
-		e.err = err
+	e.buf = binary.AppendUvarint(e.buf, bm.GetSerializedSizeInBytes())
+	e.flush()
+	if e.err == nil {
+		_, e.err = bm.WriteTo(io.MultiWriter(e.h, e.w))
 	}
-	e.buf = binary.AppendUvarint(e.buf, uint64(len(b)))
-	e.buf = append(e.buf, b...)
-	e.maybeFlush()
 }
 func (e *encoder) flag(ok bool) {
 	if ok {

@@ -95,10 +95,15 @@ func (k *keyColumn) touch(docs []uint32) uint64 {
 }
 
 func (k *keyColumn) freeze() {
-	for _, ch := range k.chunks {
-		if ch.build != nil {
-			ch.packed, ch.build = packStrings(ch.build), nil
-		}
+	for i := range k.chunks {
+		k.freezeChunk(i)
+	}
+}
+
+// freezeChunk packs the keys of chunk i, once a builder has set them all.
+func (k *keyColumn) freezeChunk(i int) {
+	if ch := k.chunks[i]; ch.build != nil {
+		ch.packed, ch.build = packStrings(ch.build), nil
 	}
 }
 

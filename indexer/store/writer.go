@@ -52,6 +52,10 @@ type Writer struct {
 	paths    map[uint64]string
 	ids      map[string]uint64
 	count    int64
+	// absent is the key the last Lookup found no record of, while
+	// absentOK (lookedUpAbsent).
+	absent   []byte
+	absentOK bool
 }
 
 // OpenWriter opens a writer on a generation of an object type (creating it
@@ -135,7 +139,7 @@ func (w *Writer) begin(create bool) error {
 		_ = tx.Rollback()
 		return err
 	}
-	w.tx, w.b, w.rowsInTx = tx, b, 0
+	w.tx, w.b, w.rowsInTx, w.absentOK = tx, b, 0, false
 	w.count = b.Count()
 	return nil
 }

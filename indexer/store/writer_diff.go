@@ -20,8 +20,10 @@ var (
 func (w *Writer) Lookup(key []byte) (string, uint64, bool, error) {
 	v := w.b.objects.Get(key)
 	if v == nil {
+		w.absent, w.absentOK = append(w.absent[:0], key...), true
 		return "", 0, false, nil
 	}
+	w.absentOK = false
 	r, err := w.b.record(v)
 	if err != nil {
 		return "", 0, false, fmt.Errorf("object type %s: stored object: %w", w.name, err)
@@ -80,7 +82,11 @@ func (w *Writer) Apply(c *changelog.Change) error {
 		return err
 	}
 	r := record{fileID: id, hash: c.Hash, encoded: c.Encoded}
-	prev, ok, err := w.stored(c.Key)
+	var prev record
+	var ok bool
+	if !w.lookedUpAbsent(c.Key) {
+		prev, ok, err = w.stored(c.Key)
+	}
 	switch {
 	case err != nil:
 		return err
@@ -117,6 +123,16 @@ func (w *Writer) Apply(c *changelog.Change) error {
 	}
 	w.rowsInTx++
 	return w.chunk(c)
+}
+
+// lookedUpAbsent reports whether the last Lookup found no record of key,
+// and forgets it: the diff looks every row's key up and then applies the
+// row, and a full build would otherwise search the objects twice for each
+// (only a Put makes a key present, and every Put is Apply's, after this).
+func (w *Writer) lookedUpAbsent(key []byte) bool {
+	hit := w.absentOK && bytes.Equal(w.absent, key)
+	w.absentOK = false
+	return hit
 }
 
 // stored reads the record of a key.
