@@ -196,7 +196,7 @@ func TestSnapshot_Search(t *testing.T) {
 		f := randFilter(r, typ, want, keys, 3)
 		q := query.Search{Filter: f, Sort: randSort(r, typ), PageSize: []int{1, 7, 100, 5000}[r.IntN(4)]}
 		exp := or.sorted(want, keys, f, q.Sort)
-		for _, opt := range []searchOptions{{}, {plan: PlanWalk}, {plan: PlanCollect}, {plan: PlanWalk, sparse: true}, {plan: PlanCollect, sparse: true}} {
+		for _, opt := range []searchOptions{{}, {plan: PlanWalk}, {plan: PlanCollect}, {plan: PlanWalk, sparse: true}, {plan: PlanCollect, sparse: true}, {plan: PlanWalk, count: countBins}} {
 			got, total, err := pageAll(t, s, q, opt)
 			if err != nil {
 				t.Fatalf("%d: %v sort %v %+v: %v", i, f, q.Sort, opt, err)
