@@ -101,3 +101,13 @@ func threadCPU(b *testing.B) int64 {
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
+
+// BenchmarkOrderBins_Build measures making the bins of balance's order,
+// what the first count through them after a build or a change pays.
+func BenchmarkOrderBins_Build(b *testing.B) {
+	s := benchSnap()
+	o := s.property("balance").order
+	for b.Loop() {
+		newOrderBins(o, s.maxDoc, binStretch)
+	}
+}

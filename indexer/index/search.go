@@ -277,7 +277,7 @@ func boundedCountWay(s *Snapshot, w walkPlan, force boundedCount) boundedCount {
 	switch {
 	case test < dense:
 		return countTest
-	case binsWorth(w.pi.order) && binsCost(w.pi.order, span) < span*costScan:
+	case binsWorth(s, w.pi.order) && binsCost(w.pi.order, span) < span*costScan:
 		return countBins
 	}
 	return countDense
@@ -291,7 +291,7 @@ func boundedCountWay(s *Snapshot, w walkPlan, force boundedCount) boundedCount {
 func boundedCountCosts(s *Snapshot, w walkPlan) (test, dense float64) {
 	span := float64(max(w.hi-w.lo, 0))
 	along := span * costScan
-	if binsWorth(w.pi.order) {
+	if binsWorth(s, w.pi.order) {
 		along = math.Min(along, binsCost(w.pi.order, span))
 	}
 	return span * (w.residual.tcost() + costScan), float64(s.maxDoc)/64*costWord*2 + along
