@@ -18,6 +18,7 @@ const (
 	costColumn   = 12  // a column read and compare, random access
 	costSet      = 4   // setting a bit of a dense bitset
 	costScan     = 3   // iterating a bitmap, sequential column reads
+	costBinScan  = 1   // testing a bit of a dense bitset in ascending documents (order_bins.go)
 	costVerify   = 400 // analyzing a stored text to check a phrase
 	costHeap     = 12  // a top-k heap step
 	costSort     = 20  // sorting a document into a bitmap (n log n, small n)

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -20,10 +21,19 @@ func BenchmarkSnapshot_SortedPlans(b *testing.B) {
 		for _, opt := range []struct {
 			name string
 			opt  searchOptions
-		}{{"auto", searchOptions{}}, {"walk", searchOptions{plan: PlanWalk}}, {"collect", searchOptions{plan: PlanCollect}}} {
+		}{
+			{"auto", searchOptions{}}, {"walk", searchOptions{plan: PlanWalk}}, {"collect", searchOptions{plan: PlanCollect}},
+			// The ways to count a walk bounded by the range (search.go).
+			{"walk-test", searchOptions{plan: PlanWalk, count: countTest}},
+			{"walk-dense", searchOptions{plan: PlanWalk, count: countDense}},
+			{"walk-bins", searchOptions{plan: PlanWalk, count: countBins}},
+		} {
 			b.Run(opt.name+"/width="+strconv.Itoa(int(width)), func(b *testing.B) {
 				r := rand.New(rand.NewPCG(3, 4))
 				var plan Plan
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				cpu := threadCPU(b)
 				for b.Loop() {
 					lo := r.Float64() * (1e6 - width)
 					q := &query.Search{PageSize: 100, Sort: []query.Sort{{Property: "balance", Desc: true}}, Filter: query.And(
@@ -35,8 +45,69 @@ func BenchmarkSnapshot_SortedPlans(b *testing.B) {
 					}
 					plan = res.Plan
 				}
+				b.ReportMetric(float64(threadCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
 				b.Log(plan)
 			})
 		}
+	}
+}
+
+// BenchmarkOrderBins_Count measures counting the bench's residual (a city
+// and not active, as a dense bitset) along a range of balance's order by
+// position and through the order's bins (order_bins.go), alternately.
+func BenchmarkOrderBins_Count(b *testing.B) {
+	s := benchSnap()
+	x := &exec{ctx: b.Context(), s: s, aliveCount: float64(s.alive.GetCardinality())}
+	defer x.release()
+	c := &compiler{s: s}
+	res, err := c.compile(query.And(query.Eq("city", benchCity[0]), query.Eq("active", false)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, ok, err := x.denseNode(res, true)
+	if err != nil || !ok {
+		b.Fatal("no dense residual", err)
+	}
+	o := s.property("balance").order
+	bins := s.binsOf(o)
+	span := o.len() / 20
+	for round := range 3 {
+		for _, way := range []string{"positions", "bins"} {
+			b.Run(way+"/"+strconv.Itoa(round), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(5, 6))
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				cpu := threadCPU(b)
+				for b.Loop() {
+					lo := r.IntN(o.len() - span)
+					if way == "bins" {
+						bins.countIn(o, run{lo, lo + span}, w)
+					} else {
+						countRunsIn(o, []run{{lo, lo + span}}, w)
+					}
+				}
+				b.ReportMetric(float64(threadCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
+// threadCPU is the CPU time of the calling thread in nanoseconds: on a
+// machine shared with other work it is steadier than the time elapsed.
+func threadCPU(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1, &ru); err != nil { // RUSAGE_THREAD
+		b.Fatal(err)
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkOrderBins_Build measures making the bins of balance's order,
+// what the first count through them after a build or a change pays.
+func BenchmarkOrderBins_Build(b *testing.B) {
+	s := benchSnap()
+	o := s.property("balance").order
+	for b.Loop() {
+		newOrderBins(o, s.maxDoc, binStretch)
 	}
 }

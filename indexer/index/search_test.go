@@ -196,7 +196,11 @@ func TestSnapshot_Search(t *testing.T) {
 		f := randFilter(r, typ, want, keys, 3)
 		q := query.Search{Filter: f, Sort: randSort(r, typ), PageSize: []int{1, 7, 100, 5000}[r.IntN(4)]}
 		exp := or.sorted(want, keys, f, q.Sort)
-		for _, opt := range []searchOptions{{}, {plan: PlanWalk}, {plan: PlanCollect}, {plan: PlanWalk, sparse: true}, {plan: PlanCollect, sparse: true}} {
+		opts := []searchOptions{{}, {plan: PlanWalk}, {plan: PlanCollect}, {plan: PlanWalk, sparse: true}, {plan: PlanCollect, sparse: true}}
+		if i%4 == 0 { // a walk counted through bins; TestSnapshot_SearchBoundedCount has more
+			opts = append(opts, searchOptions{plan: PlanWalk, count: countBins})
+		}
+		for _, opt := range opts {
 			got, total, err := pageAll(t, s, q, opt)
 			if err != nil {
 				t.Fatalf("%d: %v sort %v %+v: %v", i, f, q.Sort, opt, err)

@@ -31,6 +31,8 @@ type Snapshot struct {
 	// pairs are the pair counts made so far (pairs.go).
 	pairsMu sync.Mutex
 	pairs   map[pairKey]*pairTable
+	// orderBins are the bins of orders made so far (order_bins.go).
+	orderBins orderBinsCache
 }
 
 // propertyIndex is what the index holds for one property.

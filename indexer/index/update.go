@@ -22,8 +22,10 @@ type Change struct {
 // number of changes. At most one change per document.
 func (s *Snapshot) Apply(changes []Change, version uint64) (*Snapshot, error) {
 	if len(changes) == 0 {
-		return &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive, keys: s.keys,
-			keyOrder: s.keyOrder, properties: s.properties, bitsets: s.bitsets, pairs: s.pairTables()}, nil
+		n := &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive, keys: s.keys,
+			keyOrder: s.keyOrder, properties: s.properties, bitsets: s.bitsets, pairs: s.pairTables()}
+		s.carryBins(n)
+		return n, nil
 	}
 	n := &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive.Clone(), bitsets: s.bitsets}
 	seen := make(map[uint32]bool, len(changes))
@@ -73,6 +75,7 @@ func (s *Snapshot) Apply(changes []Change, version uint64) (*Snapshot, error) {
 	}
 	n.alive.RunOptimize()
 	n.pairs = s.carryPairs(n, changes)
+	s.carryBins(n)
 	return n, nil
 }
 
