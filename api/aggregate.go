@@ -134,20 +134,21 @@ func wrongType(p objects.Property, what string) *wire.Error {
 }
 
 func decodeMetrics(t *objects.Type, raws []json.RawMessage) ([]metricSpec, error) {
-	rms, err := parseMetrics(raws)
+	rms, err := parseEach[rawMetric](raws, "aggregation")
 	if err != nil {
 		return nil, err
 	}
 	return resolveMetrics(t, rms)
 }
 
-// parseMetrics reads an aggregation's metrics, not yet resolved against a
-// type: an aggregation over several types reads them once.
-func parseMetrics(raws []json.RawMessage) ([]rawMetric, error) {
-	out := make([]rawMetric, len(raws))
+// parseEach reads each element of an aggregation's list (what names the
+// list), not yet resolved against a type: an aggregation over several
+// types reads its metrics and groupings once.
+func parseEach[T any](raws []json.RawMessage, what string) ([]T, error) {
+	out := make([]T, len(raws))
 	for i, raw := range raws {
 		if err := strictDecode(raw, &out[i]); err != nil {
-			return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "aggregation: " + jsonReason(err)})
+			return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": what + ": " + jsonReason(err)})
 		}
 	}
 	return out, nil
@@ -221,23 +222,11 @@ func resolveMetrics(t *objects.Type, rms []rawMetric) ([]metricSpec, error) {
 }
 
 func decodeGroups(t *objects.Type, raws []json.RawMessage) ([]groupSpec, error) {
-	rgs, err := parseGroups(raws)
+	rgs, err := parseEach[rawGroup](raws, "groupBy")
 	if err != nil {
 		return nil, err
 	}
 	return resolveGroups(t, rgs)
-}
-
-// parseGroups reads an aggregation's groupings, not yet resolved against a
-// type: an aggregation over several types reads them once.
-func parseGroups(raws []json.RawMessage) ([]rawGroup, error) {
-	out := make([]rawGroup, len(raws))
-	for i, raw := range raws {
-		if err := strictDecode(raw, &out[i]); err != nil {
-			return nil, wire.Err(wire.NameMalformedRequestBody, map[string]any{"reason": "groupBy: " + jsonReason(err)})
-		}
-	}
-	return out, nil
 }
 
 // resolveGroups resolves parsed groupings against type t.

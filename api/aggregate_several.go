@@ -53,11 +53,11 @@ func (s *Server) aggregateSeveral(ctx context.Context, d *setDecoder, set *wire.
 	if err := checkAccuracy(spec.Accuracy); err != nil {
 		return nil, err
 	}
-	rms, err := parseMetrics(spec.Aggregation)
+	rms, err := parseEach[rawMetric](spec.Aggregation, "aggregation")
 	if err != nil {
 		return nil, err
 	}
-	rgs, err := parseGroups(spec.GroupBy)
+	rgs, err := parseEach[rawGroup](spec.GroupBy, "groupBy")
 	if err != nil {
 		return nil, err
 	}

@@ -49,17 +49,7 @@ func rankedOrder(ps []rankedPair, exactOf func(d uint32) string) *order {
 			i = j
 		}
 	}
-	var blocks []*orderBlock
-	for len(ps) > 0 {
-		n := min(len(ps), blockTarget)
-		b := &orderBlock{pre: make([]uint64, n), doc: make([]uint32, n)}
-		for i := range n {
-			b.pre[i], b.doc[i] = ps[i].pre, ps[i].doc
-		}
-		blocks = append(blocks, b)
-		ps = ps[n:]
-	}
-	return newOrder(blocks)
+	return orderOfSorted(ps, func(p rankedPair) (uint64, uint32) { return p.pre, p.doc })
 }
 
 // sameExact reports whether the documents of run share one exact part.

@@ -164,15 +164,21 @@ func buildOrder(ps []pair, t ties) *order {
 		}
 		return strings.Compare(t.keyOf(a.doc), t.keyOf(b.doc))
 	})
+	return orderOfSorted(ps, func(p pair) (uint64, uint32) { return p.pre, p.doc })
+}
+
+// orderOfSorted is the order of entries already in order, cut into
+// blocks; at reads an entry's pre and document.
+func orderOfSorted[E any](es []E, at func(E) (uint64, uint32)) *order {
 	var blocks []*orderBlock
-	for len(ps) > 0 {
-		n := min(len(ps), blockTarget)
+	for len(es) > 0 {
+		n := min(len(es), blockTarget)
 		b := &orderBlock{pre: make([]uint64, n), doc: make([]uint32, n)}
 		for i := range n {
-			b.pre[i], b.doc[i] = ps[i].pre, ps[i].doc
+			b.pre[i], b.doc[i] = at(es[i])
 		}
 		blocks = append(blocks, b)
-		ps = ps[n:]
+		es = es[n:]
 	}
 	return newOrder(blocks)
 }
