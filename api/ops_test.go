@@ -593,8 +593,15 @@ func metricValue(tb testing.TB, m map[string]*dto.MetricFamily, name string, lab
 func TestOps_metrics(t *testing.T) {
 	e := mustOpsEnv(t, 3, 40, true)
 	e.start(t)
-	st := e.waitStatus(t, "People", "built", daemontest.UpToDate(e.people))
-	e.waitStatus(t, "Plane", "built", daemontest.UpToDate(e.planes))
+	// The engine's status says built once the generation serves; the
+	// daemon counts the build in its metrics, then in its history, after
+	// the build returns: wait for the history.
+	counted := func(tbl *icebergtest.Table) func(daemon.TypeStatus) bool {
+		upToDate := daemontest.UpToDate(tbl)
+		return func(st daemon.TypeStatus) bool { return upToDate(st) && len(st.RecentBuilds) > 0 }
+	}
+	st := e.waitStatus(t, "People", "built and counted", counted(e.people))
+	e.waitStatus(t, "Plane", "built and counted", counted(e.planes))
 
 	// Requests to count: 3 searches, 2 gets of an unknown type, 1 unmatched path.
 	for range 3 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/ontoindex/ontoindex/changelog"
@@ -115,12 +114,7 @@ func (j *buildJob) full(ctx context.Context) error {
 	if oldGen != nil {
 		oldGen.retire()
 	}
-	// A full build leaves garbage of the order of its index (the rows
-	// read, the sort buffers) that the runtime would hand back to the OS
-	// only slowly: collect it and return it now, so that the process
-	// serves at about the size of what it serves.
-	debug.FreeOSMemory()
-	ix.saver.poke()
+	ix.saver.poke() // which also returns the build's garbage to the OS
 	ix.publish(Commit{ObjectType: name, Kind: CommitReplaced, Generation: bs.Generation})
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/indexer/store"
@@ -189,6 +190,7 @@ func (sv *saver) start(ix *Indexer) {
 				return
 			case <-sv.kick:
 			}
+			saved := false
 			for _, g := range ix.servedGenerations() {
 				if ctx.Err() != nil {
 					g.release()
@@ -199,8 +201,18 @@ func (sv *saver) start(ix *Indexer) {
 						// The store stays the truth; a start rebuilds what it must.
 						ix.log.Warn("save index file", "objectType", g.name, "generation", g.n, "error", err)
 					}
+					saved = true
 				}
 				g.release()
+			}
+			if saved {
+				// A save follows a full build or many changes, which leave
+				// garbage of the order of the index (rows read, sort
+				// buffers, the file's writes) that the runtime would hand
+				// back to the OS only slowly: collect it and return it now,
+				// off the build's path, so that the process serves at about
+				// the size of what it serves.
+				debug.FreeOSMemory()
 			}
 		}
 	}()
