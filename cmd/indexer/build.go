@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/ontoindex/ontoindex/indexer"
-	"github.com/ontoindex/ontoindex/internal/cli"
 )
 
 func runBuild(ctx context.Context, env *Env, args []string) int {
@@ -21,22 +20,16 @@ func runBuild(ctx context.Context, env *Env, args []string) int {
 	full := fs.Bool("full", false, "force a full build into a new generation")
 	snap := fs.Int64("snapshot", 0, "build to this snapshot id instead of the current one (needs --type)")
 	asJSON := fs.Bool("json", false, "print the results as a JSON array")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for tuning)")
-	memProfile := fs.String("memprofile", "", "write a heap profile taken at the peak of the heap in use to this file (for sizing)")
+	prof := profilingFlags(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	if *cpuProfile != "" {
-		stop, err := cli.StartCPUProfile(*cpuProfile)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "indexer build: %v\n", err)
-			return exitFailed
-		}
-		defer stop()
+	stopProfiles, err := prof.start()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "indexer build: %v\n", err)
+		return exitFailed
 	}
-	if *memProfile != "" {
-		defer cli.WatchHeap(*memProfile)()
-	}
+	defer stopProfiles()
 	if *snap != 0 && *typ == "" {
 		fmt.Fprintln(env.Stderr, "indexer build: --snapshot needs --type")
 		return exitUsage

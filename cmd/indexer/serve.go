@@ -47,22 +47,16 @@ func runServe(ctx context.Context, env *Env, args []string) int {
 	build := fs.Bool("build", false, "build every object type once before listening (the daemon builds anyway; this makes the server start with fresh data)")
 	grace := fs.Duration("stop-grace", defaultStopGrace, "on shutdown, how long running builds may go on before they are abandoned (safely)")
 	daemon := fs.Bool("daemon", true, "run the daemon; with --daemon=false the index is served as it is (nothing builds, rebuild and reload answer 409)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (for tuning)")
-	memProfile := fs.String("memprofile", "", "write a heap profile taken at the peak of the heap in use to this file (for sizing)")
+	prof := profilingFlags(fs)
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
-	if *memProfile != "" {
-		defer cli.WatchHeap(*memProfile)()
+	stopProfiles, err := prof.start()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "indexer serve: %v\n", err)
+		return exitFailed
 	}
-	if *cpuProfile != "" {
-		stop, err := cli.StartCPUProfile(*cpuProfile)
-		if err != nil {
-			fmt.Fprintf(env.Stderr, "indexer serve: %v\n", err)
-			return exitFailed
-		}
-		defer stop()
-	}
+	defer stopProfiles()
 	if *grace < 0 {
 		fmt.Fprintln(env.Stderr, "indexer serve: --stop-grace must not be negative")
 		return exitUsage
