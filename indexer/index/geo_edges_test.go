@@ -22,15 +22,6 @@ func TestSnapshot_Search_geoBoxEdges(t *testing.T) {
 		{West: 10.1, South: 20.3, East: 11.7, North: 21.9},
 		{West: 179.3, South: -0.7, East: -179.3, North: 0.9}, // across the antimeridian
 	}
-	ulp := func(x float64, n int) float64 {
-		for ; n > 0; n-- {
-			x = math.Nextafter(x, math.Inf(1))
-		}
-		for ; n < 0; n++ {
-			x = math.Nextafter(x, math.Inf(-1))
-		}
-		return x
-	}
 	rect := func(x0, y0, x1, y1 float64) any {
 		x0, x1 = clampLon(x0), clampLon(x1)
 		s, err := objects.ParseGeoShape(fmt.Sprintf("POLYGON((%v %v,%v %v,%v %v,%v %v,%v %v))", x0, y0, x1, y0, x1, y1, x0, y1, x0, y0))
@@ -147,15 +138,6 @@ func TestSnapshot_Search_geoPolygonGrid(t *testing.T) {
 	}
 	// shapes draws them, each shift ulps off its place.
 	shapes := func(r *rand.Rand, shift int) []objects.GeoShape {
-		ulp := func(x float64, n int) float64 {
-			for ; n > 0; n-- {
-				x = math.Nextafter(x, math.Inf(1))
-			}
-			for ; n < 0; n++ {
-				x = math.Nextafter(x, math.Inf(-1))
-			}
-			return x
-		}
 		var out []objects.GeoShape
 		for range 12_000 { // a rectangle from a cell's corner, up to two cells wide
 			k, l := r.IntN(side+8)-4, r.IntN(side+8)-4
@@ -208,4 +190,15 @@ func TestSnapshot_Search_geoPolygonGrid(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(s, "updated")
+}
+
+// ulp is x moved n floats up (n > 0) or down.
+func ulp(x float64, n int) float64 {
+	for ; n > 0; n-- {
+		x = math.Nextafter(x, math.Inf(1))
+	}
+	for ; n < 0; n++ {
+		x = math.Nextafter(x, math.Inf(-1))
+	}
+	return x
 }
