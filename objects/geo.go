@@ -134,6 +134,9 @@ func ParseGeoShape(s string) (GeoShape, error) {
 
 // GeoShapeFromWKB reads a geometry from well-known binary.
 func GeoShapeFromWKB(b []byte) (GeoShape, error) {
+	if err := checkWKBCounts(b); err != nil {
+		return GeoShape{}, fmt.Errorf("not WKB: %w", err)
+	}
 	g, err := geom.UnmarshalWKB(b)
 	if err != nil {
 		return GeoShape{}, fmt.Errorf("not WKB: %w", err)
@@ -159,8 +162,12 @@ func newGeoShape(g geom.Geometry) (GeoShape, error) {
 }
 
 // decodeGeoShape reads back a shape the store or the index wrote: it was
-// validated when it was read from its column.
+// validated when it was read from its column, but a damaged file must
+// still not make the parser allocate what its counts claim.
 func decodeGeoShape(b []byte) (GeoShape, error) {
+	if err := checkWKBCounts(b); err != nil {
+		return GeoShape{}, err
+	}
 	g, err := geom.UnmarshalWKB(b, geom.NoValidate{})
 	if err != nil {
 		return GeoShape{}, err
