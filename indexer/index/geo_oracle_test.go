@@ -243,12 +243,8 @@ func oracleGeoMeets(g *query.Geo, v any) bool {
 
 func checkGeoSearches(t *testing.T, r *rand.Rand, s *Snapshot, want state, round int) {
 	t.Helper()
-	n := 40
-	if testing.Short() {
-		n = 10
-	}
 	keys := geoKeys(t, s, want)
-	for i := range n {
+	for i := range oracleCases(40) {
 		sorts := [][]query.Sort{nil, {{Property: "score", Desc: true}}}[r.IntN(2)]
 		checkGeoFilter(t, r, s, want, keys, randGeoQuery(r), sorts, fmt.Sprintf("round %d, %d", round, i))
 	}

@@ -191,6 +191,16 @@ func checkOrder(tb testing.TB, what string, o *order, want []uint32) {
 	}
 }
 
+// oracleCases is n random cases, or a third of them in -short runs: the
+// race run of CI, where these single-goroutine oracle tests have nothing
+// to race and take four times as long; the plain run does all n.
+func oracleCases(n int) int {
+	if testing.Short() {
+		return max(1, n/3)
+	}
+	return n
+}
+
 func head(ds []uint32) []uint32 {
 	if len(ds) > 20 {
 		return ds[:20]

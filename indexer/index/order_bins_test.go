@@ -70,7 +70,7 @@ func TestSnapshot_SearchBoundedCount(t *testing.T) {
 	or := &oracle{t: typ}
 	sorted := []string{"balance", "visits", "amount", "day", "at", "code"}
 	check := func(t *testing.T, s *Snapshot, keys map[uint32][]byte) {
-		for i := range 60 {
+		for i := range oracleCases(60) {
 			p := sorted[r.IntN(len(sorted))]
 			pos := typ.PropertyIndex(p)
 			a, b := randValue(r, typ.Properties[pos], want, pos), randValue(r, typ.Properties[pos], want, pos)

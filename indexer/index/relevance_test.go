@@ -209,7 +209,7 @@ func TestSnapshot_SearchRelevance(t *testing.T) {
 		pi.text.length = saved
 	}
 	nonzero := 0
-	for i := range 300 {
+	for i := range oracleCases(300) {
 		f := randTextFilter(r, 2)
 		ref := referenceScores(or, want, f)
 		exp := or.sorted(want, keys, f, nil)

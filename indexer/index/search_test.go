@@ -188,11 +188,7 @@ func TestSnapshot_Search(t *testing.T) {
 	// structures searched are updated ones.
 	s, keys := mustEdit(t, r, s, want, editMix{deleted: 1, rewritten: 2, outOf: 6})
 	or := &oracle{t: typ}
-	n := 400
-	if testing.Short() {
-		n = 80 // the race run of CI: this test has no goroutines to race
-	}
-	for i := range n {
+	for i := range oracleCases(240) {
 		f := randFilter(r, typ, want, keys, 3)
 		q := query.Search{Filter: f, Sort: randSort(r, typ), PageSize: []int{1, 7, 100, 5000}[r.IntN(4)]}
 		exp := or.sorted(want, keys, f, q.Sort)

@@ -54,7 +54,7 @@ func TestSnapshot_SearchUnion(t *testing.T) {
 		// Each round edits a third of the objects and deletes some, so
 		// that the structures are updated ones.
 		s, keys = mustEdit(t, r, s, want, editMix{deleted: 1, rewritten: 2, outOf: 6})
-		for i := range 60 {
+		for i := range oracleCases(60) {
 			sets := []*query.Filter{query.Eq("city", testCities[r.IntN(len(testCities))])}
 			if r.IntN(2) == 0 {
 				sets = append(sets, query.Eq("active", r.IntN(2) == 0))
