@@ -82,7 +82,7 @@ func (w *Writer) drop(ctx context.Context, indexes []string) error {
 		return nil
 	}
 	resp, err := w.c.client.Indices.Delete(ctx, opensearchapi.IndicesDeleteReq{Indices: indexes,
-		Params: opensearchapi.IndicesDeleteParams{IgnoreUnavailable: opensearchapi.ToPointer(true)}})
+		Params: opensearchapi.IndicesDeleteParams{IgnoreUnavailable: new(true)}})
 	if err != nil {
 		return w.c.check(ctx, "delete indexes "+strings.Join(indexes, ","), resp, err)
 	}
