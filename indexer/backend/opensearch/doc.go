@@ -30,6 +30,11 @@
 //     come. Tombstones cost the cluster memory per deleted document for
 //     that long.
 //
+// The version must grow with every batch a type sends: Iceberg's
+// sequence numbers do on format 2 tables, but are all 0 on format 1
+// tables and go back on a rollback, so the caller that wires builds to
+// Write keeps its own per-type version (see the package's issue).
+//
 // One key appears once in a bulk request: of two changes of a key in one
 // batch, the last wins (the second would otherwise meet the first's
 // version and be refused). Items the cluster rejects for load (429) are

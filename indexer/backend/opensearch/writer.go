@@ -55,7 +55,10 @@ func (w *Writer) generation(index string) (uint64, bool) {
 }
 
 // CreateIndex creates generation gen's index with the type's mapping. An
-// index already there (a full build resumed) is kept as it is.
+// index already there (a full build resumed) is kept as it is: a full
+// build that starts afresh calls Drop first, since the index of a
+// generation number used before (a data dir started again) holds
+// versions that would refuse the new writes.
 func (w *Writer) CreateIndex(ctx context.Context, gen uint64) error {
 	body, err := json.Marshal(IndexBody(w.typ, w.c.opts))
 	if err != nil {
