@@ -126,7 +126,9 @@ func (w *Writer) aliased(ctx context.Context) ([]string, error) {
 
 // Publish points the alias at generation gen's index in one _aliases
 // request, so that readers of the alias see the old generation or the
-// new one and never both, then deletes the indexes it pointed at before.
+// new one and never both, then deletes the generations of the type it
+// pointed at before. Publishing the published generation again changes
+// nothing.
 func (w *Writer) Publish(ctx context.Context, gen uint64) error {
 	index := w.Index(gen)
 	old, err := w.aliased(ctx)
@@ -148,7 +150,12 @@ func (w *Writer) Publish(ctx context.Context, gen uint64) error {
 	if err != nil {
 		return w.c.check(ctx, "point alias "+w.alias+" at "+index, resp, err)
 	}
-	old = slices.DeleteFunc(old, func(o string) bool { return o == index })
+	// Only the type's own generations are dropped: an index someone else
+	// put behind the alias loses the alias, not its documents.
+	old = slices.DeleteFunc(old, func(o string) bool {
+		_, ours := w.generation(o)
+		return o == index || !ours
+	})
 	w.c.log.InfoContext(ctx, "opensearch generation published", "type", w.typ.APIName, "alias", w.alias, "index", index, "dropped", old)
 	return w.drop(ctx, old)
 }

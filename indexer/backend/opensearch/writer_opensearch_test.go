@@ -346,6 +346,23 @@ func testAliasSwap(t *testing.T, c *opensearchtest.Cluster, w *Writer, typ *obje
 	if n := count(t, c, w.Alias(), map[string]any{"match_all": map[string]any{}}); n != sizes[2] {
 		t.Errorf("the alias holds %d documents, want generation 2's %d", n, sizes[2])
 	}
+
+	// An index that is no generation of the type, put behind the alias by
+	// hand: publishing takes the alias from it and keeps its documents.
+	do(t, c, http.MethodPut, "/swap-foreign", nil, http.StatusOK, nil)
+	do(t, c, http.MethodPost, "/_aliases", map[string]any{"actions": []any{
+		map[string]any{"add": map[string]any{"index": "swap-foreign", "alias": w.Alias()}},
+	}}, http.StatusOK, nil)
+	if _, _, err := w.Published(ctx); err == nil || !strings.Contains(err.Error(), "points at 2 indexes") {
+		t.Errorf("published with two indexes behind the alias: %v, want an error", err)
+	}
+	if err := w.Publish(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if gen, ok, err := w.Published(ctx); err != nil || !ok || gen != 2 {
+		t.Errorf("published generation %d (%v, %v) after publishing it again, want 2", gen, ok, err)
+	}
+	do(t, c, http.MethodHead, "/swap-foreign", nil, http.StatusOK, nil)
 }
 
 // readAlias searches the alias and says what the answer held: "g1" or
