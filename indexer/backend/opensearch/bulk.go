@@ -3,8 +3,8 @@ package opensearch
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -77,28 +77,28 @@ func (w *Writer) Write(ctx context.Context, gen uint64, version int64, changes [
 	return st, nil
 }
 
-// encode returns the bulk lines of a change.
+// encode returns the bulk lines of a change: its action, and the
+// document of an upsert.
 func (w *Writer) encode(c Change, version int64) ([]byte, error) {
 	id := objects.DocID(c.Key)
 	action := "index"
 	if c.Object == nil {
 		action = "delete"
 	}
-	line, err := json.Marshal(map[string]any{action: map[string]any{
-		"_id": id, "version": version, "version_type": "external",
-	}})
-	if err != nil {
-		return nil, err
-	}
-	line = append(line, '\n')
+	line := make([]byte, 0, 256)
+	line = append(line, `{"`+action+`":{"_id":`...)
+	line = appendString(line, id)
+	line = append(line, `,"version":`...)
+	line = strconv.AppendInt(line, version, 10)
+	line = append(line, `,"version_type":"external"}}`+"\n"...)
 	if c.Object == nil {
 		return line, nil
 	}
-	doc, err := Document(w.typ, id, c.Object)
+	line, err := AppendDocument(line, w.typ, id, c.Object)
 	if err != nil {
 		return nil, fmt.Errorf("object %s %q: %w", w.typ.APIName, w.typ.KeyString(c.Object), err)
 	}
-	return append(append(line, doc...), '\n'), nil
+	return append(line, '\n'), nil
 }
 
 // send sends one bulk request, and again the items the cluster refused

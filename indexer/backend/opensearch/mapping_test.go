@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ontoindex/ontoindex/objects"
@@ -142,5 +143,60 @@ func TestErrorProperty(t *testing.T) {
 		if got := errorProperty(tt.reasons...); got != tt.want {
 			t.Errorf("errorProperty(%q) = %q, want %q", tt.reasons, got, tt.want)
 		}
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	for _, s := range []string{"", "plain", `quo"te`, `back\slash`, "tab\tnew\nline", "\x00\x1f", "héllo wörld ✈", "bad \xff utf8", "\u2028", "<&>"} {
+		var got string
+		if err := json.Unmarshal(appendString(nil, s), &got); err != nil {
+			t.Errorf("appendString(%q) is no JSON string: %v", s, err)
+			continue
+		}
+		want, _ := json.Marshal(s)
+		var wantS string
+		_ = json.Unmarshal(want, &wantS)
+		if got != wantS {
+			t.Errorf("appendString(%q) reads back %q, want %q", s, got, wantS)
+		}
+	}
+}
+
+func TestWriter_encode(t *testing.T) {
+	typ := flightType()
+	w := (&Cluster{opts: Options{IndexPrefix: "x-"}}).Writer(typ)
+	r := rand.New(rand.NewPCG(3, 3))
+	o := randomFlight(r, 42)
+	o.Values[pName] = "say \"hi\"\n\\ ✈"
+	k := key(typ, o)
+	for _, tt := range []struct {
+		name   string
+		change Change
+		action string
+	}{{"upsert", Change{Key: k, Object: o}, "index"}, {"delete", Change{Key: k}, "delete"}} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := w.encode(tt.change, 1234567890123)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+			var action map[string]map[string]any
+			if err := json.Unmarshal([]byte(lines[0]), &action); err != nil {
+				t.Fatalf("action line %s: %v", lines[0], err)
+			}
+			want := map[string]any{"_id": objects.DocID(k), "version": float64(1234567890123), "version_type": "external"}
+			if !reflect.DeepEqual(action[tt.action], want) || len(action) != 1 {
+				t.Errorf("action %v, want %s: %v", action, tt.action, want)
+			}
+			if wantLines := map[string]int{"index": 2, "delete": 1}[tt.action]; len(lines) != wantLines {
+				t.Fatalf("%d lines, want %d: %s", len(lines), wantLines, b)
+			}
+			if tt.action == "index" {
+				var doc map[string]any
+				if err := json.Unmarshal([]byte(lines[1]), &doc); err != nil || doc["name"] != o.Values[pName] {
+					t.Errorf("document %s (%v), want the name %q", lines[1], err, o.Values[pName])
+				}
+			}
+		})
 	}
 }
