@@ -12,7 +12,12 @@
 // index, the published generation: Publish moves it in one _aliases
 // request (remove from every index it points at, add to the new one), so
 // a reader of the alias sees the old generation or the new one, never a
-// mix, and then deletes the indexes it left.
+// mix, and then deletes the generations it left. A generation's index is
+// created with refresh_interval -1 (nobody reads it, so a full build's
+// writes make no segments for readers); Publish refreshes it before the
+// swap, so that the alias shows the whole generation at once, and sets
+// the cluster's default interval back for the incremental writes that
+// follow.
 //
 // # Writes
 //

@@ -94,14 +94,18 @@ func FieldMapping(p objects.Property) map[string]any {
 	return notIndexed()
 }
 
-// IndexBody is the body that creates an index of the type: its mapping
-// and settings.
+// IndexBody is the body that creates a generation's index: the type's
+// mapping and the settings of an index nobody reads yet.
 func IndexBody(t *objects.Type, o Options) map[string]any {
 	return map[string]any{
 		"settings": map[string]any{"index": map[string]any{
 			"number_of_shards":   o.Shards,
 			"number_of_replicas": o.Replicas,
 			"gc_deletes":         fmt.Sprintf("%dms", o.GCDeletes.Milliseconds()),
+			// Nobody reads a generation before Publish, which refreshes
+			// it and sets the default back: a full build's bulk writes
+			// make no segments for readers that are not there.
+			"refresh_interval": "-1",
 		}},
 		"mappings": Mapping(t),
 	}

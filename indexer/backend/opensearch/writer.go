@@ -124,8 +124,8 @@ func (w *Writer) aliased(ctx context.Context) ([]string, error) {
 	return slices.Sorted(maps.Keys(resp.GetIndices())), nil
 }
 
-// Publish points the alias at generation gen's index in one _aliases
-// request, so that readers of the alias see the old generation or the
+// Publish refreshes generation gen's index, points the alias at it in
+// one _aliases request, so that readers of the alias see the old generation or the
 // new one and never both, then deletes the generations of the type it
 // pointed at before. Publishing the published generation again changes
 // nothing.
@@ -133,6 +133,18 @@ func (w *Writer) Publish(ctx context.Context, gen uint64) error {
 	index := w.Index(gen)
 	old, err := w.aliased(ctx)
 	if err != nil {
+		return err
+	}
+	// The index was created not to refresh (IndexBody): it refreshes
+	// now, before any reader can see it, and from now on at the
+	// cluster's default interval, so that the incremental writes that
+	// follow become searchable.
+	settings := strings.NewReader(`{"index":{"refresh_interval":null}}`)
+	sresp, err := w.c.client.Indices.Settings.Put(ctx, opensearchapi.SettingsPutReq{Indices: []string{index}, Body: settings})
+	if err != nil {
+		return w.c.check(ctx, "set the refresh interval of "+index, sresp, err)
+	}
+	if err := w.Refresh(ctx, gen); err != nil {
 		return err
 	}
 	actions := []any{}

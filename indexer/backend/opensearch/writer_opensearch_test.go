@@ -275,10 +275,8 @@ func testAliasSwap(t *testing.T, c *opensearchtest.Cluster, w *Writer, typ *obje
 			o.Values[pNote] = fmt.Sprintf("g%d", gen)
 			changes = append(changes, Change{Key: key(typ, o), Object: o})
 		}
+		// No refresh: Publish makes the generation searchable whole.
 		if _, err := w.Write(ctx, gen, 5, changes); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Refresh(ctx, gen); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -343,6 +341,17 @@ func testAliasSwap(t *testing.T, c *opensearchtest.Cluster, w *Writer, typ *obje
 		t.Errorf("published generation %d (%v, %v), want 2", gen, ok, err)
 	}
 	do(t, c, http.MethodHead, "/"+w.Index(1), nil, http.StatusNotFound, nil)
+	// The published generation refreshes at the cluster's default
+	// interval again, so that incremental writes become searchable.
+	var settings map[string]struct {
+		Settings struct {
+			Index map[string]any `json:"index"`
+		} `json:"settings"`
+	}
+	do(t, c, http.MethodGet, "/"+w.Index(2)+"/_settings", nil, http.StatusOK, &settings)
+	if ri, ok := settings[w.Index(2)].Settings.Index["refresh_interval"]; ok {
+		t.Errorf("published generation's refresh_interval %v, want the default", ri)
+	}
 	if n := count(t, c, w.Alias(), map[string]any{"match_all": map[string]any{}}); n != sizes[2] {
 		t.Errorf("the alias holds %d documents, want generation 2's %d", n, sizes[2])
 	}
