@@ -77,6 +77,11 @@
 //	struct                   object: "$present" (boolean, the struct's presence) and
 //	                         one field per struct field, mapped by its own type
 //
+// A keyword value longer than Lucene's 32766-byte term is refused (a
+// *RejectedError naming the property) rather than left unsearchable; a
+// text value keeps its analyzed terms whatever its length, and only its
+// exact sub-field skips values over 8191 characters.
+//
 // Vectors wait for the k-NN plugin, which the test cluster does not load.
 // Values are written as objects.JSONValue renders them for the API, so
 // _source is what the API returns.

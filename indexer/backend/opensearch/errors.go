@@ -50,11 +50,13 @@ func (e *UnreachableError) Error() string {
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Field names in OpenSearch's mapping errors: "failed to parse field
-// [delay] of type [double] ...", "... dynamic introduction of [extra]
-// within [_doc] is not allowed".
+// [delay] of type [double] ...", "... dynamic introduction of
+// [extra] within [_doc] is not allowed", "Document contains at least one
+// immense term in field=\"tags\" ...".
 var (
 	parseFieldError  = regexp.MustCompile(`failed to parse field \[([^\]]+)\]`)
 	strictFieldError = regexp.MustCompile(`dynamic introduction of \[([^\]]+)\] within \[([^\]]+)\]`)
+	termFieldError   = regexp.MustCompile(`in field="([^"]+)"`)
 )
 
 // errorProperty is the property apiName an item error names, "" for none.
@@ -65,6 +67,9 @@ func errorProperty(reasons ...string) string {
 	for _, r := range reasons {
 		if m := parseFieldError.FindStringSubmatch(r); m != nil {
 			return strings.TrimSuffix(m[1], "."+presentField)
+		}
+		if m := termFieldError.FindStringSubmatch(r); m != nil {
+			return m[1] // a keyword: the exact sub-fields of text and decimal stay short
 		}
 		if m := strictFieldError.FindStringSubmatch(r); m != nil {
 			if m[2] == "_doc" {

@@ -137,6 +137,7 @@ func TestErrorProperty(t *testing.T) {
 		{[]string{"failed to parse field [crew.$present] of type [boolean]"}, "crew"},
 		{[]string{"mapping set to strict, dynamic introduction of [extra] within [_doc] is not allowed"}, "extra"},
 		{[]string{"mapping set to strict, dynamic introduction of [rank] within [crew] is not allowed"}, "crew.rank"},
+		{[]string{`Document contains at least one immense term in field="tags" (whose UTF8 encoding is longer than the max length 32766)`}, "tags"},
 		{[]string{"something else", ""}, ""},
 	}
 	for _, tt := range tests {

@@ -74,6 +74,13 @@ func TestWriter(t *testing.T) {
 				t.Errorf("error %q does not say %s", err, s)
 			}
 		}
+		// A keyword longer than Lucene takes (32766 bytes).
+		o := randomFlight(r, 99)
+		o.Values[pTags] = []any{"short", strings.Repeat("long ", 8000)}
+		_, err = w.Write(t.Context(), 1, 2, []Change{{Key: key(typ, o), Object: o}})
+		if !errors.As(err, &rejected) || rejected.Key != "F00099" || rejected.Property != "tags" || rejected.More != 0 {
+			t.Errorf("write of an immense keyword: %v, want a *RejectedError of F00099 at tags", err)
+		}
 	})
 	t.Run("unreachable", func(t *testing.T) {
 		w := newWriter(t, c, "gone-", typ, Options{})
