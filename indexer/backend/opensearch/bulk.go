@@ -31,8 +31,8 @@ type op struct {
 	lines  []byte
 }
 
-// Write applies changes to generation gen's index at version (the
-// snapshot's sequence number: see doc.go) through the bulk API, in
+// Write applies changes to generation gen's index at version (one that
+// grows with every batch of the type: doc.go) through the bulk API, in
 // requests of at most Options.BulkBytes. It returns nil once the cluster
 // acknowledged every change, and stops at the first request that failed.
 func (w *Writer) Write(ctx context.Context, gen uint64, version int64, changes []Change) (Stats, error) {

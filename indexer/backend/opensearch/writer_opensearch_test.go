@@ -121,6 +121,8 @@ func testBulk(t *testing.T, c *opensearchtest.Cluster, w *Writer, typ *objects.T
 	var batches [][]Change
 	for v := range 4 {
 		var changes []Change
+		// 150 draws of 300 flights: a batch changes some flights twice,
+		// and the last change must win.
 		for range 150 {
 			n := r.IntN(300)
 			o := randomFlight(r, n)
