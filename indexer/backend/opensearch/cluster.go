@@ -19,9 +19,11 @@ import (
 // Options configure a Cluster. Zero values mean the defaults below.
 type Options struct {
 	// Name is the backend's name in the config, which errors name.
-	Name               string
-	URLs               []string
-	IndexPrefix        string
+	Name        string
+	URLs        []string
+	IndexPrefix string
+	// Shards default to config.DefaultShards; Replicas is taken as it is
+	// (OptionsFrom fills in the config's default).
 	Shards, Replicas   int
 	Username, Password string
 	// CACert is the PEM of the CAs that sign the cluster's certificate
