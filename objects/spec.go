@@ -39,6 +39,9 @@ type TypeSpec struct {
 	// PollInterval is how often the daemon looks for new snapshots
 	// (0: the daemon's default).
 	PollInterval time.Duration `yaml:"pollInterval" json:"pollInterval,omitempty"`
+	// Backend names the search backend (a key of the config's backends)
+	// the type is indexed into; empty: the embedded index.
+	Backend string `yaml:"backend" json:"backend,omitempty"`
 	// Links are the link types from this object type to others (links.go).
 	Links []LinkSpec `yaml:"links" json:"links,omitempty"`
 	// Implements maps interface apiNames to how this type implements them

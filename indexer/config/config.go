@@ -19,9 +19,12 @@ import (
 
 // Config is the ontoindex config file.
 type Config struct {
-	Ontology    Ontology           `yaml:"ontology" json:"ontology"`
-	DataDir     string             `yaml:"dataDir" json:"dataDir"`
-	Catalogs    map[string]Catalog `yaml:"catalogs" json:"catalogs"`
+	Ontology Ontology           `yaml:"ontology" json:"ontology"`
+	DataDir  string             `yaml:"dataDir" json:"dataDir"`
+	Catalogs map[string]Catalog `yaml:"catalogs" json:"catalogs"`
+	// Backends are the search backends object types may index into
+	// instead of the embedded index (backend.go).
+	Backends    map[string]Backend `yaml:"backends" json:"backends,omitempty"`
 	ObjectTypes []objects.TypeSpec `yaml:"objectTypes" json:"objectTypes"`
 	// Interfaces are the interfaces object types implement.
 	Interfaces []objects.InterfaceSpec `yaml:"interfaces" json:"interfaces,omitempty"`
@@ -287,6 +290,7 @@ func (c *Config) Validate() error {
 		bad("build.chunkRows", "must not be negative")
 	}
 	errs = append(errs, serverconfig.Validate(&c.Server, &c.Auth, func(name string) bool { _, ok := c.TypeSpec(name); return ok })...)
+	errs = append(errs, c.validateBackends()...)
 	errs = append(errs, c.validateDaemon()...)
 	return errors.Join(errs...)
 }

@@ -49,6 +49,8 @@ auth:
 `,
 	"catalogs: {w: {type: sql, uri: 'sqlite:///tmp/x.db'}}\nobjectTypes: [{apiName: A, table: w.a.b}]\n",
 	"objectTypes: [{apiName: A, table: w.a.b}]\n",
+	"catalogs: {w: {type: hadoop, warehouse: x}}\nobjectTypes: [{apiName: A, table: w.a.b}]\nbackends: {c: {type: opensearch, urls: ['https://h:9200'], shards: 2, replicas: 0, username: u, password: p, caFile: ca.pem}}\n",
+	"catalogs: {w: {type: hadoop, warehouse: x}}\nobjectTypes: [{apiName: A, table: w.a.b, backend: c}]\nbackends: {c: {type: opensearch, urls: ['http://h:9200']}}\n",
 	"dataDir: ''\n",
 	"a: &a [*a]\n",
 	"x: &x {y: *x}\n",

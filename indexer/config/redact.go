@@ -61,8 +61,8 @@ func uriPasswords(v string) []string {
 	return out
 }
 
-// Secrets are every secret of the config: those of its catalogs and the
-// API tokens.
+// Secrets are every secret of the config: those of its catalogs, the
+// API tokens and the backends' passwords.
 func (c *Config) Secrets() []string {
 	var out []string
 	for _, cc := range c.Catalogs {
@@ -70,6 +70,9 @@ func (c *Config) Secrets() []string {
 	}
 	for _, t := range c.Auth.Tokens {
 		out = append(out, t.Token)
+	}
+	for _, b := range c.Backends {
+		out = append(out, b.Password)
 	}
 	return out
 }

@@ -1,0 +1,159 @@
+package opensearch
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	opensearchgo "github.com/opensearch-project/opensearch-go/v4"
+	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
+
+	"github.com/ontoindex/ontoindex/indexer/config"
+)
+
+// Options configure a Cluster. Zero values mean the defaults below.
+type Options struct {
+	// Name is the backend's name in the config, which errors name.
+	Name        string
+	URLs        []string
+	IndexPrefix string
+	// Shards default to config.DefaultShards; Replicas is taken as it is
+	// (OptionsFrom fills in the config's default).
+	Shards, Replicas   int
+	Username, Password string
+	// CACert is the PEM of the CAs that sign the cluster's certificate
+	// (nil: the system's).
+	CACert []byte
+	// GCDeletes is how long a delete's tombstone refuses older writes of
+	// its document (index.gc_deletes; doc.go).
+	GCDeletes time.Duration
+	// BulkBytes bounds the body of one bulk request.
+	BulkBytes int
+	// Retries is how many times an item the cluster refused for load (429)
+	// is sent again, the first after RetryWait, doubling.
+	Retries   int
+	RetryWait time.Duration
+}
+
+// Defaults.
+const (
+	DefaultGCDeletes = 24 * time.Hour
+	DefaultBulkBytes = 5 << 20
+	DefaultRetries   = 6
+	DefaultRetryWait = 100 * time.Millisecond
+)
+
+func (o Options) withDefaults() Options {
+	o.IndexPrefix = cmp.Or(o.IndexPrefix, config.DefaultIndexPrefix)
+	o.Shards = cmp.Or(o.Shards, config.DefaultShards)
+	o.GCDeletes = cmp.Or(o.GCDeletes, DefaultGCDeletes)
+	o.BulkBytes = cmp.Or(o.BulkBytes, DefaultBulkBytes)
+	o.Retries = cmp.Or(o.Retries, DefaultRetries)
+	o.RetryWait = cmp.Or(o.RetryWait, DefaultRetryWait)
+	return o
+}
+
+// OptionsFrom are the options of backend name of cfg, its CA file read.
+func OptionsFrom(cfg *config.Config, name string) (Options, error) {
+	b, ok := cfg.Backends[name]
+	if !ok {
+		return Options{}, fmt.Errorf("backend %q is not configured", name)
+	}
+	b = b.WithDefaults()
+	o := Options{Name: name, URLs: b.URLs, IndexPrefix: b.IndexPrefix, Shards: b.Shards,
+		Replicas: *b.Replicas, Username: b.Username, Password: b.Password}
+	if b.CAFile != "" {
+		pem, err := os.ReadFile(cfg.Path(b.CAFile))
+		if err != nil {
+			return Options{}, fmt.Errorf("backends.%s.caFile: %w", name, err)
+		}
+		o.CACert = pem
+	}
+	return o, nil
+}
+
+// Cluster is a connection to one OpenSearch cluster.
+type Cluster struct {
+	opts   Options
+	client *opensearchapi.Client
+	log    *slog.Logger
+}
+
+// New returns a client of the cluster; it sends no request.
+func New(o Options, log *slog.Logger) (*Cluster, error) {
+	o = o.withDefaults()
+	if len(o.URLs) == 0 {
+		return nil, fmt.Errorf("opensearch cluster %q: no URLs", o.Name)
+	}
+	client, err := opensearchapi.NewClient(opensearchapi.Config{Client: opensearchgo.Config{
+		Addresses: o.URLs,
+		Username:  o.Username,
+		Password:  o.Password,
+		CACert:    o.CACert,
+		// 429 is the cluster shedding load: worth another try, like the
+		// gateway errors the client retries by default.
+		RetryOnStatus: []int{http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout},
+		MaxRetries:    3,
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("opensearch cluster %q: %w", o.Name, err)
+	}
+	return &Cluster{opts: o, client: client, log: log.With("backend", o.Name)}, nil
+}
+
+// Close releases the client's connections.
+func (c *Cluster) Close() error { return c.client.Close() }
+
+// Name is the backend's name.
+func (c *Cluster) Name() string { return c.opts.Name }
+
+// inspector is every response of the client.
+type inspector interface {
+	Inspect() opensearchapi.Inspect
+}
+
+// status is the HTTP status of a response, 0 when the request got none.
+func status(resp inspector) int {
+	if resp == nil {
+		return 0
+	}
+	if r := resp.Inspect().Response; r != nil {
+		return r.StatusCode
+	}
+	return 0
+}
+
+// check turns the error of a request into the package's: an
+// *UnreachableError when the cluster did not answer, else the cluster's
+// error with what was asked.
+func (c *Cluster) check(ctx context.Context, what string, resp inspector, err error) error {
+	if err == nil {
+		return nil
+	}
+	if status(resp) == 0 {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", what, ctx.Err())
+		}
+		return &UnreachableError{Cluster: c.opts.Name, URLs: c.opts.URLs, Err: err}
+	}
+	return fmt.Errorf("opensearch cluster %q: %s: %w", c.opts.Name, what, err)
+}
+
+// isStatus reports whether the request got an answer with the status.
+func isStatus(resp inspector, err error, code int) bool {
+	return err != nil && status(resp) == code
+}
+
+// errorType is the error type of the cluster's answer ("" for none).
+func errorType(err error) string {
+	var se *opensearchgo.StructError
+	if errors.As(err, &se) {
+		return se.Err.Type
+	}
+	return ""
+}

@@ -1,0 +1,70 @@
+package opensearch
+
+import (
+	"errors"
+	"log/slog"
+	"net"
+	"strings"
+	"testing"
+)
+
+// TestCluster_unreachable: a cluster that does not listen fails every
+// request with an *UnreachableError naming it.
+func TestCluster_unreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String()
+	_ = l.Close() // nothing listens there now
+	c, err := New(Options{Name: "search-east", URLs: []string{url}}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	w := c.Writer(flightType())
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"create index", func() error { return w.CreateIndex(t.Context(), 1) }},
+		{"write", func() error { _, err := w.Write(t.Context(), 1, 1, []Change{{Key: []byte("k")}}); return err }},
+		{"publish", func() error { return w.Publish(t.Context(), 1) }},
+		{"published", func() error { _, _, err := w.Published(t.Context()); return err }},
+		{"refresh", func() error { return w.Refresh(t.Context(), 1) }},
+		{"drop", func() error { return w.Drop(t.Context(), 1) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			var gone *UnreachableError
+			if !errors.As(err, &gone) || gone.Cluster != "search-east" {
+				t.Fatalf("err = %v, want an *UnreachableError of search-east", err)
+			}
+			if msg := err.Error(); !strings.Contains(msg, `opensearch cluster "search-east"`) || !strings.Contains(msg, url) || !strings.Contains(msg, "unreachable") {
+				t.Errorf("error %q does not name the cluster, its URL and what is wrong", msg)
+			}
+		})
+	}
+}
+
+func TestWriter_names(t *testing.T) {
+	c, err := New(Options{Name: "c", URLs: []string{"http://127.0.0.1:1"}, IndexPrefix: "onto-"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	w := c.Writer(flightType())
+	if w.Alias() != "onto-flight" || w.Index(12) != "onto-flight-g12" {
+		t.Errorf("alias %s, index %s", w.Alias(), w.Index(12))
+	}
+	for _, tt := range []struct {
+		index string
+		gen   uint64
+		ok    bool
+	}{{"onto-flight-g12", 12, true}, {"onto-flight-g", 0, false}, {"onto-flights-g1", 0, false}, {"onto-flight-gx", 0, false}} {
+		if gen, ok := w.generation(tt.index); gen != tt.gen || ok != tt.ok {
+			t.Errorf("generation(%s) = %d, %v; want %d, %v", tt.index, gen, ok, tt.gen, tt.ok)
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package opensearch
+
+import (
+	"fmt"
+
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// Document fields beside the properties.
+const (
+	// keyField holds the document id (objects.DocID of the primary key)
+	// as a keyword, for the primary-key tie-break of sorted reads.
+	keyField = "__key"
+	// presentField is, inside a struct property's object, the struct's
+	// presence. A field apiName cannot start with $, so it meets none.
+	presentField = "$present"
+	// textKeywordField is the exact sub-field of a text property, and
+	// textIgnoreAbove bounds it: Lucene refuses a term above 32766
+	// bytes, which 8191 characters of any script stay under.
+	textKeywordField = "keyword"
+	textIgnoreAbove  = 8191
+	// decimalExactField is the keyword sub-field of a decimal property
+	// holding its exact text.
+	decimalExactField = "exact"
+)
+
+// Mapping is the index mapping of an object type: strict (a field the
+// mapping does not name is refused, never guessed), a field per property
+// and the key field (doc.go has the table).
+func Mapping(t *objects.Type) map[string]any {
+	props := map[string]any{keyField: map[string]any{"type": "keyword"}}
+	for i, p := range t.Properties {
+		if p.Hidden() {
+			continue // inside its struct's object, below
+		}
+		if p.Type.Kind != objects.KindStruct {
+			props[p.APIName] = FieldMapping(p)
+			continue
+		}
+		fields := map[string]any{presentField: map[string]any{"type": "boolean"}}
+		for _, j := range t.StructFields(i) {
+			f := t.Properties[j]
+			fields[f.Field] = FieldMapping(f)
+		}
+		props[p.APIName] = map[string]any{"type": "object", "dynamic": "strict", "properties": fields}
+	}
+	return map[string]any{"dynamic": "strict", "properties": props}
+}
+
+// notIndexed keeps a value in _source only: a disabled object field
+// takes any JSON value and parses none of it.
+func notIndexed() map[string]any { return map[string]any{"type": "object", "enabled": false} }
+
+// FieldMapping is the mapping of one property that is not a struct (a
+// struct's fields are mapped each by this).
+func FieldMapping(p objects.Property) map[string]any {
+	t := p.Type.Primitive()
+	switch {
+	case p.Search == objects.SearchNone || t.Kind == objects.KindVector:
+		return notIndexed()
+	case p.Search == objects.SearchKeyword:
+		return map[string]any{"type": "keyword"}
+	case p.Search == objects.SearchText:
+		return map[string]any{"type": "text", "fields": map[string]any{
+			textKeywordField: map[string]any{"type": "keyword", "ignore_above": textIgnoreAbove},
+		}}
+	}
+	switch t.Kind {
+	case objects.KindBoolean:
+		return map[string]any{"type": "boolean"}
+	case objects.KindInteger:
+		return map[string]any{"type": "integer"}
+	case objects.KindLong:
+		return map[string]any{"type": "long"}
+	case objects.KindFloat:
+		return map[string]any{"type": "float"}
+	case objects.KindDouble:
+		return map[string]any{"type": "double"}
+	case objects.KindDecimal:
+		return map[string]any{"type": "double", "fields": map[string]any{
+			decimalExactField: map[string]any{"type": "keyword"},
+		}}
+	case objects.KindString, objects.KindUUID, objects.KindTime:
+		return map[string]any{"type": "keyword"}
+	case objects.KindDate:
+		return map[string]any{"type": "date", "format": "strict_date"}
+	case objects.KindTimestamp, objects.KindTimestampTZ:
+		return map[string]any{"type": "date", "format": "strict_date_optional_time"}
+	case objects.KindGeoPoint:
+		return map[string]any{"type": "geo_point"}
+	case objects.KindGeoShape:
+		return map[string]any{"type": "geo_shape"}
+	}
+	return notIndexed()
+}
+
+// IndexBody is the body that creates a generation's index: the type's
+// mapping and the settings of an index nobody reads yet.
+func IndexBody(t *objects.Type, o Options) map[string]any {
+	return map[string]any{
+		"settings": map[string]any{"index": map[string]any{
+			"number_of_shards":   o.Shards,
+			"number_of_replicas": o.Replicas,
+			"gc_deletes":         fmt.Sprintf("%dms", o.GCDeletes.Milliseconds()),
+			// Nobody reads a generation before Publish, which refreshes
+			// it and sets the default back: a full build's bulk writes
+			// make no segments for readers that are not there.
+			"refresh_interval": "-1",
+		}},
+		"mappings": Mapping(t),
+	}
+}
