@@ -52,6 +52,7 @@ auth:
 	"catalogs: {w: {type: hadoop, warehouse: x}}\nobjectTypes: [{apiName: A, table: w.a.b}]\nbackends: {c: {type: opensearch, urls: ['https://h:9200'], shards: 2, replicas: 0, username: u, password: p, caFile: ca.pem}}\n",
 	"catalogs: {w: {type: hadoop, warehouse: x}}\nobjectTypes: [{apiName: A, table: w.a.b, backend: c}]\nbackends: {c: {type: opensearch, urls: ['http://h:9200']}}\n",
 	"dataDir: ''\n",
+	"dataDir: '${FUZZ_TOKEN}'\ncatalogs: {w: {type: hadoop, warehouse: x}}\nobjectTypes: [{apiName: A, table: w.a.b}]\n",
 	"a: &a [*a]\n",
 	"x: &x {y: *x}\n",
 	"- - - - -\n",
@@ -64,7 +65,8 @@ auth:
 
 // FuzzParse parses arbitrary config files: every one is a config or an
 // error, never a panic; a config validates again as it is (Validate is
-// idempotent), and holds the token of its environment only as a digest.
+// idempotent), and its auth section holds the token of its environment
+// only as a digest.
 func FuzzParse(f *testing.F) {
 	f.Setenv("FUZZ_TOKEN", fuzzToken)
 	if raw, err := os.ReadFile("../../etc/indexer/ontology.yaml"); err == nil {
@@ -90,8 +92,11 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("auth.tokens[%d] kept in plain text:\n%s", i, raw)
 			}
 		}
-		if path := leaktest.Find(cfg, fuzzToken); path != "" {
-			t.Fatalf("the config holds the token at %s:\n%s", path, raw)
+		// Only the auth section: a fuzzed file may put ${FUZZ_TOKEN} in
+		// any field (a data dir, a catalog property, a backend's
+		// password), which then holds it as written, as it should.
+		if path := leaktest.Find(cfg.Auth, fuzzToken); path != "" {
+			t.Fatalf("the auth section holds the token at %s:\n%s", path, raw)
 		}
 	})
 }
