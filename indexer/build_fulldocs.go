@@ -26,7 +26,7 @@ type fullDocs struct {
 	free    chan *docBatch
 	done    chan struct{}
 	// failed is the builder's first error, set by the goroutine and read
-	// by Changed (under mu) and after done.
+	// by Changed at each batch (under mu) and after done.
 	mu     sync.Mutex
 	failed error
 }
@@ -105,9 +105,6 @@ func (fd *fullDocs) New() uint32 {
 // The key and the object's slice are the diff's buffers: the batch copies
 // them (the values themselves are the row's own).
 func (fd *fullDocs) Changed(doc uint32, key []byte, o *objects.Object) error {
-	if err := fd.err(); err != nil {
-		return err
-	}
 	b := fd.cur
 	b.width = len(o.Values)
 	b.docs = append(b.docs, doc)
@@ -115,15 +112,17 @@ func (fd *fullDocs) Changed(doc uint32, key []byte, o *objects.Object) error {
 	b.ends = append(b.ends, len(b.keys))
 	b.values = append(b.values, o.Values...)
 	if len(b.docs) == docBatchRows {
-		fd.send()
+		return fd.send()
 	}
 	return nil
 }
 
-// send hands the filling batch to the builder and takes a free one.
-func (fd *fullDocs) send() {
+// send hands the filling batch to the builder and takes a free one; it
+// returns the builder's error, once it has met one.
+func (fd *fullDocs) send() error {
 	fd.work <- fd.cur
 	fd.cur = <-fd.free
+	return fd.err()
 }
 
 func (fd *fullDocs) err() error {
