@@ -47,21 +47,3 @@ func (dc *docChanges) list() []index.Change {
 	}
 	return out
 }
-
-// fullDocs indexes the objects of a full build directly, numbering them
-// from next.
-type fullDocs struct {
-	b    *index.Builder
-	next uint32
-}
-
-// New implements store.Docs.
-func (fd *fullDocs) New() uint32 {
-	fd.next++
-	return fd.next - 1
-}
-
-// Changed implements store.Docs; a full build never deletes a document.
-func (fd *fullDocs) Changed(doc uint32, key []byte, o *objects.Object) error {
-	return fd.b.Add(doc, key, o)
-}

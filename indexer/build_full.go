@@ -8,7 +8,6 @@ import (
 
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/indexer/store"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -45,7 +44,7 @@ func (j *buildJob) full(ctx context.Context) error {
 	if rows == 0 {
 		rows = config.DefaultChunkRows
 	}
-	docs := &fullDocs{b: index.NewBuilder(j.typ)}
+	docs := newFullDocs(j.typ)
 	w.Full(docs, rows, bs)
 	if resume {
 		// The index of an interrupted build starts from the chunks it
@@ -54,6 +53,8 @@ func (j *buildJob) full(ctx context.Context) error {
 			return fmt.Errorf("object type %s: resume build: %w", name, err)
 		}
 	}
+	docs.start()
+	defer docs.stop()
 	// Save the build record before anything else, so a crash can resume.
 	if err := w.Commit(nil); err != nil {
 		return err
@@ -99,6 +100,9 @@ func (j *buildJob) full(ctx context.Context) error {
 		j.res.FromSnapshotID = j.cp.SnapshotID
 	}
 	// Every object is indexed before the generation is switched in.
+	if err := docs.wait(); err != nil {
+		return fmt.Errorf("object type %s: index: %w", name, err)
+	}
 	const firstVersion = 1
 	// dirty -1: no index file yet; the saver writes it.
 	gen := &generation{ix: ix, name: name, n: bs.Generation, cur: docs.b.Finish(firstVersion), dirty: -1}

@@ -52,10 +52,8 @@ type Writer struct {
 	paths    map[uint64]string
 	ids      map[string]uint64
 	count    int64
-	// absent is the key the last Lookup found no record of, while
-	// absentOK (lookedUpAbsent).
-	absent   []byte
-	absentOK bool
+	// looked is what the last Lookup found, until Apply takes it.
+	looked lookedUp
 }
 
 // OpenWriter opens a writer on a generation of an object type (creating it
@@ -139,7 +137,7 @@ func (w *Writer) begin(create bool) error {
 		_ = tx.Rollback()
 		return err
 	}
-	w.tx, w.b, w.rowsInTx, w.absentOK = tx, b, 0, false
+	w.tx, w.b, w.rowsInTx, w.looked.ok = tx, b, 0, false
 	w.count = b.Count()
 	return nil
 }

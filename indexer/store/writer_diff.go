@@ -18,16 +18,17 @@ var (
 
 // Lookup implements changelog.Baseline.
 func (w *Writer) Lookup(key []byte) (string, uint64, bool, error) {
+	w.looked.ok = false
 	v := w.b.objects.Get(key)
 	if v == nil {
-		w.absent, w.absentOK = append(w.absent[:0], key...), true
+		w.looked = lookedUp{key: append(w.looked.key[:0], key...), ok: true}
 		return "", 0, false, nil
 	}
-	w.absentOK = false
 	r, err := w.b.record(v)
 	if err != nil {
 		return "", 0, false, fmt.Errorf("object type %s: stored object: %w", w.name, err)
 	}
+	w.looked = lookedUp{key: append(w.looked.key[:0], key...), ok: true, found: true, rec: r}
 	if _, cached := w.paths[r.fileID]; w.appendOnly && !cached && w.b.fileIDs.Get(fileIDKey(r.fileID)) == nil {
 		return "", r.hash, true, nil // compacted since (AppendOnly)
 	}
@@ -61,7 +62,7 @@ func (w *Writer) FileKeys(path string, fn func(key []byte) error) error {
 func (w *Writer) Apply(c *changelog.Change) error {
 	switch c.Type {
 	case changelog.Delete:
-		prev, ok, err := w.stored(c.Key)
+		prev, ok, err := w.lookUp(c.Key)
 		if err != nil || !ok {
 			return err
 		}
@@ -82,11 +83,7 @@ func (w *Writer) Apply(c *changelog.Change) error {
 		return err
 	}
 	r := record{fileID: id, hash: c.Hash, encoded: c.Encoded}
-	var prev record
-	var ok bool
-	if !w.lookedUpAbsent(c.Key) {
-		prev, ok, err = w.stored(c.Key)
-	}
+	prev, ok, err := w.lookUp(c.Key)
 	switch {
 	case err != nil:
 		return err
@@ -125,14 +122,29 @@ func (w *Writer) Apply(c *changelog.Change) error {
 	return w.chunk(c)
 }
 
-// lookedUpAbsent reports whether the last Lookup found no record of key,
-// and forgets it: the diff looks every row's key up and then applies the
-// row, and a full build would otherwise search the objects twice for each
-// (only a Put makes a key present, and every Put is Apply's, after this).
-func (w *Writer) lookedUpAbsent(key []byte) bool {
-	hit := w.absentOK && bytes.Equal(w.absent, key)
-	w.absentOK = false
-	return hit
+// lookedUp is what the last Lookup found: the diff looks every row's key
+// up and then applies the row, and would otherwise search the objects
+// twice for each (a full build's every row, an incremental build's every
+// row of a rewritten file). Only Apply writes objects, after it takes
+// this, so the record (whose encoding is the page's bytes) holds until
+// then.
+type lookedUp struct {
+	key   []byte
+	ok    bool // key was looked up last and is not applied yet
+	found bool
+	rec   record
+}
+
+// lookUp returns the stored record of key: the last Lookup's, and forgets
+// it, or read now.
+func (w *Writer) lookUp(key []byte) (record, bool, error) {
+	l := &w.looked
+	if l.ok && bytes.Equal(l.key, key) {
+		l.ok = false
+		return l.rec, l.found, nil
+	}
+	l.ok = false
+	return w.stored(key)
 }
 
 // stored reads the record of a key.
