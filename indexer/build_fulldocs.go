@@ -103,7 +103,10 @@ func (fd *fullDocs) New() uint32 {
 
 // Changed implements store.Docs; a full build never deletes a document.
 // The key and the object's slice are the diff's buffers: the batch copies
-// them (the values themselves are the row's own).
+// them. The values themselves are the row's own, their strings views of
+// the data file's Arrow buffers, which outlive the record's Release
+// because they come from Go's allocator (the GC frees them): a pooling
+// allocator in the read path would need the strings copied here.
 func (fd *fullDocs) Changed(doc uint32, key []byte, o *objects.Object) error {
 	b := fd.cur
 	b.width = len(o.Values)
