@@ -123,6 +123,33 @@ func TestRawHTTP(t *testing.T) {
 	}
 }
 
+// TestRawHTTP_idle checks that a connection left idle longer than
+// maxIdle is not used again: the server (idle timeout 100 ms, as
+// server.idleTimeout) has closed it, and a POST sent on it would end in
+// EOF. Both requests must succeed on the second connection dialed.
+func TestRawHTTP_idle(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "ok")
+	}))
+	srv.Config.IdleTimeout = 100 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	c := newRawHTTP(strings.TrimPrefix(srv.URL, "http://"), 2)
+	c.maxIdle = 50 * time.Millisecond
+	defer c.close()
+	for i := range 2 {
+		if status, body, err := doString(c, http.MethodPost, "/q", []byte("{}")); err != nil || status != 200 || body != "ok" {
+			t.Fatalf("request %d: %d %q %v", i, status, body, err)
+		}
+		time.Sleep(300 * time.Millisecond) // past the server's idle timeout
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.conns) != 1 {
+		t.Errorf("%d connections kept, want 1 (the stale one dropped)", len(c.conns))
+	}
+}
+
 // doString is one request of c, its body copied out of the connection's
 // buffer.
 func doString(c *rawHTTP, method, path string, body []byte) (status int, resp string, err error) {

@@ -21,28 +21,46 @@ import (
 // measure the server rather than net/http's client, as pgx's figures
 // measure PostgreSQL rather than the driver.
 type rawHTTP struct {
-	addr  string // host:port
-	idle  chan *rawConn
-	mu    sync.Mutex
-	conns []*rawConn
+	addr string // host:port
+	// maxIdle is how long a connection may wait in idle and still be
+	// used: less than the server's idle timeout (server.idleTimeout, 60 s
+	// by default), which closes it. Sending on a connection the server is
+	// closing ends in EOF, and a POST cannot be sent again; at ten million
+	// rows the check of a query on PostgreSQL leaves ontoindex's
+	// connections idle for longer than that.
+	maxIdle time.Duration
+	idle    chan *rawConn
+	mu      sync.Mutex
+	conns   []*rawConn
 }
 
 type rawConn struct {
-	c  net.Conn
-	r  *bufio.Reader
-	wb []byte // the request, reused
-	rb []byte // the response body, reused
+	c    net.Conn
+	r    *bufio.Reader
+	wb   []byte    // the request, reused
+	rb   []byte    // the response body, reused
+	used time.Time // when it went idle
 }
 
+// rawMaxIdle is half the server's default idle timeout.
+const rawMaxIdle = 30 * time.Second
+
 func newRawHTTP(addr string, clients int) *rawHTTP {
-	return &rawHTTP{addr: addr, idle: make(chan *rawConn, clients*2)}
+	return &rawHTTP{addr: addr, maxIdle: rawMaxIdle, idle: make(chan *rawConn, clients*2)}
 }
 
 func (h *rawHTTP) conn(ctx context.Context) (*rawConn, error) {
-	select {
-	case c := <-h.idle:
-		return c, nil
-	default:
+	for {
+		select {
+		case c := <-h.idle:
+			if time.Since(c.used) <= h.maxIdle {
+				return c, nil
+			}
+			h.drop(c)
+			continue
+		default:
+		}
+		break
 	}
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", h.addr)
@@ -57,11 +75,20 @@ func (h *rawHTTP) conn(ctx context.Context) (*rawConn, error) {
 }
 
 func (h *rawHTTP) put(c *rawConn) {
+	c.used = time.Now()
 	select {
 	case h.idle <- c:
 	default:
-		_ = c.c.Close()
+		h.drop(c)
 	}
+}
+
+// drop closes a connection and forgets it.
+func (h *rawHTTP) drop(c *rawConn) {
+	_ = c.c.Close()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.conns = slices.DeleteFunc(h.conns, func(x *rawConn) bool { return x == c })
 }
 
 func (h *rawHTTP) close() {
@@ -90,7 +117,7 @@ func (h *rawHTTP) do(ctx context.Context, method, path string, body []byte, read
 	}
 	status, resp, err := c.roundTrip(method, h.addr, path, body)
 	if err != nil {
-		_ = c.c.Close()
+		h.drop(c)
 		return err
 	}
 	read(status, resp)
