@@ -27,31 +27,13 @@ func newWriter(t *testing.T, c *opensearchtest.Cluster, prefix string, typ *obje
 	return cl.Writer(typ)
 }
 
-// do sends a request, fails the test unless it is answered with status,
-// and decodes the answer into out when out is not nil.
-func do(t *testing.T, c *opensearchtest.Cluster, method, path string, body any, status int, out any) {
-	t.Helper()
-	code, b, err := c.Do(t.Context(), method, path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code != status {
-		t.Fatalf("%s %s: %d %s, want %d", method, path, code, b, status)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s %s: decode %s: %v", method, path, b, err)
-		}
-	}
-}
-
 // count is the number of documents of index that match query.
 func count(t *testing.T, c *opensearchtest.Cluster, index string, query any) int {
 	t.Helper()
 	var answer struct {
 		Count int `json:"count"`
 	}
-	do(t, c, http.MethodPost, "/"+index+"/_count", map[string]any{"query": query}, http.StatusOK, &answer)
+	c.MustDoNode(t, 0, http.MethodPost, "/"+index+"/_count", map[string]any{"query": query}, http.StatusOK, &answer)
 	return answer.Count
 }
 
@@ -71,7 +53,7 @@ func allHits(t *testing.T, c *opensearchtest.Cluster, index string) []hit {
 			Hits []hit `json:"hits"`
 		} `json:"hits"`
 	}
-	do(t, c, http.MethodPost, "/"+index+"/_search", map[string]any{
+	c.MustDoNode(t, 0, http.MethodPost, "/"+index+"/_search", map[string]any{
 		"size": 10000, "version": true, "sort": []any{map[string]any{keyField: "asc"}},
 	}, http.StatusOK, &answer)
 	return answer.Hits.Hits

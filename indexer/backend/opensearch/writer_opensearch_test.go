@@ -42,7 +42,7 @@ func TestWriter(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "does not exist") {
 			t.Fatalf("write to a generation never created: %v, want an error", err)
 		}
-		do(t, c, http.MethodHead, "/"+w.Index(1), nil, http.StatusNotFound, nil)
+		c.MustDoNode(t, 0, http.MethodHead, "/"+w.Index(1), nil, http.StatusNotFound, nil)
 	})
 	t.Run("alias swap", func(t *testing.T) {
 		testAliasSwap(t, c, newWriter(t, c, "swap-", typ, Options{}), typ)
@@ -349,7 +349,7 @@ func testAliasSwap(t *testing.T, c *opensearchtest.Cluster, w *Writer, typ *obje
 	if gen, ok, err := w.Published(ctx); err != nil || !ok || gen != 2 {
 		t.Errorf("published generation %d (%v, %v), want 2", gen, ok, err)
 	}
-	do(t, c, http.MethodHead, "/"+w.Index(1), nil, http.StatusNotFound, nil)
+	c.MustDoNode(t, 0, http.MethodHead, "/"+w.Index(1), nil, http.StatusNotFound, nil)
 	// The published generation refreshes at the cluster's default
 	// interval again, so that incremental writes become searchable.
 	var settings map[string]struct {
@@ -357,7 +357,7 @@ func testAliasSwap(t *testing.T, c *opensearchtest.Cluster, w *Writer, typ *obje
 			Index map[string]any `json:"index"`
 		} `json:"settings"`
 	}
-	do(t, c, http.MethodGet, "/"+w.Index(2)+"/_settings", nil, http.StatusOK, &settings)
+	c.MustDoNode(t, 0, http.MethodGet, "/"+w.Index(2)+"/_settings", nil, http.StatusOK, &settings)
 	if ri, ok := settings[w.Index(2)].Settings.Index["refresh_interval"]; ok {
 		t.Errorf("published generation's refresh_interval %v, want the default", ri)
 	}
@@ -367,8 +367,8 @@ func testAliasSwap(t *testing.T, c *opensearchtest.Cluster, w *Writer, typ *obje
 
 	// An index that is no generation of the type, put behind the alias by
 	// hand: publishing takes the alias from it and keeps its documents.
-	do(t, c, http.MethodPut, "/swap-foreign", nil, http.StatusOK, nil)
-	do(t, c, http.MethodPost, "/_aliases", map[string]any{"actions": []any{
+	c.MustDoNode(t, 0, http.MethodPut, "/swap-foreign", nil, http.StatusOK, nil)
+	c.MustDoNode(t, 0, http.MethodPost, "/_aliases", map[string]any{"actions": []any{
 		map[string]any{"add": map[string]any{"index": "swap-foreign", "alias": w.Alias()}},
 	}}, http.StatusOK, nil)
 	if _, _, err := w.Published(ctx); err == nil || !strings.Contains(err.Error(), "points at 2 indexes") {
@@ -380,7 +380,7 @@ func testAliasSwap(t *testing.T, c *opensearchtest.Cluster, w *Writer, typ *obje
 	if gen, ok, err := w.Published(ctx); err != nil || !ok || gen != 2 {
 		t.Errorf("published generation %d (%v, %v) after publishing it again, want 2", gen, ok, err)
 	}
-	do(t, c, http.MethodHead, "/swap-foreign", nil, http.StatusOK, nil)
+	c.MustDoNode(t, 0, http.MethodHead, "/swap-foreign", nil, http.StatusOK, nil)
 }
 
 // readAlias searches the alias and says what the answer held: "g1" or

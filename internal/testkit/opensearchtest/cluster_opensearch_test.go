@@ -27,7 +27,7 @@ func TestCluster_oneNode(t *testing.T) {
 				Number string `json:"number"`
 			} `json:"version"`
 		}
-		mustDo(t, c, 0, http.MethodGet, "/", nil, http.StatusOK, &root)
+		c.MustDoNode(t, 0, http.MethodGet, "/", nil, http.StatusOK, &root)
 		if root.Version.Number != Version {
 			t.Errorf("version %q, want %q", root.Version.Number, Version)
 		}
@@ -38,7 +38,7 @@ func TestCluster_oneNode(t *testing.T) {
 				} `json:"plugins"`
 			} `json:"nodes"`
 		}
-		mustDo(t, c, 0, http.MethodGet, "/_nodes/plugins", nil, http.StatusOK, &info)
+		c.MustDoNode(t, 0, http.MethodGet, "/_nodes/plugins", nil, http.StatusOK, &info)
 		var loaded []string
 		for _, n := range info.Nodes {
 			for _, p := range n.Plugins {
@@ -91,7 +91,7 @@ func TestCluster_oneNode(t *testing.T) {
 	})
 
 	t.Run("alias swap", func(t *testing.T) {
-		mustDo(t, c, 0, http.MethodPost, "/_aliases", map[string]any{"actions": []any{
+		c.MustDoNode(t, 0, http.MethodPost, "/_aliases", map[string]any{"actions": []any{
 			map[string]any{"add": map[string]any{"index": "flights-g1", "alias": "flights"}},
 		}}, http.StatusOK, nil)
 		if ids := hitIDs(mustSearch(t, c, 0, "flights", nil)); len(ids) != 4 {
@@ -99,7 +99,7 @@ func TestCluster_oneNode(t *testing.T) {
 		}
 		mustCreateIndex(t, c, "flights-g2", 1, 0)
 		wantStatuses(t, mustBulk(t, c, 0, "flights-g2", index("x", 7, 1), index("y", 7, 2)), 201, 201)
-		mustDo(t, c, 0, http.MethodPost, "/_aliases", map[string]any{"actions": []any{
+		c.MustDoNode(t, 0, http.MethodPost, "/_aliases", map[string]any{"actions": []any{
 			map[string]any{"remove": map[string]any{"index": "flights-g1", "alias": "flights"}},
 			map[string]any{"add": map[string]any{"index": "flights-g2", "alias": "flights"}},
 		}}, http.StatusOK, nil)
@@ -109,7 +109,7 @@ func TestCluster_oneNode(t *testing.T) {
 			t.Errorf("alias after the swap: %+v, want %+v", hits, want)
 		}
 		var aliases map[string]any
-		mustDo(t, c, 0, http.MethodGet, "/_alias/flights", nil, http.StatusOK, &aliases)
+		c.MustDoNode(t, 0, http.MethodGet, "/_alias/flights", nil, http.StatusOK, &aliases)
 		if len(aliases) != 1 || aliases["flights-g2"] == nil {
 			t.Errorf("flights is an alias of %v, want flights-g2 alone", aliases)
 		}
@@ -122,14 +122,14 @@ func TestCluster_oneNode(t *testing.T) {
 				Token string `json:"token"`
 			} `json:"tokens"`
 		}
-		mustDo(t, c, 0, http.MethodPost, "/_analyze", map[string]any{
+		c.MustDoNode(t, 0, http.MethodPost, "/_analyze", map[string]any{
 			"tokenizer": "standard", "filter": []string{"lowercase", "asciifolding"}, "text": "Crème Brûlée",
 		}, http.StatusOK, &analyzed)
 		if len(analyzed.Tokens) != 2 || analyzed.Tokens[0].Token != "creme" || analyzed.Tokens[1].Token != "brulee" {
 			t.Errorf("tokens %+v, want creme brulee", analyzed.Tokens)
 		}
 		// mapper-extras: scaled_float.
-		mustDo(t, c, 0, http.MethodPut, "/prices", map[string]any{"mappings": map[string]any{"properties": map[string]any{
+		c.MustDoNode(t, 0, http.MethodPut, "/prices", map[string]any{"mappings": map[string]any{"properties": map[string]any{
 			"price": map[string]any{"type": "scaled_float", "scaling_factor": 100},
 		}}}, http.StatusOK, nil)
 		// lang-painless: a script field.
@@ -140,7 +140,7 @@ func TestCluster_oneNode(t *testing.T) {
 				} `json:"hits"`
 			} `json:"hits"`
 		}
-		mustDo(t, c, 0, http.MethodPost, "/flights-g2/_search", map[string]any{
+		c.MustDoNode(t, 0, http.MethodPost, "/flights-g2/_search", map[string]any{
 			"sort":          []any{map[string]any{"id": "asc"}},
 			"script_fields": map[string]any{"twice": map[string]any{"script": map[string]any{"lang": "painless", "source": "doc['n'].value * 2"}}},
 		}, http.StatusOK, &scripted)
@@ -155,7 +155,7 @@ func TestCluster_oneNode(t *testing.T) {
 		var reindexed struct {
 			Created int `json:"created"`
 		}
-		mustDo(t, c, 0, http.MethodPost, "/_reindex?refresh=true", map[string]any{
+		c.MustDoNode(t, 0, http.MethodPost, "/_reindex?refresh=true", map[string]any{
 			"source": map[string]any{"index": "flights-g2"}, "dest": map[string]any{"index": "flights-copy"},
 		}, http.StatusOK, &reindexed)
 		if reindexed.Created != 2 {
@@ -177,7 +177,7 @@ func TestCluster_threeNodes(t *testing.T) {
 		Name          string `json:"name"`
 		ClusterManger string `json:"cluster_manager"`
 	}
-	mustDo(t, c, 1, http.MethodGet, "/_cat/nodes?format=json&h=name,cluster_manager", nil, http.StatusOK, &nodes)
+	c.MustDoNode(t, 1, http.MethodGet, "/_cat/nodes?format=json&h=name,cluster_manager", nil, http.StatusOK, &nodes)
 	var names []string
 	managers := 0
 	for _, n := range nodes {
@@ -201,7 +201,7 @@ func TestCluster_threeNodes(t *testing.T) {
 		State  string `json:"state"`
 		Node   string `json:"node"`
 	}
-	mustDo(t, c, 2, http.MethodGet, "/_cat/shards/flights?format=json&h=shard,prirep,state,node", nil, http.StatusOK, &shards)
+	c.MustDoNode(t, 2, http.MethodGet, "/_cat/shards/flights?format=json&h=shard,prirep,state,node", nil, http.StatusOK, &shards)
 	copies := map[string][]string{} // shard: the nodes of its copies
 	for _, s := range shards {
 		if s.State != "STARTED" {

@@ -3,7 +3,6 @@
 package opensearchtest
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,28 +10,10 @@ import (
 	"testing"
 )
 
-// mustDo sends a request to node i, fails the test unless it is answered
-// with status, and decodes the answer into out when out is not nil.
-func mustDo(t *testing.T, c *Cluster, i int, method, path string, body any, status int, out any) {
-	t.Helper()
-	code, b, err := c.DoNode(t.Context(), i, method, path, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code != status {
-		t.Fatalf("%s %s: %d %s, want %d", method, path, code, b, status)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s %s: decode %s: %v", method, path, b, err)
-		}
-	}
-}
-
 // mustCreateIndex creates an index of objects {id: keyword, n: long}.
 func mustCreateIndex(t *testing.T, c *Cluster, name string, shards, replicas int) {
 	t.Helper()
-	mustDo(t, c, 0, http.MethodPut, "/"+name, map[string]any{
+	c.MustDoNode(t, 0, http.MethodPut, "/"+name, map[string]any{
 		"settings": map[string]any{"number_of_shards": shards, "number_of_replicas": replicas},
 		"mappings": map[string]any{"properties": map[string]any{
 			"id": map[string]any{"type": "keyword"},
@@ -68,7 +49,7 @@ func mustBulk(t *testing.T, c *Cluster, i int, index string, actions ...string) 
 	var answer struct {
 		Items []map[string]bulkItem `json:"items"`
 	}
-	mustDo(t, c, i, http.MethodPost, "/"+index+"/_bulk?refresh=true", []byte(strings.Join(actions, "")), http.StatusOK, &answer)
+	c.MustDoNode(t, i, http.MethodPost, "/"+index+"/_bulk?refresh=true", []byte(strings.Join(actions, "")), http.StatusOK, &answer)
 	items := make([]bulkItem, len(answer.Items))
 	for k, item := range answer.Items {
 		for _, v := range item { // one key: the action's name
@@ -121,7 +102,7 @@ func mustSearch(t *testing.T, c *Cluster, i int, index string, body map[string]a
 			} `json:"hits"`
 		} `json:"hits"`
 	}
-	mustDo(t, c, i, http.MethodPost, "/"+index+"/_search", req, http.StatusOK, &answer)
+	c.MustDoNode(t, i, http.MethodPost, "/"+index+"/_search", req, http.StatusOK, &answer)
 	hits := make([]hit, len(answer.Hits.Hits))
 	for k, h := range answer.Hits.Hits {
 		hits[k] = hit{Index: h.Index, ID: h.ID, Version: h.Version, N: h.Source.N}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -19,6 +20,25 @@ import (
 // request that got no answer is an error.
 func (c *Cluster) Do(ctx context.Context, method, path string, body any) (int, []byte, error) {
 	return c.DoNode(ctx, 0, method, path, body)
+}
+
+// MustDoNode sends a request to node i (Do), fails the test unless it is
+// answered with status, and decodes the answer into out when out is not
+// nil.
+func (c *Cluster) MustDoNode(tb testing.TB, i int, method, path string, body any, status int, out any) {
+	tb.Helper()
+	code, b, err := c.DoNode(tb.Context(), i, method, path, body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if code != status {
+		tb.Fatalf("%s %s: %d %s, want %d", method, path, code, b, status)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			tb.Fatalf("%s %s: decode %s: %v", method, path, b, err)
+		}
+	}
 }
 
 // DoNode is Do sent to node i.
