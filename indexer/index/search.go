@@ -121,7 +121,9 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 		}
 		way := countAuto
 		if pl.bounded {
-			way = boundedCountWay(s, pl, opt.count)
+			if way = opt.count; way == countAuto {
+				way, _ = boundedCountPlan(s, pl)
+			}
 		}
 		if way == countTest {
 			// A narrow range: counted by testing its documents, which
@@ -256,7 +258,7 @@ func (s *Snapshot) choose(x *exec, root node, so *sorter, k int, force Plan) wal
 	collectCost := root.mcost() + root.est()*(costHeap+costColumn) // each match's sort value is read
 	count := countCost(root)
 	if w.bounded {
-		count = math.Min(boundedCountCosts(s, w)) // as search counts it
+		_, count = boundedCountPlan(s, w) // as search counts it
 	}
 	if walkCost+count < collectCost {
 		return w
@@ -264,37 +266,24 @@ func (s *Snapshot) choose(x *exec, root node, so *sorter, k int, force Plan) wal
 	return collect
 }
 
-// boundedCountWay is how a walk bounded by a range counts its matches:
-// by testing the residual on each document of the range, or through a
-// dense bitset of the residual over the snapshot whose bits are read
-// along the range, by position or through the order's bins.
-func boundedCountWay(s *Snapshot, w walkPlan, force boundedCount) boundedCount {
-	if force != countAuto {
-		return force
-	}
+// boundedCountPlan is how a walk bounded by a range counts its matches,
+// the cheapest way, and what that costs: testing the residual on each
+// document of the range, or a dense bitset of the residual over the
+// snapshot whose bits are read along the range, by position or through
+// the order's bins where it has them (the cheaper of the two).
+func boundedCountPlan(s *Snapshot, w walkPlan) (boundedCount, float64) {
 	span := float64(max(w.hi-w.lo, 0))
-	test, dense := boundedCountCosts(s, w)
-	switch {
-	case test < dense:
-		return countTest
-	case binsWorth(s, w.pi.order) && binsCost(w.pi.order, span) < span*costScan:
-		return countBins
-	}
-	return countDense
-}
-
-// boundedCountCosts are the costs of the two ways to count the matches of
-// a walk bounded by a range: testing the residual on each document of the
-// range, or a dense bitset of the residual over the snapshot whose bits
-// are counted along the range (by position, or through bins where the
-// order has them and the range holds whole bins).
-func boundedCountCosts(s *Snapshot, w walkPlan) (test, dense float64) {
-	span := float64(max(w.hi-w.lo, 0))
-	along := span * costScan
+	test := span * (w.residual.tcost() + costScan)
+	way, along := countDense, span*costScan
 	if binsWorth(s, w.pi.order) {
-		along = math.Min(along, binsCost(w.pi.order, span))
+		if bins := binsCost(w.pi.order, span); bins < along {
+			way, along = countBins, bins
+		}
 	}
-	return span * (w.residual.tcost() + costScan), float64(s.maxDoc)/64*costDenseWord*2 + along
+	if dense := float64(s.maxDoc)/64*costDenseWord*2 + along; dense <= test {
+		return way, dense
+	}
+	return countTest, test
 }
 
 // costDenseWord is a word of a pass that copies or combines dense bitsets
