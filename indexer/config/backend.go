@@ -67,9 +67,6 @@ func (b Backend) WithDefaults() Backend {
 	return b
 }
 
-// ReplicaCount is the number of replicas, the default when unset.
-func (b Backend) ReplicaCount() int { return *b.WithDefaults().Replicas }
-
 // backendServesTypes reports whether the daemon writes the object types
 // of a backend of type t into it. Until the daemon's builds write to the
 // OpenSearch writer and reads go to it, a type that names a backend is

@@ -44,7 +44,7 @@ func TestConfig_backends(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := cfg.Backends["cluster"]
-		if b.IndexPrefix != "onto-" || b.Shards != 3 || *b.Replicas != 0 || b.ReplicaCount() != 0 || b.Username != "indexer" || b.Password != "s3cret-pass" {
+		if b.IndexPrefix != "onto-" || b.Shards != 3 || *b.Replicas != 0 || b.Username != "indexer" || b.Password != "s3cret-pass" {
 			t.Errorf("backend = %+v", b)
 		}
 		if got := cfg.Redact("auth failed for s3cret-pass"); strings.Contains(got, "s3cret-pass") {
