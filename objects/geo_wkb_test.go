@@ -156,3 +156,28 @@ func TestCheckWKBCounts_random(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecodeGeoShape measures the count check against the decode it
+// guards, on a polygon of 64 vertices (the index decodes a candidate's
+// shape per geo filter test).
+func BenchmarkDecodeGeoShape(b *testing.B) {
+	w := newWKBWriter(false).header(3).count(1).count(65)
+	for i := range 65 {
+		a := 2 * math.Pi * float64(i%64) / 64
+		w.floats(math.Cos(a), math.Sin(a))
+	}
+	b.Run("check", func(b *testing.B) {
+		for b.Loop() {
+			if err := checkWKBCounts(w.b); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := DecodeGeoShape(w.b); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
