@@ -54,6 +54,10 @@ type Writer struct {
 	count    int64
 	// looked is what the last Lookup found, until Apply takes it.
 	looked lookedUp
+	// keys covers the keys of the objects (keyRanges): Lookup searches
+	// the objects only for a key it covers.
+	keys    keyRanges
+	runFile uint64 // the data file of the keys' run
 }
 
 // OpenWriter opens a writer on a generation of an object type (creating it
@@ -63,6 +67,10 @@ func OpenWriter(db *DB, name string, gen int, create bool) (*Writer, error) {
 	if err := w.begin(create); err != nil {
 		return nil, err
 	}
+	c := w.b.objects.Cursor()
+	first, _ := c.First()
+	last, _ := c.Last()
+	w.keys.cover(first, last)
 	return w, nil
 }
 
@@ -77,8 +85,26 @@ func (w *Writer) Incremental(docs Docs, version uint64) {
 // every rows rows with state, updated, as the build record.
 func (w *Writer) Full(docs Docs, rows int, state *BuildState) {
 	w.docs, w.full, w.chunkRows, w.state = docs, true, rows, state
+	w.fill()
 	if state != nil && state.PartialFile != "" {
 		w.adoptPartial(state.PartialFile)
+	}
+}
+
+// fullBuildFill is how full a full build's writes leave the pages of
+// objects and file keys when bbolt splits them: a full build inserts its
+// keys in runs of ascending keys (file keys always, objects when the table
+// was written in key order), and bbolt's default (half) would leave every
+// page half empty, twice the pages to write at each commit and to hold
+// in the page cache. Incremental builds keep the default, which leaves
+// room for the keys they insert between.
+const fullBuildFill = 0.9
+
+// fill sets the fill of the buckets a full build inserts into, for the
+// open transaction (bbolt keeps it per transaction).
+func (w *Writer) fill() {
+	if w.full && w.b != nil {
+		w.b.objects.FillPercent, w.b.fileKeys.FillPercent = fullBuildFill, fullBuildFill
 	}
 }
 
@@ -139,6 +165,7 @@ func (w *Writer) begin(create bool) error {
 	}
 	w.tx, w.b, w.rowsInTx, w.looked.ok = tx, b, 0, false
 	w.count = b.Count()
+	w.fill()
 	return nil
 }
 

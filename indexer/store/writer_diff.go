@@ -19,7 +19,10 @@ var (
 // Lookup implements changelog.Baseline.
 func (w *Writer) Lookup(key []byte) (string, uint64, bool, error) {
 	w.looked.ok = false
-	v := w.b.objects.Get(key)
+	var v []byte
+	if !w.keys.absent(key) {
+		v = w.b.objects.Get(key)
+	}
 	if v == nil {
 		w.looked = lookedUp{key: append(w.looked.key[:0], key...), ok: true}
 		return "", 0, false, nil
@@ -105,6 +108,11 @@ func (w *Writer) Apply(c *changelog.Change) error {
 	if err := w.b.objects.Put(c.Key, r.append(nil)); err != nil {
 		return err
 	}
+	if id != w.runFile {
+		w.keys.endRun()
+		w.runFile = id
+	}
+	w.keys.add(c.Key)
 	if !w.appendOnly {
 		if err := w.b.fileKeys.Put(append(fileIDKey(id), c.Key...), nil); err != nil {
 			return err
@@ -149,6 +157,9 @@ func (w *Writer) lookUp(key []byte) (record, bool, error) {
 
 // stored reads the record of a key.
 func (w *Writer) stored(key []byte) (record, bool, error) {
+	if w.keys.absent(key) {
+		return record{}, false, nil
+	}
 	v := w.b.objects.Get(key)
 	if v == nil {
 		return record{}, false, nil
