@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/ontoindex/ontoindex/internal/jsonid"
@@ -101,13 +102,24 @@ func (ix *Indexer) Build(ctx context.Context, name string, opts BuildOptions) (*
 	return res, err
 }
 
-// BuildAll builds every object type in config order.
+// BuildAll builds every object type, at most daemon.maxConcurrentBuilds
+// at once (the limit the daemon keeps), and returns the results in config
+// order. Builds of different types share nothing but the store's one
+// writer, which they take in turns, one chunk or commit at a time; the
+// rest of their work (reading, converting, indexing) runs side by side.
 func (ix *Indexer) BuildAll(ctx context.Context, opts BuildOptions) []*BuildResult {
-	var out []*BuildResult
-	for _, name := range ix.Types() {
-		r, _ := ix.Build(ctx, name, opts)
-		out = append(out, r)
+	names := ix.Types()
+	out := make([]*BuildResult, len(names))
+	slots := make(chan struct{}, max(1, ix.Config().Daemon.WithDefaults().MaxConcurrentBuilds))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			out[i], _ = ix.Build(ctx, name, opts)
+		})
 	}
+	wg.Wait()
 	return out
 }
 
