@@ -11,6 +11,15 @@ const (
 	// keyField holds the document id (objects.DocID of the primary key)
 	// as a keyword, for the primary-key tie-break of sorted reads.
 	keyField = "__key"
+	// nullsField lists the apiNames of the properties an object holds no
+	// value for (struct fields among them): a null check is a term of it.
+	// OpenSearch's exists cannot be one: an empty list has no value for
+	// it, yet is not null, and a property kept in _source only has no
+	// field to ask.
+	nullsField = "__nulls"
+	// textAnalyzer analyzes text properties as query.Analyze does
+	// (textAnalysis): text queries send the terms query.Analyze makes.
+	textAnalyzer = "ontoindex_text"
 	// presentField is, inside a struct property's object, the struct's
 	// presence. A field apiName cannot start with $, so it meets none.
 	presentField = "$present"
@@ -28,7 +37,7 @@ const (
 // mapping does not name is refused, never guessed), a field per property
 // and the key field (doc.go has the table).
 func Mapping(t *objects.Type) map[string]any {
-	props := map[string]any{keyField: map[string]any{"type": "keyword"}}
+	props := map[string]any{keyField: map[string]any{"type": "keyword"}, nullsField: map[string]any{"type": "keyword"}}
 	for i, p := range t.Properties {
 		if p.Hidden() {
 			continue // inside its struct's object, below
@@ -61,7 +70,7 @@ func FieldMapping(p objects.Property) map[string]any {
 	case p.Search == objects.SearchKeyword:
 		return map[string]any{"type": "keyword"}
 	case p.Search == objects.SearchText:
-		return map[string]any{"type": "text", "fields": map[string]any{
+		return map[string]any{"type": "text", "analyzer": textAnalyzer, "fields": map[string]any{
 			textKeywordField: map[string]any{"type": "keyword", "ignore_above": textIgnoreAbove},
 		}}
 	}
@@ -106,7 +115,24 @@ func IndexBody(t *objects.Type, o Options) map[string]any {
 			// it and sets the default back: a full build's bulk writes
 			// make no segments for readers that are not there.
 			"refresh_interval": "-1",
+			"analysis":         textAnalysis(),
 		}},
 		"mappings": Mapping(t),
+	}
+}
+
+// textAnalysis defines textAnalyzer: the terms of query.Analyze (Unicode
+// word boundaries, lower case, no stemming, no stop words). Lucene's
+// standard tokenizer splits on the same word boundaries (UAX #29); it
+// also makes a term of each emoji, which query.Analyze drops, so a
+// keep_types filter drops them too; and it cuts a word longer than
+// max_token_length, set to the longest term the exact sub-field keeps.
+func textAnalysis() map[string]any {
+	return map[string]any{
+		"tokenizer": map[string]any{"ontoindex_words": map[string]any{"type": "standard", "max_token_length": textIgnoreAbove}},
+		"filter": map[string]any{"ontoindex_no_emoji": map[string]any{
+			"type": "keep_types", "types": []string{"<EMOJI>"}, "mode": "exclude"}},
+		"analyzer": map[string]any{textAnalyzer: map[string]any{
+			"type": "custom", "tokenizer": "ontoindex_words", "filter": []string{"lowercase", "ontoindex_no_emoji"}}},
 	}
 }

@@ -22,8 +22,9 @@ func TestMapping(t *testing.T) {
 		want  map[string]any
 	}{
 		{keyField, map[string]any{"type": "keyword"}},
+		{nullsField, map[string]any{"type": "keyword"}},
 		{"id", map[string]any{"type": "keyword"}},
-		{"name", map[string]any{"type": "text", "fields": map[string]any{"keyword": map[string]any{"type": "keyword", "ignore_above": textIgnoreAbove}}}},
+		{"name", map[string]any{"type": "text", "analyzer": textAnalyzer, "fields": map[string]any{"keyword": map[string]any{"type": "keyword", "ignore_above": textIgnoreAbove}}}},
 		{"seats", map[string]any{"type": "long"}},
 		{"gate", map[string]any{"type": "integer"}},
 		{"fare", map[string]any{"type": "double", "fields": map[string]any{"exact": map[string]any{"type": "keyword"}}}},
@@ -99,9 +100,19 @@ func TestDocument(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The document is the API's JSON of the object (objects.Type.JSON)
-		// without its __ fields, with the struct's presence, and the key.
+		// without its __ fields, with the struct's presence, the key, and
+		// the apiNames of the null properties in property order.
 		api := typ.JSON(o)
 		want := map[string]any{keyField: id}
+		var nulls []any
+		for i, p := range typ.Properties {
+			if o.Values[i] == nil {
+				nulls = append(nulls, p.APIName)
+			}
+		}
+		if nulls != nil {
+			want[nullsField] = nulls
+		}
 		for k, v := range api {
 			if k[:2] != "__" {
 				want[k] = v
