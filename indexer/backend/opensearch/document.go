@@ -58,6 +58,12 @@ func Document(t *objects.Type, docID string, o *objects.Object) ([]byte, error) 
 func appendJSON(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case json.Number:
+		if x == "-0" {
+			// A JSON parser that reads -0 as an integer (OpenSearch's
+			// does) loses the sign, which orders and compares the value
+			// apart from 0 (query.Filter): -0.0 is a double's.
+			return append(b, "-0.0"...), nil
+		}
 		return append(b, x...), nil
 	case string:
 		return appendString(b, x), nil

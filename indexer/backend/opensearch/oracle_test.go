@@ -288,3 +288,51 @@ func randomItemSort(r *rand.Rand, t *objects.Type) []query.Sort {
 	}
 	return out
 }
+
+// randomItemAggregate is a random aggregation of what the backend
+// computes: count, min, max, sum, avg and distinct counts, grouped by
+// exact values.
+func randomItemAggregate(r *rand.Rand, t *objects.Type, items []*objects.Object, keys [][]byte) *query.Aggregate {
+	q := &query.Aggregate{Filter: randomItemFilter(r, t, items, keys, 2)}
+	if r.IntN(4) == 0 {
+		q.Filter = nil
+	}
+	pick := func(names ...string) string { return names[r.IntN(len(names))] }
+	for range 1 + r.IntN(3) {
+		m := query.Metric{Kind: []query.MetricKind{query.Count, query.Min, query.Max, query.Avg, query.Sum, query.ExactDistinct, query.ApproximateDistinct}[r.IntN(7)]}
+		switch m.Kind {
+		case query.Min, query.Max:
+			m.Property = pick("id", "balance", "visits", "day", "at", "scores", "crew.size", "city", "code", "name", "active")
+		case query.Avg, query.Sum:
+			// visits holds values near 2^63, whose sums OpenSearch refuses.
+			m.Property = pick("id", "balance", "scores", "crew.size", "amount")
+		case query.ExactDistinct, query.ApproximateDistinct:
+			m.Property = pick("id", "name", "city", "code", "balance", "visits", "amount", "day", "at", "active", "tags", "notes", "scores", "crew.captain", "crew.size")
+		}
+		if r.IntN(4) == 0 {
+			m.Order = []int{1, -1}[r.IntN(2)]
+		}
+		q.Metrics = append(q.Metrics, m)
+	}
+	used := map[string]bool{}
+	for range r.IntN(3) {
+		// Not scores: grouping by a numeric list is refused (numericList).
+		g := query.Group{Kind: query.Exact, Property: pick("name", "city", "balance", "visits", "day", "at", "active", "tags", "notes", "crew.captain", "crew.size")}
+		if used[g.Property] {
+			continue
+		}
+		used[g.Property] = true
+		if r.IntN(3) == 0 {
+			g.MaxGroupCount = 1 + r.IntN(4)
+		}
+		switch r.IntN(3) {
+		case 0:
+			g.IncludeNull = true
+		case 1:
+			def := "none"
+			g.Default = &def
+		}
+		q.Groups = append(q.Groups, g)
+	}
+	return q
+}

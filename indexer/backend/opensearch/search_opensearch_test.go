@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -22,39 +23,10 @@ import (
 // keys and totals compared.
 func TestReader_Search(t *testing.T) {
 	c := opensearchtest.Must(t, opensearchtest.Options{})
-	typ := itemType()
+	snap, rd, items, keys := itemsOnBoth(t, c, "read-", 800)
+	typ := snap.Type()
 	r := rand.New(rand.NewPCG(30, 1))
 	const n = 800
-	items := make([]*objects.Object, n)
-	keys := make([][]byte, n)
-	b := index.NewBuilder(typ)
-	var changes []Change
-	for i := range items {
-		items[i] = randomItem(r, int64(r.IntN(4*n))-n) // ids scattered, some negative
-		for {
-			keys[i] = key(typ, items[i])
-			if !slices.ContainsFunc(keys[:i], func(k []byte) bool { return bytes.Equal(k, keys[i]) }) {
-				break
-			}
-			items[i].Values[0] = items[i].Values[0].(int64) + 7919
-		}
-		if err := b.Add(uint32(i), keys[i], items[i]); err != nil {
-			t.Fatal(err)
-		}
-		changes = append(changes, Change{Key: keys[i], Object: items[i]})
-	}
-	snap := b.Finish(1)
-	w := newWriter(t, c, "read-", typ, Options{Shards: 2})
-	if err := w.CreateIndex(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(t.Context(), 1, 1, changes); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Publish(t.Context(), 1); err != nil {
-		t.Fatal(err)
-	}
-	rd := w.c.Reader(typ)
 
 	cases, refused := 300, 0
 	if testing.Short() {
@@ -97,6 +69,121 @@ func TestReader_Search(t *testing.T) {
 	if refused > cases/5 {
 		t.Errorf("%d of %d cases refused", refused, cases)
 	}
+}
+
+// TestReader_Aggregate compares random aggregations on both backends,
+// over the objects of TestReader_Search.
+func TestReader_Aggregate(t *testing.T) {
+	c := opensearchtest.Must(t, opensearchtest.Options{})
+	snap, rd, items, keys := itemsOnBoth(t, c, "agg-", 400)
+	typ := snap.Type()
+	r := rand.New(rand.NewPCG(30, 2))
+	cases, refused := 150, 0
+	if testing.Short() {
+		cases = 40
+	}
+	for i := range cases {
+		q := randomItemAggregate(r, typ, items, keys)
+		want, wantErr := snap.Aggregate(t.Context(), q, nil)
+		got, gotErr := rd.Aggregate(t.Context(), q)
+		if (wantErr != nil) != (gotErr != nil) {
+			t.Fatalf("case %d: %s: engine error %v, OpenSearch error %v", i, describeAggregate(q), wantErr, gotErr)
+		}
+		if wantErr != nil {
+			refused++
+			continue
+		}
+		if diff := diffAggregates(got, want); diff != "" {
+			t.Fatalf("case %d: %s: %s", i, describeAggregate(q), diff)
+		}
+	}
+	t.Logf("%d cases, %d refused by both", cases, refused)
+	if refused > cases/5 {
+		t.Errorf("%d of %d cases refused", refused, cases)
+	}
+}
+
+func describeAggregate(q *query.Aggregate) string {
+	s := fmt.Sprintf("filter %v metrics", q.Filter)
+	for _, m := range q.Metrics {
+		s += fmt.Sprintf(" %d(%s, order %d)", m.Kind, m.Property, m.Order)
+	}
+	for _, g := range q.Groups {
+		s += fmt.Sprintf(" group %s (max %d, nulls %v, default %v)", g.Property, g.MaxGroupCount, g.IncludeNull, g.Default != nil)
+	}
+	return s
+}
+
+// diffAggregates says how two results differ ("" when they do not).
+func diffAggregates(got, want *query.AggregateResult) string {
+	if len(got.Groups) != len(want.Groups) {
+		return fmt.Sprintf("%d groups, want %d:\n got %v\nwant %v", len(got.Groups), len(want.Groups), got.Groups[:min(5, len(got.Groups))], want.Groups[:min(5, len(want.Groups))])
+	}
+	same := func(a, b any) bool {
+		if a == nil || b == nil {
+			return a == nil && b == nil
+		}
+		return fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b) && compareMetric(a, b) == 0
+	}
+	for i, g := range got.Groups {
+		w := want.Groups[i]
+		ok := g.Count == w.Count && len(g.Keys) == len(w.Keys) && len(g.Metrics) == len(w.Metrics)
+		for j := range g.Keys {
+			ok = ok && g.Keys[j].IsDefault == w.Keys[j].IsDefault && same(g.Keys[j].Value, w.Keys[j].Value)
+		}
+		for j := range g.Metrics {
+			// A sum of doubles rounds by the order of its additions,
+			// which neither backend defines (OpenSearch adds per shard):
+			// doubles agree to 1e-12 of their value.
+			x, fx := g.Metrics[j].(float64)
+			y, fy := w.Metrics[j].(float64)
+			if fx && fy && x != y && math.Abs(x-y) <= 1e-12*math.Max(math.Abs(x), math.Abs(y)) {
+				continue
+			}
+			ok = ok && same(g.Metrics[j], w.Metrics[j])
+		}
+		if !ok {
+			return fmt.Sprintf("group %d:\n got %+v\nwant %+v\nfirst got %v\nfirst want %v", i, g, w, got.Groups[:min(8, len(got.Groups))], want.Groups[:min(8, len(want.Groups))])
+		}
+	}
+	return ""
+}
+
+// itemsOnBoth writes n random items through a Writer (on two shards, so
+// that results merge) and builds them into the embedded engine.
+func itemsOnBoth(t *testing.T, c *opensearchtest.Cluster, prefix string, n int) (*index.Snapshot, *Reader, []*objects.Object, [][]byte) {
+	t.Helper()
+	typ := itemType()
+	r := rand.New(rand.NewPCG(uint64(n), 30))
+	items := make([]*objects.Object, n)
+	keys := make([][]byte, n)
+	b := index.NewBuilder(typ)
+	var changes []Change
+	for i := range items {
+		items[i] = randomItem(r, int64(r.IntN(4*n))-int64(n)) // ids scattered, some negative
+		for {
+			keys[i] = key(typ, items[i])
+			if !slices.ContainsFunc(keys[:i], func(k []byte) bool { return bytes.Equal(k, keys[i]) }) {
+				break
+			}
+			items[i].Values[0] = items[i].Values[0].(int64) + 7919
+		}
+		if err := b.Add(uint32(i), keys[i], items[i]); err != nil {
+			t.Fatal(err)
+		}
+		changes = append(changes, Change{Key: keys[i], Object: items[i]})
+	}
+	w := newWriter(t, c, prefix, typ, Options{Shards: 2})
+	if err := w.CreateIndex(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(t.Context(), 1, 1, changes); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Publish(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	return b.Finish(1), w.c.Reader(typ), items, keys
 }
 
 // keyList renders the first keys of a listing for a failure message.
