@@ -2,6 +2,7 @@ package opensearch
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -210,5 +211,20 @@ func TestWriter_encode(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDocument_negativeZero: -0 is written as a double, whose sign
+// OpenSearch keeps (it reads -0 as the integer 0).
+func TestDocument_negativeZero(t *testing.T) {
+	typ := flightType()
+	o := &objects.Object{Values: make([]any, pCount)}
+	o.Values[pID], o.Values[pDelay] = "F1", math.Copysign(0, -1)
+	raw, err := Document(typ, "x", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"delay":-0.0`) {
+		t.Errorf("document %s, want delay -0.0", raw)
 	}
 }

@@ -1,6 +1,7 @@
 package opensearch
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/big"
 	"time"
@@ -206,5 +207,8 @@ func (tr translator) value(p objects.Property, v any) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("property %s: a %T value does not compare with a %s property", p.APIName, v, t.Kind)
 	}
-	return objects.JSONValue(t, v), nil
+	if j := objects.JSONValue(t, v); j != json.Number("-0") {
+		return j, nil
+	}
+	return json.Number("-0.0"), nil // as the document holds it (appendJSON)
 }

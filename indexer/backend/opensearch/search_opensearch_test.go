@@ -5,6 +5,7 @@ package opensearch
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -148,6 +149,68 @@ func diffAggregates(got, want *query.AggregateResult) string {
 	}
 	return ""
 }
+
+// TestReader_pointInTime: the pages of one listing read the snapshot of
+// its first page, whatever is written between them; a listing whose point
+// in time is gone goes on from the alias.
+func TestReader_pointInTime(t *testing.T) {
+	c := opensearchtest.Must(t, opensearchtest.Options{})
+	snap, rd, _, _ := itemsOnBoth(t, c, "pit-", 60)
+	typ := snap.Type()
+	q := query.Search{Sort: []query.Sort{{Property: "code"}}, PageSize: 10}
+	want, wantTotal, err := engineAll(t.Context(), snap, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := rd.Search(t.Context(), &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Between the pages: the last object of the listing deleted, a new
+	// one that sorts first written, both made searchable.
+	w := writerOf(rd)
+	o := randomItem(rand.New(rand.NewPCG(1, 1)), 1_000_000)
+	o.Values[3] = "a0" // before every code
+	last := want[len(want)-1]
+	if _, err := w.Write(t.Context(), 1, 2, []Change{{Key: key(typ, o), Object: o}, {Key: last}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Refresh(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	rest, total, err := readerAll(t.Context(), rd, query.Search{Sort: q.Sort, PageSize: q.PageSize, After: first.Next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := append(first.Keys, rest...)
+	if total != wantTotal || !slices.EqualFunc(got, want, bytes.Equal) {
+		t.Fatalf("listing across a write: %d matches %s, want the first page's snapshot: %d matches %s", total, keyList(got), wantTotal, keyList(want))
+	}
+	// A new listing sees the write; its point in time, closed under it,
+	// leaves the rest of the listing to the alias.
+	page, err := rd.Search(t.Context(), &q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(page.Keys[0], key(typ, o)) || page.Total != wantTotal {
+		t.Fatalf("new listing starts with %s of %d, want the new object of %d", keyList(page.Keys[:1]), page.Total, wantTotal)
+	}
+	var cur cursor
+	if err := json.Unmarshal(page.Next, &cur); err != nil || cur.PIT == "" {
+		t.Fatalf("cursor %s holds no point in time (%v)", page.Next, err)
+	}
+	rd.closePIT(t.Context(), cur.PIT)
+	rest, _, err = readerAll(t.Context(), rd, query.Search{Sort: q.Sort, PageSize: q.PageSize, After: page.Next})
+	if err != nil {
+		t.Fatalf("listing after its point in time closed: %v", err)
+	}
+	if len(rest) != int(wantTotal)-len(page.Keys) || slices.ContainsFunc(rest, func(k []byte) bool { return bytes.Equal(k, last) }) {
+		t.Fatalf("rest of a listing from the alias: %d objects %s, want %d without the deleted one", len(rest), keyList(rest), int(wantTotal)-len(page.Keys))
+	}
+}
+
+// writerOf is the writer of a reader's type on its cluster.
+func writerOf(rd *Reader) *Writer { return rd.c.Writer(rd.typ) }
 
 // itemsOnBoth writes n random items through a Writer (on two shards, so
 // that results merge) and builds them into the embedded engine.
