@@ -380,4 +380,3 @@ func (a *aggregation) readMetrics(g *aggGroup, subs map[string]json.RawMessage) 
 	}
 	return nil
 }
-

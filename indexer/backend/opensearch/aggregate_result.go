@@ -180,4 +180,3 @@ func typedValue(p objects.Property, raw json.RawMessage) (any, error) {
 	}
 	return nil, fmt.Errorf("property %s: %s values are not read back by the OpenSearch backend", p.APIName, k)
 }
-
