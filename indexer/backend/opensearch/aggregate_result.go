@@ -139,15 +139,12 @@ func ratOf(v any) (*big.Rat, bool) {
 // it, typed as the engine types it.
 func typedValue(p objects.Property, raw json.RawMessage) (any, error) {
 	k := p.Type.Primitive().Kind
-	if p.Search == objects.SearchKeyword || p.Search == objects.SearchText {
+	if p.Search == objects.SearchText || p.Search == objects.SearchKeyword && !keywordAsText(k) {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, fmt.Errorf("property %s: value %s: %w", p.APIName, raw, err)
 		}
-		if k == objects.KindString {
-			return s, nil
-		}
-		return nil, fmt.Errorf("property %s: values of a keyword %s are not read back by the OpenSearch backend", p.APIName, k)
+		return objects.ParseText(p.Type.Primitive(), s)
 	}
 	var n json.Number
 	if k == objects.KindBoolean {

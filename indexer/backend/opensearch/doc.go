@@ -1,9 +1,10 @@
-// Package opensearch is the OpenSearch backend's writer: it keeps one
+// Package opensearch is the OpenSearch backend: its writer keeps one
 // OpenSearch index per generation of an object type in step with the
-// type's builds, through the official client
-// (github.com/opensearch-project/opensearch-go/v4). Reads (the query
-// layer) are not here yet, and the daemon does not call it yet: the config
-// check refuses a type that names a backend until it does.
+// type's builds, and its reader answers the engine's queries
+// (indexer/query) from the type's alias, both through the official client
+// (github.com/opensearch-project/opensearch-go/v4). The daemon does not
+// call it yet: the config check refuses a type that names a backend until
+// it does.
 //
 // # Names
 //
@@ -59,7 +60,9 @@
 // property's search role decides first, then its kind:
 //
 //	role text                text, with a keyword sub-field "keyword" (ignore_above 8191)
-//	role keyword             keyword (numbers, dates, booleans as their text)
+//	role keyword             keyword for strings, uuids and times; numbers, dates and
+//	                         booleans are mapped by their kind (below), with a keyword
+//	                         sub-field "text" of their text for startsWith and patterns
 //	role none, vector        not indexed: {"type": "object", "enabled": false}, kept in _source
 //	boolean                  boolean
 //	integer, long            integer, long
@@ -82,7 +85,112 @@
 // text value keeps its analyzed terms whatever its length, and only its
 // exact sub-field skips values over 8191 characters.
 //
+// Beside the properties, a document lists in __nulls (keyword) the
+// apiNames of the properties it holds no value for, struct fields among
+// them: a null check is a term of it, where exists would take an empty
+// list for a null and cannot see a property kept in _source only.
+//
+// Text properties are analyzed by ontoindex_text, defined in every
+// index's settings: the standard tokenizer (Unicode word boundaries, as
+// query.Analyze's) with max_token_length 8191, then lowercase, then
+// keep_types dropping <EMOJI> terms, which Lucene's tokenizer makes and
+// query.Analyze does not.
+//
 // Vectors wait for the k-NN plugin, which the test cluster does not load.
-// Values are written as objects.JSONValue renders them for the API, so
+// Values are written as objects.JSONValue renders them for the API (but
+// -0, which is written -0.0: OpenSearch reads -0 as the integer 0), so
 // _source is what the API returns.
+//
+// # Reads
+//
+// Reader.Search answers query.Search with the keys of one page, the next
+// cursor and the total, in the shape of index.Result (Result); Reader.
+// Aggregate answers query.Aggregate with a query.AggregateResult. Every
+// query reads the alias in filter context (no scores), and each operator
+// becomes:
+//
+//	all, none, and, or, not  match_all, match_none, bool filter / should (minimum 1) / must_not
+//	keys                     terms on __key (objects.DocID of each key), 65536 a query
+//	isNull                   term (or must_not term) of the apiName on __nulls
+//	eq, contains             term on the exact field (a text property's keyword sub-field)
+//	in                       terms on the exact field; no values matches all
+//	gt, gte, lt, lte         range on the exact field
+//	startsWith (keyword)     prefix on the field (a number's text sub-field): bytes,
+//	                         case-sensitive
+//	containsAllTerms /       bool filter / should of one query per term of
+//	containsAnyTerm          query.Analyze(text): term, or with fuzzy, fuzzy with
+//	                         fuzziness query.Fuzziness(term), transpositions, prefix
+//	                         length 0 and the constant_score rewrite (every term within
+//	                         the distance, where the default keeps 50)
+//	phrase (all in order)    span_near of span_term, slop 0, in order; one term: term
+//	phrase prefix,           the same with the last clause span_multi of a prefix;
+//	startsWith (text)        one term: prefix
+//	wildcard, regex          regexp on the exact (or text) field, flags NONE, written from the
+//	                         RE2 syntax tree the engine compiles: . excludes newlines,
+//	                         (?i) becomes classes, every literal is escaped
+//	interval, geo            refused (not yet)
+//
+// A filter that the engine refuses (an unknown or unsearchable property,
+// a value of another type, a text query of no terms, an anchored regular
+// expression) is refused the same way, before the cluster sees it.
+//
+// Order is each sort property's exact field with missing _last, then
+// __key ascending (unique, and ordered like the encoded key, so it is the
+// engine's primary-key tie-break). missing _last gives a null the sort
+// type's extreme value, which a long or integer can hold too: their sorts
+// put a script's presence (0 with a value, 1 without) first, so nulls
+// come after Long.MAX_VALUE too. The first page opens a point in time on
+// the alias (keep_alive Reader.KeepAlive, 5 minutes) and the cursor holds
+// its id with the last hit's sort values (search_after): every page of a
+// listing reads the first page's snapshot, and the last page closes it.
+// A cursor whose point in time has expired continues from the alias as it
+// is then: its sort values stay valid, as the engine's cursors do across
+// builds. A page asks for PageSize+1 hits to know whether a next page
+// exists, so PageSize is at most index.max_result_window-1 (9999).
+// totalCount is exact (track_total_hits: true); NoTotal turns it off.
+// Relevance order and Limits.MaxTerms are not supported.
+//
+// Aggregations walk a composite aggregation of one terms source per
+// grouping (missing_bucket for the null or default group) page by page
+// to its end, so every group is exact, then keep the MaxGroupCount values
+// and order the groups as the engine does. Per group: Count is the
+// bucket's doc_count; Min and Max the sort value of the first object in
+// that order (top_hits, mode min or max over a list's elements), exact
+// where the min and max aggregations answer doubles; Sum and Avg the sum
+// and value_count aggregations; ExactDistinct and ApproximateDistinct
+// both exact, from a second composite walk over the groupings and the
+// property, whose buckets are the distinct pairs (cardinality is
+// HyperLogLog, approximate). Limits.MaxGroups fails as the engine does.
+//
+// # What differs from the embedded engine
+//
+//   - Timestamps are milliseconds (the date type): values and filter
+//     bounds that differ below the millisecond compare equal.
+//   - Decimals are doubles for filters, order and sums: exact while a
+//     double holds them; Min and Max of decimals are refused.
+//   - Sums of integers are refused once they reach 2^53 (OpenSearch sums
+//     in doubles); sums of doubles round in the cluster's order of
+//     additions, not the engine's.
+//   - The text that startsWith and patterns match on a keyword number,
+//     date or boolean is the document's: floats as 32-bit numbers (the
+//     engine's text of a float is its 64-bit double), -0 as -0.0.
+//   - Exact values past 8191 characters (a text property's keyword
+//     sub-field's ignore_above) are not found by eq, in, ranges or
+//     patterns, and sort as nulls; words past 8191 characters are split.
+//   - startsWith, wildcard and regex on a property that is not keyword or
+//     text, intervals, geo filters, relevance order, percentiles and the
+//     fixedWidth, ranges and duration groupings are refused.
+//   - Grouping by a list of numbers, dates or booleans is refused: numeric
+//     doc values keep duplicate elements, and a composite bucket counts
+//     an object once per duplicate.
+//   - Prefix and fuzzy expansions are not bounded by Limits.MaxTerms; a
+//     phrase prefix fails past indices.query.bool.max_clause_count (1024)
+//     expansions of its last term.
+//   - The first page of a listing costs three requests (open the point in
+//     time, search, and close it when the listing has one page).
+//
+// The differential tests (TestReader_Search, TestReader_Aggregate, under
+// the integration_opensearch tag) write random objects through the Writer
+// and build them into the embedded engine, then compare every page of
+// random filters and sorts, totals, and random aggregations.
 package opensearch

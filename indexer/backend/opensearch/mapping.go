@@ -31,6 +31,9 @@ const (
 	// decimalExactField is the keyword sub-field of a decimal property
 	// holding its exact text.
 	decimalExactField = "exact"
+	// keywordTextField is the text sub-field of a keyword property of a
+	// number, date or boolean kind.
+	keywordTextField = "text"
 )
 
 // Mapping is the index mapping of an object type: strict (a field the
@@ -68,13 +71,44 @@ func FieldMapping(p objects.Property) map[string]any {
 	case p.Search == objects.SearchNone || t.Kind == objects.KindVector:
 		return notIndexed()
 	case p.Search == objects.SearchKeyword:
-		return map[string]any{"type": "keyword"}
+		if !keywordAsText(t.Kind) {
+			return map[string]any{"type": "keyword"}
+		}
+		// Typed, so that ranges and order compare values as the engine
+		// does, with the text the engine's startsWith, wildcard and regex
+		// match in a keyword sub-field.
+		m := kindMapping(t.Kind)
+		fields, _ := m["fields"].(map[string]any)
+		if fields == nil {
+			fields = map[string]any{}
+			m["fields"] = fields
+		}
+		fields[keywordTextField] = map[string]any{"type": "keyword"}
+		return m
 	case p.Search == objects.SearchText:
 		return map[string]any{"type": "text", "analyzer": textAnalyzer, "fields": map[string]any{
 			textKeywordField: map[string]any{"type": "keyword", "ignore_above": textIgnoreAbove},
 		}}
 	}
-	switch t.Kind {
+	return kindMapping(t.Kind)
+}
+
+// keywordAsText reports whether a keyword property of kind k is mapped by
+// its kind with a text sub-field (numbers, dates, booleans), rather than
+// as a keyword (strings, and uuids and times, whose text sorts like their
+// value).
+func keywordAsText(k objects.Kind) bool {
+	switch k {
+	case objects.KindBoolean, objects.KindInteger, objects.KindLong, objects.KindFloat, objects.KindDouble,
+		objects.KindDecimal, objects.KindDate, objects.KindTimestamp, objects.KindTimestampTZ:
+		return true
+	}
+	return false
+}
+
+// kindMapping is the mapping of a value of kind k.
+func kindMapping(k objects.Kind) map[string]any {
+	switch k {
 	case objects.KindBoolean:
 		return map[string]any{"type": "boolean"}
 	case objects.KindInteger:

@@ -70,7 +70,9 @@ func TestFieldMapping_kinds(t *testing.T) {
 	}{
 		{"float", kind(objects.KindFloat, objects.SearchNumeric), "float"},
 		{"time as keyword", kind(objects.KindTime, objects.SearchKeyword), "keyword"},
-		{"long as keyword", kind(objects.KindLong, objects.SearchKeyword), "keyword"},
+		{"long as keyword", kind(objects.KindLong, objects.SearchKeyword), "long"},
+		{"date as keyword", kind(objects.KindDate, objects.SearchKeyword), "date"},
+		{"uuid as keyword", kind(objects.KindUUID, objects.SearchKeyword), "keyword"},
 		{"timestamp", kind(objects.KindTimestamp, objects.SearchDate), "date"},
 		{"geopoint searchable", kind(objects.KindGeoPoint, objects.SearchKeyword), "keyword"},
 		{"geopoint", objects.Property{Type: objects.DataType{Kind: objects.KindGeoPoint}, Search: "geo"}, "geo_point"},
@@ -79,8 +81,13 @@ func TestFieldMapping_kinds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := FieldMapping(tt.p)["type"]; got != tt.want {
+			m := FieldMapping(tt.p)
+			if got := m["type"]; got != tt.want {
 				t.Errorf("type = %v, want %s", got, tt.want)
+			}
+			fields, _ := m["fields"].(map[string]any)
+			if _, text := fields[keywordTextField]; text != (tt.p.Search == objects.SearchKeyword && tt.want != "keyword") {
+				t.Errorf("mapping %v: text sub-field %v", m, text)
 			}
 		})
 	}

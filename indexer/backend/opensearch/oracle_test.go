@@ -45,6 +45,8 @@ func itemType() *objects.Type {
 			{APIName: "crew", Column: "crew", Type: k(objects.KindStruct), Search: objects.SearchNone},
 			{APIName: "crew.captain", Column: "crew", Type: str, Search: objects.SearchKeyword, Struct: "crew", Field: "captain"},
 			{APIName: "crew.size", Column: "crew", Type: long, Search: objects.SearchNumeric, Struct: "crew", Field: "size"},
+			p("rank", long, objects.SearchKeyword),
+			p("ref", k(objects.KindUUID), objects.SearchKeyword),
 		},
 	})
 }
@@ -73,7 +75,7 @@ func randomItem(r *rand.Rand, id int64) *objects.Object {
 		}
 		return strings.Join(ws, " ")
 	}
-	v := make([]any, 17)
+	v := make([]any, 19)
 	v[0] = id
 	if !null() {
 		v[1] = words(1 + r.IntN(4))
@@ -145,6 +147,12 @@ func randomItem(r *rand.Rand, id int64) *objects.Object {
 			v[16] = int64(r.IntN(12))
 		}
 	}
+	if !null() {
+		v[17] = int64(r.IntN(300) - 100)
+	}
+	if !null() {
+		v[18] = objects.UUID{byte(r.IntN(4)), byte(r.IntN(256)), 7}
+	}
 	return &objects.Object{Values: v}
 }
 
@@ -191,6 +199,8 @@ func randomItemValue(r *rand.Rand, p objects.Property, items []*objects.Object, 
 		return time.UnixMilli(1.7e12 + int64(r.IntN(7000))).UTC()
 	case objects.KindBoolean:
 		return r.IntN(2) == 0
+	case objects.KindUUID:
+		return objects.UUID{byte(r.IntN(4)), byte(r.IntN(256)), 7}
 	}
 	return nil
 }
@@ -240,6 +250,16 @@ func randomItemFilter(r *rand.Rand, t *objects.Type, items []*objects.Object, ke
 			f.Text = text[:len(text)-1] + "x"
 		}
 		return f
+	}
+	if p.Search == objects.SearchKeyword && p.Type.Primitive().Kind != objects.KindString && r.IntN(3) == 0 {
+		// The text of numbers and uuids.
+		switch r.IntN(3) {
+		case 0:
+			return query.Text(query.OpWildcard, p.APIName, []string{"1*", "-*", "?", "*0", "0?*-*"}[r.IntN(5)])
+		case 1:
+			return query.Text(query.OpRegex, p.APIName, []string{"[1-3][0-9]", "-.*", "0[0-3].*"}[r.IntN(3)])
+		}
+		return query.Text(query.OpStartsWith, p.APIName, []string{"1", "-", "02", ""}[r.IntN(4)])
 	}
 	if p.Type.Primitive().Kind == objects.KindString && r.IntN(3) == 0 {
 		wildcards := []string{"*m*", "?erlin", "A*", "c0001*", "*", "*\\*", "*0", "*1?", "?0001*", "*3*7", "c01*5", "*in", "new?line", "new*"}
@@ -302,12 +322,12 @@ func randomItemAggregate(r *rand.Rand, t *objects.Type, items []*objects.Object,
 		m := query.Metric{Kind: []query.MetricKind{query.Count, query.Min, query.Max, query.Avg, query.Sum, query.ExactDistinct, query.ApproximateDistinct}[r.IntN(7)]}
 		switch m.Kind {
 		case query.Min, query.Max:
-			m.Property = pick("id", "balance", "visits", "day", "at", "scores", "crew.size", "city", "code", "name", "active")
+			m.Property = pick("id", "balance", "visits", "day", "at", "scores", "crew.size", "city", "code", "name", "active", "rank", "ref")
 		case query.Avg, query.Sum:
 			// visits holds values near 2^63, whose sums OpenSearch refuses.
 			m.Property = pick("id", "balance", "scores", "crew.size", "amount")
 		case query.ExactDistinct, query.ApproximateDistinct:
-			m.Property = pick("id", "name", "city", "code", "balance", "visits", "amount", "day", "at", "active", "tags", "notes", "scores", "crew.captain", "crew.size")
+			m.Property = pick("id", "name", "city", "code", "balance", "visits", "amount", "day", "at", "active", "tags", "notes", "scores", "crew.captain", "crew.size", "rank", "ref")
 		}
 		if r.IntN(4) == 0 {
 			m.Order = []int{1, -1}[r.IntN(2)]
@@ -317,7 +337,7 @@ func randomItemAggregate(r *rand.Rand, t *objects.Type, items []*objects.Object,
 	used := map[string]bool{}
 	for range r.IntN(3) {
 		// Not scores: grouping by a numeric list is refused (numericList).
-		g := query.Group{Kind: query.Exact, Property: pick("name", "city", "balance", "visits", "day", "at", "active", "tags", "notes", "crew.captain", "crew.size")}
+		g := query.Group{Kind: query.Exact, Property: pick("name", "city", "balance", "visits", "day", "at", "active", "tags", "notes", "crew.captain", "crew.size", "rank", "ref")}
 		if used[g.Property] {
 			continue
 		}

@@ -123,7 +123,7 @@ func (tr translator) filter(f *query.Filter) (map[string]any, error) {
 		if p.Search != objects.SearchKeyword {
 			return nil, unsupported(p, f.Op)
 		}
-		return map[string]any{"prefix": map[string]any{path(p): map[string]any{"value": f.Text}}}, nil
+		return map[string]any{"prefix": map[string]any{textField(p): map[string]any{"value": f.Text}}}, nil
 	case query.OpWildcard, query.OpRegex:
 		return tr.pattern(p, f)
 	}
@@ -174,6 +174,16 @@ func exactField(p objects.Property) string {
 		return path(p) + "." + textKeywordField
 	}
 	return path(p)
+}
+
+// textField is the field whose values are a keyword property's text, for
+// startsWith and patterns: the text sub-field of a number, date or
+// boolean (keywordAsText), else the exact field.
+func textField(p objects.Property) string {
+	if p.Search == objects.SearchKeyword && keywordAsText(p.Type.Primitive().Kind) {
+		return path(p) + "." + keywordTextField
+	}
+	return exactField(p)
 }
 
 // value is a filter's value as the document holds it (the API's JSON),

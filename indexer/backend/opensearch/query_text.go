@@ -107,7 +107,7 @@ func (tr translator) pattern(p objects.Property, f *query.Filter) (map[string]an
 	if err := luceneRegexp(&b, re.Simplify()); err != nil {
 		return nil, fmt.Errorf("property %s: %w", p.APIName, err)
 	}
-	return map[string]any{"regexp": map[string]any{exactField(p): map[string]any{
+	return map[string]any{"regexp": map[string]any{textField(p): map[string]any{
 		"value": b.String(), "flags": "NONE", "max_determinized_states": 100000}}}, nil
 }
 
