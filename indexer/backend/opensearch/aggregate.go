@@ -26,7 +26,9 @@ const maxExactSum = 1 << 53
 // resolved to properties, and the groups found.
 type aggregation struct {
 	q       *query.Aggregate
+	tr      translator
 	groups  []objects.Property
+	rangeAt []int // the range of each Ranges grouping in the current walk
 	metrics []objects.Property // the zero Property for Count
 	found   map[string]*aggGroup
 }
@@ -50,16 +52,16 @@ func (r *Reader) Aggregate(ctx context.Context, q *query.Aggregate) (*query.Aggr
 	if err != nil {
 		return nil, err
 	}
-	a := &aggregation{q: q, found: map[string]*aggGroup{}}
+	a := &aggregation{q: q, tr: r.tr, found: map[string]*aggGroup{}}
 	for _, g := range q.Groups {
 		p, ok := r.tr.property(g.Property)
 		if !ok {
 			return nil, fmt.Errorf("object type %s has no property %q", r.typ.APIName, g.Property)
 		}
-		if g.Kind != query.Exact {
+		if g.Kind != query.Exact && g.Kind != query.Ranges {
 			return nil, fmt.Errorf("property %s: this grouping is not supported by the OpenSearch backend", p.APIName)
 		}
-		if !p.Searchable() || p.Type.Kind == objects.KindStruct || p.Type.Primitive().Kind == objects.KindDecimal || numericList(p) {
+		if !p.Searchable() || p.Type.Kind == objects.KindStruct || g.Kind == query.Exact && (p.Type.Primitive().Kind == objects.KindDecimal || numericList(p)) {
 			return nil, fmt.Errorf("property %s: grouping by it is not supported by the OpenSearch backend", p.APIName)
 		}
 		a.groups = append(a.groups, p)
@@ -77,14 +79,23 @@ func (r *Reader) Aggregate(ctx context.Context, q *query.Aggregate) (*query.Aggr
 		}
 		a.metrics = append(a.metrics, p)
 	}
-	match := map[string]any{"bool": map[string]any{"filter": []any{filter}}}
-	if err := r.walkGroups(ctx, a, match); err != nil {
+	combos, err := a.rangeCombos()
+	if err != nil {
 		return nil, err
 	}
-	for i, m := range q.Metrics {
-		if m.Kind == query.ExactDistinct || m.Kind == query.ApproximateDistinct {
-			if err := r.walkDistinct(ctx, a, match, i); err != nil {
-				return nil, err
+	for _, combo := range combos {
+		// One walk per combination of the ranges of Ranges groupings, of
+		// the objects with a value in each.
+		a.rangeAt = combo.at
+		match := map[string]any{"bool": map[string]any{"filter": append([]any{filter}, combo.filters...)}}
+		if err := r.walkGroups(ctx, a, match); err != nil {
+			return nil, err
+		}
+		for i, m := range q.Metrics {
+			if m.Kind == query.ExactDistinct || m.Kind == query.ApproximateDistinct {
+				if err := r.walkDistinct(ctx, a, match, i); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -150,6 +161,9 @@ func (a *aggregation) sources(extra ...any) []any {
 	var out []any
 	for i, p := range a.groups {
 		g := a.q.Groups[i]
+		if g.Kind != query.Exact {
+			continue
+		}
 		out = append(out, map[string]any{"g" + strconv.Itoa(i): map[string]any{"terms": map[string]any{
 			"field": exactField(p), "missing_bucket": g.IncludeNull || g.Default != nil}}})
 	}
@@ -174,18 +188,23 @@ type compositeAnswer struct {
 // walkGroups finds every group and its metrics: one request without
 // groupings, else a composite aggregation paged to its end.
 func (r *Reader) walkGroups(ctx context.Context, a *aggregation, match map[string]any) error {
-	if len(a.groups) == 0 {
+	if !a.exactGroups() {
 		body := map[string]any{"query": match, "size": 0, "track_total_hits": true, "aggs": a.metricAggs()}
 		var ans aggAnswer
 		if err := r.search(ctx, body, &ans); err != nil {
 			return err
 		}
-		g := &aggGroup{count: ans.Hits.Total.Value, metrics: make([]any, len(a.q.Metrics))}
-		if err := a.readMetrics(g, ans.Aggregations); err != nil {
+		g, err := a.group(nil)
+		if err != nil {
 			return err
 		}
-		a.found[""] = g
-		return nil
+		// Without groupings, one group even of no objects; a range
+		// without objects is no group.
+		if g.count = ans.Hits.Total.Value; g.count == 0 && len(a.groups) > 0 {
+			return nil
+		}
+		a.found[g.raw] = g
+		return a.readMetrics(g, ans.Aggregations)
 	}
 	return r.walkComposite(ctx, match, a.sources(), a.metricAggs(), func(key map[string]json.RawMessage, bucket json.RawMessage) error {
 		var b struct {
@@ -257,21 +276,14 @@ func (r *Reader) walkComposite(ctx context.Context, match map[string]any, source
 // buckets are the distinct (group, value) pairs. The cardinality
 // aggregation would be approximate.
 func (r *Reader) walkDistinct(ctx context.Context, a *aggregation, match map[string]any, i int) error {
-	for _, g := range a.found {
-		g.metrics[i] = int64(0)
-	}
 	value := map[string]any{"v": map[string]any{"terms": map[string]any{"field": exactField(a.metrics[i])}}}
 	return r.walkComposite(ctx, match, a.sources(value), nil, func(key map[string]json.RawMessage, _ json.RawMessage) error {
 		delete(key, "v")
-		raw := ""
-		if len(a.groups) > 0 {
-			g, err := a.group(key)
-			if err != nil {
-				return err
-			}
-			raw = g.raw
+		g, err := a.group(key)
+		if err != nil {
+			return err
 		}
-		if g := a.found[raw]; g != nil {
+		if g := a.found[g.raw]; g != nil {
 			g.metrics[i] = g.metrics[i].(int64) + 1
 		}
 		return nil
@@ -298,6 +310,10 @@ func (a *aggregation) group(key map[string]json.RawMessage) (*aggGroup, error) {
 		var sort any
 		var id string
 		switch def := a.q.Groups[i].Default; {
+		case a.q.Groups[i].Kind == query.Ranges:
+			k.Range = a.rangeAt[i]
+			sort, id = k.Range, "r"+strconv.Itoa(k.Range)
+			raw.WriteString(id)
 		case string(v) == "null" && def != nil:
 			k.IsDefault = true
 			sort, id = *def, "s"+*def
@@ -327,6 +343,8 @@ func (a *aggregation) readMetrics(g *aggGroup, subs map[string]json.RawMessage) 
 		switch m.Kind {
 		case query.Count:
 			g.metrics[i] = g.count
+		case query.ExactDistinct, query.ApproximateDistinct:
+			g.metrics[i] = int64(0) // counted by walkDistinct
 		case query.Sum, query.Avg:
 			var sum struct {
 				Value float64 `json:"value"`

@@ -93,6 +93,11 @@ func compareGroupAt(x, y *aggGroup, gi int) int {
 	case b == nil:
 		return -1
 	}
+	if ai, ok := a.(int); ok { // range indexes
+		if bi, ok := b.(int); ok {
+			return cmp.Compare(ai, bi)
+		}
+	}
 	if reflect.TypeOf(a) == reflect.TypeOf(b) {
 		return objects.Compare(a, b)
 	}

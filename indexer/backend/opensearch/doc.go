@@ -151,9 +151,11 @@
 // Relevance order and Limits.MaxTerms are not supported.
 //
 // Aggregations walk a composite aggregation of one terms source per
-// grouping (missing_bucket for the null or default group) page by page
-// to its end, so every group is exact, then keep the MaxGroupCount values
-// and order the groups as the engine does. Per group: Count is the
+// exact grouping (missing_bucket for the null or default group) page by
+// page to its end, so every group is exact, then keep the MaxGroupCount
+// values and order the groups as the engine does. A ranges grouping adds
+// a walk per range (per combination of ranges, with several), of the
+// objects with a value in [Start, End): a range query of the property. Per group: Count is the
 // bucket's doc_count; Min and Max the sort value of the first object in
 // that order (top_hits, mode min or max over a list's elements), exact
 // where the min and max aggregations answer doubles; Sum and Avg the sum
@@ -179,7 +181,7 @@
 //     patterns, and sort as nulls; words past 8191 characters are split.
 //   - startsWith, wildcard and regex on a property that is not keyword or
 //     text, intervals, geo filters, relevance order, percentiles and the
-//     fixedWidth, ranges and duration groupings are refused.
+//     fixedWidth and duration groupings are refused.
 //   - Grouping by a list of numbers, dates or booleans is refused: numeric
 //     doc values keep duplicate elements, and a composite bucket counts
 //     an object once per duplicate.

@@ -338,6 +338,20 @@ func randomItemAggregate(r *rand.Rand, t *objects.Type, items []*objects.Object,
 	for range r.IntN(3) {
 		// Not scores: grouping by a numeric list is refused (numericList).
 		g := query.Group{Kind: query.Exact, Property: pick("name", "city", "balance", "visits", "day", "at", "active", "tags", "notes", "crew.captain", "crew.size", "rank", "ref")}
+		if r.IntN(3) == 0 {
+			g = query.Group{Kind: query.Ranges, Property: pick("visits", "day", "balance", "rank", "at", "scores", "code")}
+			i := t.PropertyIndex(g.Property)
+			for range 1 + r.IntN(3) {
+				lo, hi := randomItemValue(r, t.Properties[i], items, i), randomItemValue(r, t.Properties[i], items, i)
+				switch r.IntN(4) {
+				case 0:
+					lo = nil
+				case 1:
+					hi = nil
+				}
+				g.Ranges = append(g.Ranges, query.Range{Start: lo, End: hi})
+			}
+		}
 		if used[g.Property] {
 			continue
 		}

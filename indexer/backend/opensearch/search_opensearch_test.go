@@ -110,7 +110,7 @@ func describeAggregate(q *query.Aggregate) string {
 		s += fmt.Sprintf(" %d(%s, order %d)", m.Kind, m.Property, m.Order)
 	}
 	for _, g := range q.Groups {
-		s += fmt.Sprintf(" group %s (max %d, nulls %v, default %v)", g.Property, g.MaxGroupCount, g.IncludeNull, g.Default != nil)
+		s += fmt.Sprintf(" group %d %s (max %d, nulls %v, default %v, ranges %v)", g.Kind, g.Property, g.MaxGroupCount, g.IncludeNull, g.Default != nil, g.Ranges)
 	}
 	return s
 }
@@ -130,7 +130,7 @@ func diffAggregates(got, want *query.AggregateResult) string {
 		w := want.Groups[i]
 		ok := g.Count == w.Count && len(g.Keys) == len(w.Keys) && len(g.Metrics) == len(w.Metrics)
 		for j := range g.Keys {
-			ok = ok && g.Keys[j].IsDefault == w.Keys[j].IsDefault && same(g.Keys[j].Value, w.Keys[j].Value)
+			ok = ok && g.Keys[j].IsDefault == w.Keys[j].IsDefault && g.Keys[j].Range == w.Keys[j].Range && same(g.Keys[j].Value, w.Keys[j].Value)
 		}
 		for j := range g.Metrics {
 			// A sum of doubles rounds by the order of its additions,
