@@ -28,7 +28,7 @@ type aggregation struct {
 	q       *query.Aggregate
 	tr      translator
 	groups  []objects.Property
-	rangeAt []int // the range of each Ranges grouping in the current walk
+	rangeAt []int              // the range of each Ranges grouping in the current walk
 	metrics []objects.Property // the zero Property for Count
 	found   map[string]*aggGroup
 }
