@@ -74,8 +74,12 @@
 //	timestamp, timestamptz   date, format strict_date_optional_time: OpenSearch keeps
 //	                         milliseconds, so ranges and order are exact to the
 //	                         millisecond; _source keeps the microseconds
-//	geopoint                 geo_point (the value as GeoJSON)
-//	geoshape                 geo_shape (the value as GeoJSON)
+//	geopoint                 geo_point (the value as GeoJSON), whatever the role: the
+//	                         engine indexes geo values whatever theirs
+//	geoshape                 geo_shape (the value as GeoJSON) with a role but none, which
+//	                         a geoshape cannot take: so not indexed, since geo_shape
+//	                         needs the cluster's geo module, which the test cluster
+//	                         does not load
 //	list<T>                  the mapping of T (OpenSearch fields hold arrays)
 //	struct                   object: "$present" (boolean, the struct's presence) and
 //	                         one field per struct field, mapped by its own type
@@ -128,7 +132,12 @@
 //	wildcard, regex          regexp on the exact (or text) field, flags NONE, written from the
 //	                         RE2 syntax tree the engine compiles: . excludes newlines,
 //	                         (?i) becomes classes, every literal is escaped
-//	interval, geo            refused (not yet)
+//	geo (geopoints)          withinDistanceOf: geo_distance on the arc; the box
+//	                         relations: geo_bounding_box of each box of Geo.Bounds (two
+//	                         across the antimeridian); the polygon relations:
+//	                         geo_polygon of the exterior ring and must_not of each
+//	                         hole's; doesNotIntersect: exists and must_not of that
+//	geo (geoshapes), interval refused
 //
 // A filter that the engine refuses (an unknown or unsearchable property,
 // a value of another type, a text query of no terms, an anchored regular
@@ -166,6 +175,10 @@
 //
 // # What differs from the embedded engine
 //
+//   - Geopoints are quantized to about 1e-7 degrees (Lucene's LatLonPoint),
+//     so a point that close to a region's edge may fall on the other side;
+//     a point on a hole's edge is outside the polygon (the engine counts
+//     edges in).
 //   - Timestamps are milliseconds (the date type): values and filter
 //     bounds that differ below the millisecond compare equal.
 //   - Decimals are doubles for filters, order and sums: exact while a
@@ -180,7 +193,8 @@
 //     sub-field's ignore_above) are not found by eq, in, ranges or
 //     patterns, and sort as nulls; words past 8191 characters are split.
 //   - startsWith, wildcard and regex on a property that is not keyword or
-//     text, intervals, geo filters, relevance order, percentiles and the
+//     text, intervals, geo filters on geoshapes, relevance order,
+//     percentiles and the
 //     fixedWidth and duration groupings are refused.
 //   - Grouping by a list of numbers, dates or booleans is refused: numeric
 //     doc values keep duplicate elements, and a composite bucket counts

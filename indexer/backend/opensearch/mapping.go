@@ -68,6 +68,11 @@ func notIndexed() map[string]any { return map[string]any{"type": "object", "enab
 func FieldMapping(p objects.Property) map[string]any {
 	t := p.Type.Primitive()
 	switch {
+	case t.Kind == objects.KindGeoPoint:
+		// Indexed whatever the role, as the engine indexes them. A
+		// geoshape is not: geo_shape needs the cluster's geo module,
+		// which the test cluster does not load.
+		return kindMapping(t.Kind)
 	case p.Search == objects.SearchNone || t.Kind == objects.KindVector:
 		return notIndexed()
 	case p.Search == objects.SearchKeyword:

@@ -34,8 +34,8 @@ func TestMapping(t *testing.T) {
 		{"day", map[string]any{"type": "date", "format": "strict_date"}},
 		{"departs", map[string]any{"type": "date", "format": "strict_date_optional_time"}},
 		{"ref", map[string]any{"type": "keyword"}},
-		{"loc", disabled}, // role none wins over the kind
-		{"area", disabled},
+		{"loc", map[string]any{"type": "geo_point"}}, // indexed whatever the role
+		{"area", disabled},                          // geo_shape needs the geo module
 		{"tags", map[string]any{"type": "keyword"}}, // a list maps as its element
 		{"note", disabled},
 		{"crew", map[string]any{"type": "object", "dynamic": "strict", "properties": map[string]any{
@@ -74,7 +74,7 @@ func TestFieldMapping_kinds(t *testing.T) {
 		{"date as keyword", kind(objects.KindDate, objects.SearchKeyword), "date"},
 		{"uuid as keyword", kind(objects.KindUUID, objects.SearchKeyword), "keyword"},
 		{"timestamp", kind(objects.KindTimestamp, objects.SearchDate), "date"},
-		{"geopoint searchable", kind(objects.KindGeoPoint, objects.SearchKeyword), "keyword"},
+		{"geopoint searchable", kind(objects.KindGeoPoint, objects.SearchKeyword), "geo_point"},
 		{"geopoint", objects.Property{Type: objects.DataType{Kind: objects.KindGeoPoint}, Search: "geo"}, "geo_point"},
 		{"geoshape", objects.Property{Type: objects.DataType{Kind: objects.KindGeoShape}, Search: "geo"}, "geo_shape"},
 		{"vector", objects.Property{Type: objects.DataType{Kind: objects.KindVector, Dimension: 3}, Search: "geo"}, "object"},
@@ -86,7 +86,7 @@ func TestFieldMapping_kinds(t *testing.T) {
 				t.Errorf("type = %v, want %s", got, tt.want)
 			}
 			fields, _ := m["fields"].(map[string]any)
-			if _, text := fields[keywordTextField]; text != (tt.p.Search == objects.SearchKeyword && tt.want != "keyword") {
+			if _, text := fields[keywordTextField]; text != (tt.p.Search == objects.SearchKeyword && tt.want != "keyword" && tt.want != "geo_point") {
 				t.Errorf("mapping %v: text sub-field %v", m, text)
 			}
 		})

@@ -85,6 +85,9 @@ func (tr translator) filter(f *query.Filter) (map[string]any, error) {
 		}
 		return boolQuery("must_not", []any{q}), nil
 	}
+	if f.Op == query.OpGeo { // geo values are indexed whatever their role
+		return tr.geo(p, f)
+	}
 	if !p.Searchable() || p.Type.Kind == objects.KindStruct || p.Type.Primitive().Kind == objects.KindVector {
 		return nil, fmt.Errorf("property %s is not searchable", p.APIName)
 	}

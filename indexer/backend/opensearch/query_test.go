@@ -23,7 +23,7 @@ func dsl(t *testing.T, q any) string {
 }
 
 func TestTranslator_filter(t *testing.T) {
-	tr := translator{typ: itemType()}
+	tr := translator{typ: geoItemType()}
 	key := []byte{0x01, 0x02}
 	tests := []struct {
 		name   string
@@ -57,6 +57,12 @@ func TestTranslator_filter(t *testing.T) {
 			`{"span_near":{"clauses":[{"span_term":{"name":"cedar"}},{"span_term":{"name":"delta"}}],"in_order":true,"slop":0}}`},
 		{"phrase prefix", query.Text(query.OpPhrasePrefix, "name", "cedar del"),
 			`{"span_near":{"clauses":[{"span_term":{"name":"cedar"}},{"span_multi":{"match":{"prefix":{"name":{"value":"del"}}}}}],"in_order":true,"slop":0}}`},
+		{"box across the antimeridian", query.GeoFilter("loc", query.NewGeoBox(query.GeoDisjointBox, query.GeoBox{West: 170, South: -10, East: -170, North: 10})),
+			`{"bool":{"filter":[{"exists":{"field":"loc"}}],"must_not":[{"bool":{"minimum_should_match":1,"should":[` +
+				`{"geo_bounding_box":{"loc":{"bottom_right":{"lat":-10,"lon":180},"top_left":{"lat":10,"lon":170}}}},` +
+				`{"geo_bounding_box":{"loc":{"bottom_right":{"lat":-10,"lon":-170},"top_left":{"lat":10,"lon":-180}}}}]}}]}}`},
+		{"distance", query.GeoFilter("loc", query.NewGeoDistance(objects.GeoPoint{Lon: 2, Lat: 48}, 1500)),
+			`{"geo_distance":{"distance":"1500m","distance_type":"arc","loc":{"lat":48,"lon":2}}}`},
 		{"wildcard", query.Text(query.OpWildcard, "city", "O?l*"),
 			`{"regexp":{"city":{"flags":"NONE","max_determinized_states":100000,"value":"((O)[^\\\n](l)([^\\\n])*)"}}}`},
 	}
@@ -74,7 +80,7 @@ func TestTranslator_filter(t *testing.T) {
 }
 
 func TestTranslator_filterRefused(t *testing.T) {
-	tr := translator{typ: itemType()}
+	tr := translator{typ: geoItemType()}
 	tests := []struct {
 		name   string
 		filter *query.Filter
@@ -88,6 +94,8 @@ func TestTranslator_filterRefused(t *testing.T) {
 		{"anchor", query.Text(query.OpRegex, "city", "^Oslo"), "regular expression"},
 		{"startsWith on numbers", query.Text(query.OpStartsWith, "visits", "1"), "not supported by the OpenSearch backend"},
 		{"interval", &query.Filter{Op: query.OpInterval, Property: "name"}, "not supported by the OpenSearch backend"},
+		{"geo on a geoshape", query.GeoFilter("area", query.NewGeoBox(query.GeoIntersectsBox, query.GeoBox{West: 1, South: 1, East: 2, North: 2})), "not supported by the OpenSearch backend"},
+		{"geo on no geo property", query.GeoFilter("city", query.NewGeoBox(query.GeoIntersectsBox, query.GeoBox{West: 1, South: 1, East: 2, North: 2})), "not a geopoint"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,4 +143,13 @@ func TestLuceneRegexp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// geoItemType is itemType with a geopoint and a geoshape.
+func geoItemType() *objects.Type {
+	t := *itemType()
+	t.Properties = append(t.Properties[:len(t.Properties):len(t.Properties)],
+		objects.Property{APIName: "loc", Column: "loc", Type: objects.DataType{Kind: objects.KindGeoPoint}, Search: objects.SearchNone},
+		objects.Property{APIName: "area", Column: "area", Type: objects.DataType{Kind: objects.KindGeoShape}, Search: objects.SearchNone})
+	return objects.NewType(t)
 }
