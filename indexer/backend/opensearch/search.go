@@ -2,6 +2,7 @@ package opensearch
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,7 +90,7 @@ func (r *Reader) Search(ctx context.Context, q *query.Search) (*Result, error) {
 	hits := ans.Hits.Hits
 	if len(hits) > q.PageSize {
 		hits = hits[:q.PageSize]
-		next, err := json.Marshal(cursor{PIT: cmpOr(ans.PIT, cur.PIT), After: hits[len(hits)-1].Sort})
+		next, err := json.Marshal(cursor{PIT: cmp.Or(ans.PIT, cur.PIT), After: hits[len(hits)-1].Sort})
 		if err != nil {
 			return nil, err
 		}
@@ -108,13 +109,6 @@ func (r *Reader) Search(ctx context.Context, q *query.Search) (*Result, error) {
 		res.Total = 0
 	}
 	return res, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // searchBody is the body of a page's search, without its position.

@@ -214,7 +214,7 @@ func writerOf(rd *Reader) *Writer { return rd.c.Writer(rd.typ) }
 
 // itemsOnBoth writes n random items through a Writer (on two shards, so
 // that results merge) and builds them into the embedded engine.
-func itemsOnBoth(t *testing.T, c *opensearchtest.Cluster, prefix string, n int) (*index.Snapshot, *Reader, []*objects.Object, [][]byte) {
+func itemsOnBoth(t testing.TB, c *opensearchtest.Cluster, prefix string, n int) (*index.Snapshot, *Reader, []*objects.Object, [][]byte) {
 	t.Helper()
 	typ := itemType()
 	r := rand.New(rand.NewPCG(uint64(n), 30))
