@@ -205,8 +205,8 @@
 //   - The first page of a listing costs three requests (open the point in
 //     time, search, and close it when the listing has one page).
 //
-// The differential tests (TestReader_Search, TestReader_Aggregate, under
-// the integration_opensearch tag) write random objects through the Writer
-// and build them into the embedded engine, then compare every page of
-// random filters and sorts, totals, and random aggregations.
+// The differential tests (TestReader, under the integration_opensearch
+// tag) write random objects through the Writer and build them into the
+// embedded engine, then compare every page of random filters and sorts,
+// totals, random aggregations and random geo filters.
 package opensearch

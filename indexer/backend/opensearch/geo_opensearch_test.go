@@ -14,10 +14,9 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// TestReader_geo compares random geo filters on both backends: random
+// testReaderGeo compares random geo filters on both backends: random
 // places written through the Writer and built into the embedded engine.
-func TestReader_geo(t *testing.T) {
-	c := opensearchtest.Must(t, opensearchtest.Options{})
+func testReaderGeo(t *testing.T, c *opensearchtest.Cluster) {
 	typ := placeType()
 	r := rand.New(rand.NewPCG(30, 3))
 	b := index.NewBuilder(typ)

@@ -18,12 +18,22 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// TestReader_Search is the differential test of the reads: random
+// TestReader runs the reader's tests on one node: the differential tests
+// of searches, aggregations and geo filters against the embedded engine,
+// and a listing's point in time.
+func TestReader(t *testing.T) {
+	c := opensearchtest.Must(t, opensearchtest.Options{})
+	t.Run("search", func(t *testing.T) { testReaderSearch(t, c) })
+	t.Run("aggregate", func(t *testing.T) { testReaderAggregate(t, c) })
+	t.Run("point in time", func(t *testing.T) { testReaderPointInTime(t, c) })
+	t.Run("geo", func(t *testing.T) { testReaderGeo(t, c) })
+}
+
+// testReaderSearch is the differential test of the reads: random
 // objects written through the Writer and built into the embedded engine,
 // random filters and sorts walked page by page on both, and the ordered
 // keys and totals compared.
-func TestReader_Search(t *testing.T) {
-	c := opensearchtest.Must(t, opensearchtest.Options{})
+func testReaderSearch(t *testing.T, c *opensearchtest.Cluster) {
 	snap, rd, items, keys := itemsOnBoth(t, c, "read-", 800)
 	typ := snap.Type()
 	r := rand.New(rand.NewPCG(30, 1))
@@ -72,10 +82,9 @@ func TestReader_Search(t *testing.T) {
 	}
 }
 
-// TestReader_Aggregate compares random aggregations on both backends,
+// testReaderAggregate compares random aggregations on both backends,
 // over the objects of TestReader_Search.
-func TestReader_Aggregate(t *testing.T) {
-	c := opensearchtest.Must(t, opensearchtest.Options{})
+func testReaderAggregate(t *testing.T, c *opensearchtest.Cluster) {
 	snap, rd, items, keys := itemsOnBoth(t, c, "agg-", 400)
 	typ := snap.Type()
 	r := rand.New(rand.NewPCG(30, 2))
@@ -150,11 +159,10 @@ func diffAggregates(got, want *query.AggregateResult) string {
 	return ""
 }
 
-// TestReader_pointInTime: the pages of one listing read the snapshot of
+// testReaderPointInTime: the pages of one listing read the snapshot of
 // its first page, whatever is written between them; a listing whose point
 // in time is gone goes on from the alias.
-func TestReader_pointInTime(t *testing.T) {
-	c := opensearchtest.Must(t, opensearchtest.Options{})
+func testReaderPointInTime(t *testing.T, c *opensearchtest.Cluster) {
 	snap, rd, _, _ := itemsOnBoth(t, c, "pit-", 60)
 	typ := snap.Type()
 	q := query.Search{Sort: []query.Sort{{Property: "code"}}, PageSize: 10}
