@@ -143,32 +143,37 @@
 // a value of another type, a text query of no terms, an anchored regular
 // expression) is refused the same way, before the cluster sees it.
 //
-// Order is each sort property's exact field with missing _last, then
-// __key ascending (unique, and ordered like the encoded key, so it is the
+// Order is each sort property's exact field with missing _last, then __key
+// ascending (unique, and ordered like the encoded key, so it is the
 // engine's primary-key tie-break). missing _last gives a null the sort
 // type's extreme value, which a long or integer can hold too: their sorts
-// put a script's presence (0 with a value, 1 without) first, so nulls
-// come after Long.MAX_VALUE too. The first page opens a point in time on
-// the alias (keep_alive Reader.KeepAlive, 5 minutes) and the cursor holds
-// its id with the last hit's sort values (search_after): every page of a
-// listing reads the first page's snapshot, and the last page closes it.
-// A cursor whose point in time has expired continues from the alias as it
-// is then: its sort values stay valid, as the engine's cursors do across
-// builds. A page asks for PageSize+1 hits to know whether a next page
+// put a script's presence (0 with a value, 1 without) first, so nulls come
+// after Long.MAX_VALUE too. The cursor holds the last hit's sort values
+// (search_after), and the next page reads the alias as it is then: the
+// engine's cursors hold sort values too and stay valid across builds. With
+// Reader.KeepAlive set, the first page opens a point in time on the alias
+// and the cursor holds its id too: every page of a listing reads the first
+// page's snapshot, and the last page closes it; a cursor whose point in
+// time has expired continues from the alias. It is off by default: a point
+// in time lives its keep-alive unless the listing reaches its last page,
+// and a node holds at most search.max_open_pit_context (300), which
+// clients that read first pages only use up (BenchmarkReader_search did,
+// at 300 first pages in one keep-alive); a refused point in time pages on
+// the alias. A page asks for PageSize+1 hits to know whether a next page
 // exists, so PageSize is at most index.max_result_window-1 (9999).
 // totalCount is exact (track_total_hits: true); NoTotal turns it off.
 // Relevance order and Limits.MaxTerms are not supported.
 //
-// Aggregations walk a composite aggregation of one terms source per
-// exact grouping (missing_bucket for the null or default group) page by
-// page to its end, so every group is exact, then keep the MaxGroupCount
-// values and order the groups as the engine does. A ranges grouping adds
-// a walk per range (per combination of ranges, with several), of the
-// objects with a value in [Start, End): a range query of the property. Per group: Count is the
-// bucket's doc_count; Min and Max the sort value of the first object in
-// that order (top_hits, mode min or max over a list's elements), exact
-// where the min and max aggregations answer doubles; Sum and Avg the sum
-// and value_count aggregations; ExactDistinct and ApproximateDistinct
+// Aggregations walk a composite aggregation of one terms source per exact
+// grouping (missing_bucket for the null or default group) page by page to
+// its end, so every group is exact, then keep the MaxGroupCount values and
+// order the groups as the engine does. A ranges grouping adds a walk per
+// range (per combination of ranges, with several), of the objects with a
+// value in [Start, End): a range query of the property. Per group: Count
+// is the bucket's doc_count; Min and Max the sort value of the first
+// object in that order (top_hits, mode min or max over a list's elements),
+// exact where the min and max aggregations answer doubles; Sum and Avg the
+// sum and value_count aggregations; ExactDistinct and ApproximateDistinct
 // both exact, from a second composite walk over the groupings and the
 // property, whose buckets are the distinct pairs (cardinality is
 // HyperLogLog, approximate). Limits.MaxGroups fails as the engine does.
@@ -202,8 +207,9 @@
 //   - Prefix and fuzzy expansions are not bounded by Limits.MaxTerms; a
 //     phrase prefix fails past indices.query.bool.max_clause_count (1024)
 //     expansions of its last term.
-//   - The first page of a listing costs three requests (open the point in
-//     time, search, and close it when the listing has one page).
+//   - With Reader.KeepAlive, the first page of a listing costs two more
+//     requests (open the point in time, and close it when the listing has
+//     one page).
 //
 // The differential tests (TestReader, under the integration_opensearch
 // tag) write random objects through the Writer and build them into the

@@ -17,8 +17,8 @@ import (
 	"github.com/ontoindex/ontoindex/objects"
 )
 
-// DefaultKeepAlive is how long the point in time of a listing lives
-// after each of its pages.
+// DefaultKeepAlive is a keep-alive for Reader.KeepAlive: how long the
+// point in time of a listing lives after each of its pages.
 const DefaultKeepAlive = 5 * time.Minute
 
 // Reader answers the queries of one object type from its alias.
@@ -27,13 +27,19 @@ type Reader struct {
 	typ   *objects.Type
 	alias string
 	tr    translator
-	// KeepAlive is how long a listing's point in time outlives each page.
+	// KeepAlive, when positive, makes the pages of a listing read one
+	// point in time, kept this long after each page. Zero (the default)
+	// pages on the alias as it is at each page, as the engine's cursors
+	// do: a point in time lives until its keep-alive ends unless the
+	// listing reaches its last page, and a cluster holds at most
+	// search.max_open_pit_context (300) of them, which clients that read
+	// first pages only use up in a keep-alive.
 	KeepAlive time.Duration
 }
 
 // Reader returns the reader of object type t.
 func (c *Cluster) Reader(t *objects.Type) *Reader {
-	return &Reader{c: c, typ: t, alias: c.Writer(t).Alias(), tr: translator{typ: t}, KeepAlive: DefaultKeepAlive}
+	return &Reader{c: c, typ: t, alias: c.Writer(t).Alias(), tr: translator{typ: t}}
 }
 
 // Result is one page of a search, in the shape of the embedded engine's
@@ -51,11 +57,12 @@ type cursor struct {
 	After []json.RawMessage `json:"a"`
 }
 
-// Search returns one page of a search. The first page opens a point in
-// time on the alias, which every page of the listing reads, and the last
-// page closes it; a cursor whose point in time has expired goes on from
-// the alias as it is then (its sort values stay valid, as the engine's
-// cursors do across builds).
+// Search returns one page of a search. Pages go on from the sort values
+// of the previous page's last object (search_after), on the alias as it
+// is at each page, as the engine's cursors do across builds. With
+// KeepAlive set, the first page opens a point in time on the alias,
+// which every page of the listing reads, and the last page closes it; a
+// cursor whose point in time has expired goes on from the alias.
 func (r *Reader) Search(ctx context.Context, q *query.Search) (*Result, error) {
 	if q.PageSize < 1 {
 		return nil, fmt.Errorf("page size %d: must be positive", q.PageSize)
@@ -73,7 +80,7 @@ func (r *Reader) Search(ctx context.Context, q *query.Search) (*Result, error) {
 			return nil, fmt.Errorf("invalid cursor")
 		}
 		body["search_after"] = cur.After
-	} else {
+	} else if r.KeepAlive > 0 {
 		if cur.PIT, err = r.openPIT(ctx); err != nil {
 			return nil, err
 		}
@@ -208,10 +215,15 @@ func (r *Reader) page(ctx context.Context, body map[string]any, pit string) (*se
 	return &ans, nil
 }
 
-// openPIT opens a point in time on the alias.
+// openPIT opens a point in time on the alias; "" (the listing pages on
+// the alias) when the cluster holds as many as it takes.
 func (r *Reader) openPIT(ctx context.Context) (string, error) {
 	resp, err := r.c.client.PointInTime.Create(ctx, opensearchapi.PointInTimeCreateReq{Indices: []string{r.alias},
 		Params: opensearchapi.PointInTimeCreateParams{KeepAlive: r.KeepAlive}})
+	if status(resp) == http.StatusTooManyRequests {
+		r.c.log.WarnContext(ctx, "opensearch point in time refused: the listing pages on the alias", "alias", r.alias, "error", err)
+		return "", nil
+	}
 	if err != nil {
 		return "", r.c.check(ctx, "open a point in time on "+r.alias, resp, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -164,6 +165,7 @@ func diffAggregates(got, want *query.AggregateResult) string {
 // in time is gone goes on from the alias.
 func testReaderPointInTime(t *testing.T, c *opensearchtest.Cluster) {
 	snap, rd, _, _ := itemsOnBoth(t, c, "pit-", 60)
+	rd.KeepAlive = time.Minute
 	typ := snap.Type()
 	q := query.Search{Sort: []query.Sort{{Property: "code"}}, PageSize: 10}
 	want, wantTotal, err := engineAll(t.Context(), snap, q)
