@@ -58,8 +58,13 @@ func (r *Reader) Aggregate(ctx context.Context, q *query.Aggregate) (*query.Aggr
 		if !ok {
 			return nil, fmt.Errorf("object type %s has no property %q", r.typ.APIName, g.Property)
 		}
-		if g.Kind != query.Exact && g.Kind != query.Ranges {
+		if g.Kind != query.Exact && g.Kind != query.Ranges && g.Kind != query.Duration {
 			return nil, fmt.Errorf("property %s: this grouping is not supported by the OpenSearch backend", p.APIName)
+		}
+		if g.Kind == query.Duration {
+			if _, err := durationSource(p, g); err != nil {
+				return nil, err
+			}
 		}
 		if !p.Searchable() || p.Type.Kind == objects.KindStruct || g.Kind == query.Exact && (p.Type.Primitive().Kind == objects.KindDecimal || numericList(p)) {
 			return nil, fmt.Errorf("property %s: grouping by it is not supported by the OpenSearch backend", p.APIName)
@@ -156,20 +161,6 @@ func (a *aggregation) metricAggs() map[string]any {
 	return aggs
 }
 
-// sources are the composite sources of the groupings, and extra.
-func (a *aggregation) sources(extra ...any) []any {
-	var out []any
-	for i, p := range a.groups {
-		g := a.q.Groups[i]
-		if g.Kind != query.Exact {
-			continue
-		}
-		out = append(out, map[string]any{"g" + strconv.Itoa(i): map[string]any{"terms": map[string]any{
-			"field": exactField(p), "missing_bucket": g.IncludeNull || g.Default != nil}}})
-	}
-	return append(out, extra...)
-}
-
 // aggAnswer is the part of a search answer the aggregations read.
 type aggAnswer struct {
 	Hits struct {
@@ -188,7 +179,7 @@ type compositeAnswer struct {
 // walkGroups finds every group and its metrics: one request without
 // groupings, else a composite aggregation paged to its end.
 func (r *Reader) walkGroups(ctx context.Context, a *aggregation, match map[string]any) error {
-	if !a.exactGroups() {
+	if !a.compositeGroups() {
 		body := map[string]any{"query": match, "size": 0, "track_total_hits": true, "aggs": a.metricAggs()}
 		var ans aggAnswer
 		if err := r.search(ctx, body, &ans); err != nil {

@@ -169,7 +169,10 @@
 // its end, so every group is exact, then keep the MaxGroupCount values and
 // order the groups as the engine does. A ranges grouping adds a walk per
 // range (per combination of ranges, with several), of the objects with a
-// value in [Start, End): a range query of the property. Per group: Count
+// value in [Start, End): a range query of the property. A duration
+// grouping is a date_histogram source with the engine's buckets (UTC;
+// fixed intervals from the epoch up to days, weeks of 7 days from Monday
+// 1969-12-29, calendar months, quarters and years, one at a time). Per group: Count
 // is the bucket's doc_count; Min and Max the sort value of the first
 // object in that order (top_hits, mode min or max over a list's elements),
 // exact where the min and max aggregations answer doubles; Sum and Avg the
@@ -199,8 +202,8 @@
 //     patterns, and sort as nulls; words past 8191 characters are split.
 //   - startsWith, wildcard and regex on a property that is not keyword or
 //     text, intervals, geo filters on geoshapes, relevance order,
-//     percentiles and the
-//     fixedWidth and duration groupings are refused.
+//     percentiles, fixedWidth groupings, and durations of several months,
+//     quarters or years are refused.
 //   - Grouping by a list of numbers, dates or booleans is refused: numeric
 //     doc values keep duplicate elements, and a composite bucket counts
 //     an object once per duplicate.
