@@ -172,9 +172,11 @@
 // value in [Start, End): a range query of the property. A duration
 // grouping is a date_histogram source with the engine's buckets (UTC;
 // fixed intervals from the epoch up to days, weeks of 7 days from Monday
-// 1969-12-29, calendar months, quarters and years, one at a time). Per group: Count
-// is the bucket's doc_count; Min and Max the sort value of the first
-// object in that order (top_hits, mode min or max over a list's elements),
+// 1969-12-29, calendar months, quarters and years, one at a time).
+//
+// Per group: Count is the bucket's doc_count; Min and Max the sort value
+// of the first object in that order (top_hits, mode min or max over a
+// list's elements),
 // exact where the min and max aggregations answer doubles; Sum and Avg the
 // sum and value_count aggregations; ExactDistinct and ApproximateDistinct
 // both exact, from a second composite walk over the groupings and the
