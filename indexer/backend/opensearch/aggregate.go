@@ -58,11 +58,8 @@ func (r *Reader) Aggregate(ctx context.Context, q *query.Aggregate) (*query.Aggr
 		if !ok {
 			return nil, fmt.Errorf("object type %s has no property %q", r.typ.APIName, g.Property)
 		}
-		if g.Kind != query.Exact && g.Kind != query.Ranges && g.Kind != query.Duration {
-			return nil, fmt.Errorf("property %s: this grouping is not supported by the OpenSearch backend", p.APIName)
-		}
-		if g.Kind == query.Duration {
-			if _, err := durationSource(p, g); err != nil {
+		if g.Kind != query.Exact && g.Kind != query.Ranges {
+			if _, err := compositeSource(p, g); err != nil {
 				return nil, err
 			}
 		}
@@ -305,6 +302,17 @@ func (a *aggregation) group(key map[string]json.RawMessage) (*aggGroup, error) {
 			k.Range = a.rangeAt[i]
 			sort, id = k.Range, "r"+strconv.Itoa(k.Range)
 			raw.WriteString(id)
+		case a.q.Groups[i].Kind == query.FixedWidth:
+			var n json.Number
+			if err := json.Unmarshal(v, &n); err != nil {
+				return nil, fmt.Errorf("property %s: bucket %s: %w", p.APIName, v, err)
+			}
+			start, err := n.Float64()
+			if err != nil {
+				return nil, fmt.Errorf("property %s: bucket %s: %w", p.APIName, v, err)
+			}
+			k.Start, k.End = start, start+a.q.Groups[i].Width
+			sort, id = start, "f"+n.String()
 		case string(v) == "null" && def != nil:
 			k.IsDefault = true
 			sort, id = *def, "s"+*def

@@ -59,15 +59,33 @@ func (a *aggregation) rangeCombos() ([]rangeCombo, error) {
 	return combos, nil
 }
 
-// compositeGroups reports whether a grouping is by exact values or
-// durations (a composite source).
+// compositeGroups reports whether a grouping is a composite source (all
+// but ranges).
 func (a *aggregation) compositeGroups() bool {
 	for _, g := range a.q.Groups {
-		if g.Kind == query.Exact || g.Kind == query.Duration {
+		if g.Kind != query.Ranges {
 			return true
 		}
 	}
 	return false
+}
+
+// compositeSource is the composite source of a duration or fixed-width
+// grouping.
+func compositeSource(p objects.Property, g query.Group) (map[string]any, error) {
+	if g.Kind == query.Duration {
+		return durationSource(p, g)
+	}
+	if g.Kind != query.FixedWidth {
+		return nil, fmt.Errorf("property %s: this grouping is not supported by the OpenSearch backend", p.APIName)
+	}
+	// [k*Width, (k+1)*Width), k = floor(v/Width) in doubles: the engine
+	// floors exactly, so a value within a double's rounding of an edge
+	// may fall in the other bucket.
+	if !p.Type.Primitive().Kind.Numeric() || numericList(p) || !p.Searchable() || !(g.Width > 0) || math.IsInf(g.Width, 0) {
+		return nil, fmt.Errorf("fixed-width grouping of %s: not supported by the OpenSearch backend for this property or width", g.Property)
+	}
+	return map[string]any{"histogram": map[string]any{"field": exactField(p), "interval": g.Width}}, nil
 }
 
 // durationSource is the composite date_histogram of a duration grouping,
@@ -111,8 +129,8 @@ func (a *aggregation) sources(extra ...any) []any {
 	var out []any
 	for i, p := range a.groups {
 		g := a.q.Groups[i]
-		if g.Kind == query.Duration {
-			src, _ := durationSource(p, g) // checked by Aggregate
+		if g.Kind == query.Duration || g.Kind == query.FixedWidth {
+			src, _ := compositeSource(p, g) // checked by Aggregate
 			out = append(out, map[string]any{"g" + strconv.Itoa(i): src})
 		}
 		if g.Kind != query.Exact {

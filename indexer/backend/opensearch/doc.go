@@ -172,7 +172,8 @@
 // value in [Start, End): a range query of the property. A duration
 // grouping is a date_histogram source with the engine's buckets (UTC;
 // fixed intervals from the epoch up to days, weeks of 7 days from Monday
-// 1969-12-29, calendar months, quarters and years, one at a time).
+// 1969-12-29, calendar months, quarters and years, one at a time); a
+// fixed-width grouping a histogram source of interval Width.
 //
 // Per group: Count is the bucket's doc_count; Min and Max the sort value
 // of the first object in that order (top_hits, mode min or max over a
@@ -204,8 +205,11 @@
 //     patterns, and sort as nulls; words past 8191 characters are split.
 //   - startsWith, wildcard and regex on a property that is not keyword or
 //     text, intervals, geo filters on geoshapes, relevance order,
-//     percentiles, fixedWidth groupings, and durations of several months,
-//     quarters or years are refused.
+//     percentiles, and durations of several months, quarters or years are
+//     refused.
+//   - Fixed-width buckets are floor(value/Width) in doubles, where the
+//     engine floors exactly: a value within a double's rounding of a
+//     bucket's edge may fall in the next one.
 //   - Grouping by a list of numbers, dates or booleans is refused: numeric
 //     doc values keep duplicate elements, and a composite bucket counts
 //     an object once per duplicate.

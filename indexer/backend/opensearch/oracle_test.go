@@ -338,7 +338,9 @@ func randomItemAggregate(r *rand.Rand, t *objects.Type, items []*objects.Object,
 	for range r.IntN(3) {
 		// Not scores: grouping by a numeric list is refused (numericList).
 		g := query.Group{Kind: query.Exact, Property: pick("name", "city", "balance", "visits", "day", "at", "active", "tags", "notes", "crew.captain", "crew.size", "rank", "ref")}
-		if r.IntN(4) == 0 {
+		if r.IntN(5) == 0 {
+			g = query.Group{Kind: query.FixedWidth, Property: pick("id", "balance", "visits", "amount", "crew.size", "rank"), Width: []float64{10, 0.5, 1e20, 7}[r.IntN(4)]}
+		} else if r.IntN(4) == 0 {
 			g = query.Group{Kind: query.Duration, Property: pick("day", "at"), Unit: query.TimeUnit(1 + r.IntN(int(query.Years))), Every: int64(1 + r.IntN(3))}
 			if g.Unit < query.Days {
 				g.Property = "at"
