@@ -1,9 +1,10 @@
-// Package opensearch is the OpenSearch backend's writer: it keeps one
+// Package opensearch is the OpenSearch backend: its writer keeps one
 // OpenSearch index per generation of an object type in step with the
-// type's builds, through the official client
-// (github.com/opensearch-project/opensearch-go/v4). Reads (the query
-// layer) are not here yet, and the daemon does not call it yet: the config
-// check refuses a type that names a backend until it does.
+// type's builds, and its reader answers the engine's queries
+// (indexer/query) from the type's alias, both through the official client
+// (github.com/opensearch-project/opensearch-go/v4). The daemon does not
+// call it yet: the config check refuses a type that names a backend until
+// it does.
 //
 // # Names
 //
@@ -59,7 +60,9 @@
 // property's search role decides first, then its kind:
 //
 //	role text                text, with a keyword sub-field "keyword" (ignore_above 8191)
-//	role keyword             keyword (numbers, dates, booleans as their text)
+//	role keyword             keyword for strings, uuids and times; numbers, dates and
+//	                         booleans are mapped by their kind (below), with a keyword
+//	                         sub-field "text" of their text for startsWith and patterns
 //	role none, vector        not indexed: {"type": "object", "enabled": false}, kept in _source
 //	boolean                  boolean
 //	integer, long            integer, long
@@ -71,8 +74,12 @@
 //	timestamp, timestamptz   date, format strict_date_optional_time: OpenSearch keeps
 //	                         milliseconds, so ranges and order are exact to the
 //	                         millisecond; _source keeps the microseconds
-//	geopoint                 geo_point (the value as GeoJSON)
-//	geoshape                 geo_shape (the value as GeoJSON)
+//	geopoint                 geo_point (the value as GeoJSON), whatever the role: the
+//	                         engine indexes geo values whatever theirs
+//	geoshape                 geo_shape (the value as GeoJSON) with a role but none, which
+//	                         a geoshape cannot take: so not indexed, since geo_shape
+//	                         needs the cluster's geo module, which the test cluster
+//	                         does not load
 //	list<T>                  the mapping of T (OpenSearch fields hold arrays)
 //	struct                   object: "$present" (boolean, the struct's presence) and
 //	                         one field per struct field, mapped by its own type
@@ -82,7 +89,139 @@
 // text value keeps its analyzed terms whatever its length, and only its
 // exact sub-field skips values over 8191 characters.
 //
+// Beside the properties, a document lists in __nulls (keyword) the
+// apiNames of the properties it holds no value for, struct fields among
+// them: a null check is a term of it, where exists would take an empty
+// list for a null and cannot see a property kept in _source only.
+//
+// Text properties are analyzed by ontoindex_text, defined in every
+// index's settings: the standard tokenizer (Unicode word boundaries, as
+// query.Analyze's) with max_token_length 8191, then lowercase, then
+// keep_types dropping <EMOJI> terms, which Lucene's tokenizer makes and
+// query.Analyze does not.
+//
 // Vectors wait for the k-NN plugin, which the test cluster does not load.
-// Values are written as objects.JSONValue renders them for the API, so
+// Values are written as objects.JSONValue renders them for the API (but
+// -0, which is written -0.0: OpenSearch reads -0 as the integer 0), so
 // _source is what the API returns.
+//
+// # Reads
+//
+// Reader.Search answers query.Search with the keys of one page, the next
+// cursor and the total, in the shape of index.Result (Result); Reader.
+// Aggregate answers query.Aggregate with a query.AggregateResult. Every
+// query reads the alias in filter context (no scores), and each operator
+// becomes:
+//
+//	all, none, and, or, not  match_all, match_none, bool filter / should (minimum 1) / must_not
+//	keys                     terms on __key (objects.DocID of each key), 65536 a query
+//	isNull                   term (or must_not term) of the apiName on __nulls
+//	eq, contains             term on the exact field (a text property's keyword sub-field)
+//	in                       terms on the exact field; no values matches all
+//	gt, gte, lt, lte         range on the exact field
+//	startsWith (keyword)     prefix on the field (a number's text sub-field): bytes,
+//	                         case-sensitive
+//	containsAllTerms /       bool filter / should of one query per term of
+//	containsAnyTerm          query.Analyze(text): term, or with fuzzy, fuzzy with
+//	                         fuzziness query.Fuzziness(term), transpositions, prefix
+//	                         length 0 and the constant_score rewrite (every term within
+//	                         the distance, where the default keeps 50)
+//	phrase (all in order)    span_near of span_term, slop 0, in order; one term: term
+//	phrase prefix,           the same with the last clause span_multi of a prefix;
+//	startsWith (text)        one term: prefix
+//	wildcard, regex          regexp on the exact (or text) field, flags NONE, written from the
+//	                         RE2 syntax tree the engine compiles: . excludes newlines,
+//	                         (?i) becomes classes, every literal is escaped
+//	geo (geopoints)          withinDistanceOf: geo_distance on the arc; the box
+//	                         relations: geo_bounding_box of each box of Geo.Bounds (two
+//	                         across the antimeridian); the polygon relations:
+//	                         geo_polygon of the exterior ring and must_not of each
+//	                         hole's; doesNotIntersect: exists and must_not of that
+//	geo (geoshapes), interval refused
+//
+// A filter that the engine refuses (an unknown or unsearchable property,
+// a value of another type, a text query of no terms, an anchored regular
+// expression) is refused the same way, before the cluster sees it.
+//
+// Order is each sort property's exact field with missing _last, then __key
+// ascending (unique, and ordered like the encoded key, so it is the
+// engine's primary-key tie-break). missing _last gives a null the sort
+// type's extreme value, which a long or integer can hold too: their sorts
+// put a script's presence (0 with a value, 1 without) first, so nulls come
+// after Long.MAX_VALUE too. The cursor holds the last hit's sort values
+// (search_after), and the next page reads the alias as it is then: the
+// engine's cursors hold sort values too and stay valid across builds. With
+// Reader.KeepAlive set, the first page opens a point in time on the alias
+// and the cursor holds its id too: every page of a listing reads the first
+// page's snapshot, and the last page closes it; a cursor whose point in
+// time has expired continues from the alias. It is off by default: a point
+// in time lives its keep-alive unless the listing reaches its last page,
+// and a node holds at most search.max_open_pit_context (300), which
+// clients that read first pages only use up (BenchmarkReader_search did,
+// at 300 first pages in one keep-alive); a refused point in time pages on
+// the alias. A page asks for PageSize+1 hits to know whether a next page
+// exists, so PageSize is at most index.max_result_window-1 (9999).
+// totalCount is exact (track_total_hits: true); NoTotal turns it off.
+// Relevance order and Limits.MaxTerms are not supported.
+//
+// Aggregations walk a composite aggregation of one terms source per exact
+// grouping (missing_bucket for the null or default group) page by page to
+// its end, so every group is exact, then keep the MaxGroupCount values and
+// order the groups as the engine does. A ranges grouping adds a walk per
+// range (per combination of ranges, with several), of the objects with a
+// value in [Start, End): a range query of the property. A duration
+// grouping is a date_histogram source with the engine's buckets (UTC;
+// fixed intervals from the epoch up to days, weeks of 7 days from Monday
+// 1969-12-29, calendar months, quarters and years, one at a time); a
+// fixed-width grouping a histogram source of interval Width.
+//
+// Per group: Count is the bucket's doc_count; Min and Max the sort value
+// of the first object in that order (top_hits, mode min or max over a
+// list's elements),
+// exact where the min and max aggregations answer doubles; Sum and Avg the
+// sum and value_count aggregations; ExactDistinct and ApproximateDistinct
+// both exact, from a second composite walk over the groupings and the
+// property, whose buckets are the distinct pairs (cardinality is
+// HyperLogLog, approximate). Limits.MaxGroups fails as the engine does.
+//
+// # What differs from the embedded engine
+//
+//   - Geopoints are quantized to about 1e-7 degrees (Lucene's LatLonPoint),
+//     so a point that close to a region's edge may fall on the other side;
+//     a point on a hole's edge is outside the polygon (the engine counts
+//     edges in).
+//   - Timestamps are milliseconds (the date type): values and filter
+//     bounds that differ below the millisecond compare equal.
+//   - Decimals are doubles for filters, order and sums: exact while a
+//     double holds them; Min and Max of decimals are refused.
+//   - Sums of integers are refused once they reach 2^53 (OpenSearch sums
+//     in doubles); sums of doubles round in the cluster's order of
+//     additions, not the engine's.
+//   - The text that startsWith and patterns match on a keyword number,
+//     date or boolean is the document's: floats as 32-bit numbers (the
+//     engine's text of a float is its 64-bit double), -0 as -0.0.
+//   - Exact values past 8191 characters (a text property's keyword
+//     sub-field's ignore_above) are not found by eq, in, ranges or
+//     patterns, and sort as nulls; words past 8191 characters are split.
+//   - startsWith, wildcard and regex on a property that is not keyword or
+//     text, intervals, geo filters on geoshapes, relevance order,
+//     percentiles, and durations of several months, quarters or years are
+//     refused.
+//   - Fixed-width buckets are floor(value/Width) in doubles, where the
+//     engine floors exactly: a value within a double's rounding of a
+//     bucket's edge may fall in the next one.
+//   - Grouping by a list of numbers, dates or booleans is refused: numeric
+//     doc values keep duplicate elements, and a composite bucket counts
+//     an object once per duplicate.
+//   - Prefix and fuzzy expansions are not bounded by Limits.MaxTerms; a
+//     phrase prefix fails past indices.query.bool.max_clause_count (1024)
+//     expansions of its last term.
+//   - With Reader.KeepAlive, the first page of a listing costs two more
+//     requests (open the point in time, and close it when the listing has
+//     one page).
+//
+// The differential tests (TestReader, under the integration_opensearch
+// tag) write random objects through the Writer and build them into the
+// embedded engine, then compare every page of random filters and sorts,
+// totals, random aggregations and random geo filters.
 package opensearch

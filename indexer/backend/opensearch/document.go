@@ -17,6 +17,7 @@ import (
 func AppendDocument(b []byte, t *objects.Type, docID string, o *objects.Object) ([]byte, error) {
 	b = append(b, `{"`+keyField+`":`...)
 	b = appendString(b, docID)
+	b = appendNulls(b, t, o)
 	var err error
 	for i, p := range t.Properties {
 		if i >= len(o.Values) || o.Values[i] == nil || p.Hidden() {
@@ -57,6 +58,12 @@ func Document(t *objects.Type, docID string, o *objects.Object) ([]byte, error) 
 func appendJSON(b []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case json.Number:
+		if x == "-0" {
+			// A JSON parser that reads -0 as an integer (OpenSearch's
+			// does) loses the sign, which orders and compares the value
+			// apart from 0 (query.Filter): -0.0 is a double's.
+			return append(b, "-0.0"...), nil
+		}
 		return append(b, x...), nil
 	case string:
 		return appendString(b, x), nil
@@ -100,4 +107,26 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// appendNulls appends the nulls field: the apiNames of the properties
+// (struct fields among them) without a value, when there are any.
+func appendNulls(b []byte, t *objects.Type, o *objects.Object) []byte {
+	first := true
+	for i, p := range t.Properties {
+		if i < len(o.Values) && o.Values[i] != nil {
+			continue
+		}
+		if first {
+			b = append(b, `,"`+nullsField+`":[`...)
+			first = false
+		} else {
+			b = append(b, ',')
+		}
+		b = appendString(b, p.APIName)
+	}
+	if !first {
+		b = append(b, ']')
+	}
+	return b
 }

@@ -16,7 +16,7 @@ import (
 
 // newWriter is a writer of typ into the test cluster, under its own index
 // prefix so that the tests of one cluster do not meet.
-func newWriter(t *testing.T, c *opensearchtest.Cluster, prefix string, typ *objects.Type, o Options) *Writer {
+func newWriter(t testing.TB, c *opensearchtest.Cluster, prefix string, typ *objects.Type, o Options) *Writer {
 	t.Helper()
 	o.Name, o.URLs, o.IndexPrefix = "test-cluster", c.URLs(), prefix
 	cl, err := New(o, slog.New(slog.DiscardHandler))

@@ -2,6 +2,7 @@ package opensearch
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -22,8 +23,9 @@ func TestMapping(t *testing.T) {
 		want  map[string]any
 	}{
 		{keyField, map[string]any{"type": "keyword"}},
+		{nullsField, map[string]any{"type": "keyword"}},
 		{"id", map[string]any{"type": "keyword"}},
-		{"name", map[string]any{"type": "text", "fields": map[string]any{"keyword": map[string]any{"type": "keyword", "ignore_above": textIgnoreAbove}}}},
+		{"name", map[string]any{"type": "text", "analyzer": textAnalyzer, "fields": map[string]any{"keyword": map[string]any{"type": "keyword", "ignore_above": textIgnoreAbove}}}},
 		{"seats", map[string]any{"type": "long"}},
 		{"gate", map[string]any{"type": "integer"}},
 		{"fare", map[string]any{"type": "double", "fields": map[string]any{"exact": map[string]any{"type": "keyword"}}}},
@@ -32,8 +34,8 @@ func TestMapping(t *testing.T) {
 		{"day", map[string]any{"type": "date", "format": "strict_date"}},
 		{"departs", map[string]any{"type": "date", "format": "strict_date_optional_time"}},
 		{"ref", map[string]any{"type": "keyword"}},
-		{"loc", disabled}, // role none wins over the kind
-		{"area", disabled},
+		{"loc", map[string]any{"type": "geo_point"}}, // indexed whatever the role
+		{"area", disabled},                          // geo_shape needs the geo module
 		{"tags", map[string]any{"type": "keyword"}}, // a list maps as its element
 		{"note", disabled},
 		{"crew", map[string]any{"type": "object", "dynamic": "strict", "properties": map[string]any{
@@ -68,17 +70,24 @@ func TestFieldMapping_kinds(t *testing.T) {
 	}{
 		{"float", kind(objects.KindFloat, objects.SearchNumeric), "float"},
 		{"time as keyword", kind(objects.KindTime, objects.SearchKeyword), "keyword"},
-		{"long as keyword", kind(objects.KindLong, objects.SearchKeyword), "keyword"},
+		{"long as keyword", kind(objects.KindLong, objects.SearchKeyword), "long"},
+		{"date as keyword", kind(objects.KindDate, objects.SearchKeyword), "date"},
+		{"uuid as keyword", kind(objects.KindUUID, objects.SearchKeyword), "keyword"},
 		{"timestamp", kind(objects.KindTimestamp, objects.SearchDate), "date"},
-		{"geopoint searchable", kind(objects.KindGeoPoint, objects.SearchKeyword), "keyword"},
+		{"geopoint searchable", kind(objects.KindGeoPoint, objects.SearchKeyword), "geo_point"},
 		{"geopoint", objects.Property{Type: objects.DataType{Kind: objects.KindGeoPoint}, Search: "geo"}, "geo_point"},
 		{"geoshape", objects.Property{Type: objects.DataType{Kind: objects.KindGeoShape}, Search: "geo"}, "geo_shape"},
 		{"vector", objects.Property{Type: objects.DataType{Kind: objects.KindVector, Dimension: 3}, Search: "geo"}, "object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := FieldMapping(tt.p)["type"]; got != tt.want {
+			m := FieldMapping(tt.p)
+			if got := m["type"]; got != tt.want {
 				t.Errorf("type = %v, want %s", got, tt.want)
+			}
+			fields, _ := m["fields"].(map[string]any)
+			if _, text := fields[keywordTextField]; text != (tt.p.Search == objects.SearchKeyword && tt.want != "keyword" && tt.want != "geo_point") {
+				t.Errorf("mapping %v: text sub-field %v", m, text)
 			}
 		})
 	}
@@ -99,9 +108,19 @@ func TestDocument(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The document is the API's JSON of the object (objects.Type.JSON)
-		// without its __ fields, with the struct's presence, and the key.
+		// without its __ fields, with the struct's presence, the key, and
+		// the apiNames of the null properties in property order.
 		api := typ.JSON(o)
 		want := map[string]any{keyField: id}
+		var nulls []any
+		for i, p := range typ.Properties {
+			if o.Values[i] == nil {
+				nulls = append(nulls, p.APIName)
+			}
+		}
+		if nulls != nil {
+			want[nullsField] = nulls
+		}
 		for k, v := range api {
 			if k[:2] != "__" {
 				want[k] = v
@@ -199,5 +218,20 @@ func TestWriter_encode(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDocument_negativeZero: -0 is written as a double, whose sign
+// OpenSearch keeps (it reads -0 as the integer 0).
+func TestDocument_negativeZero(t *testing.T) {
+	typ := flightType()
+	o := &objects.Object{Values: make([]any, pCount)}
+	o.Values[pID], o.Values[pDelay] = "F1", math.Copysign(0, -1)
+	raw, err := Document(typ, "x", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), `"delay":-0.0`) {
+		t.Errorf("document %s, want delay -0.0", raw)
 	}
 }

@@ -1,0 +1,313 @@
+package opensearch
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
+
+	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// DefaultKeepAlive is a keep-alive for Reader.KeepAlive: how long the
+// point in time of a listing lives after each of its pages.
+const DefaultKeepAlive = 5 * time.Minute
+
+// Reader answers the queries of one object type from its alias.
+type Reader struct {
+	c     *Cluster
+	typ   *objects.Type
+	alias string
+	tr    translator
+	// KeepAlive, when positive, makes the pages of a listing read one
+	// point in time, kept this long after each page. Zero (the default)
+	// pages on the alias as it is at each page, as the engine's cursors
+	// do: a point in time lives until its keep-alive ends unless the
+	// listing reaches its last page, and a cluster holds at most
+	// search.max_open_pit_context (300) of them, which clients that read
+	// first pages only use up in a keep-alive.
+	KeepAlive time.Duration
+}
+
+// Reader returns the reader of object type t.
+func (c *Cluster) Reader(t *objects.Type) *Reader {
+	return &Reader{c: c, typ: t, alias: c.Writer(t).Alias(), tr: translator{typ: t}}
+}
+
+// Result is one page of a search, in the shape of the embedded engine's
+// (index.Result) with keys where it has document numbers.
+type Result struct {
+	Keys  [][]byte // encoded primary keys of the page, in order
+	Next  []byte   // cursor of the next page; nil on the last page
+	Total int64    // every match, on every page (0 with NoTotal)
+}
+
+// cursor is what Next holds: the sort values of the page's last object
+// (search_after) and the point in time the listing reads.
+type cursor struct {
+	PIT   string            `json:"p,omitempty"`
+	After []json.RawMessage `json:"a"`
+}
+
+// Search returns one page of a search. Pages go on from the sort values
+// of the previous page's last object (search_after), on the alias as it
+// is at each page, as the engine's cursors do across builds. With
+// KeepAlive set, the first page opens a point in time on the alias,
+// which every page of the listing reads, and the last page closes it; a
+// cursor whose point in time has expired goes on from the alias.
+func (r *Reader) Search(ctx context.Context, q *query.Search) (*Result, error) {
+	if q.PageSize < 1 {
+		return nil, fmt.Errorf("page size %d: must be positive", q.PageSize)
+	}
+	if q.Relevance {
+		return nil, fmt.Errorf("object type %s: relevance order is not supported by the OpenSearch backend", r.typ.APIName)
+	}
+	body, err := r.searchBody(q)
+	if err != nil {
+		return nil, err
+	}
+	var cur cursor
+	if q.After != nil {
+		if err := json.Unmarshal(q.After, &cur); err != nil || len(cur.After) != len(body["sort"].([]any)) {
+			return nil, fmt.Errorf("invalid cursor")
+		}
+		body["search_after"] = cur.After
+	} else if r.KeepAlive > 0 {
+		if cur.PIT, err = r.openPIT(ctx); err != nil {
+			return nil, err
+		}
+	}
+	ans, err := r.page(ctx, body, cur.PIT)
+	if errors.Is(err, errPITGone) {
+		cur.PIT = ""
+		ans, err = r.page(ctx, body, "")
+	}
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Total: ans.Hits.Total.Value}
+	hits := ans.Hits.Hits
+	if len(hits) > q.PageSize {
+		hits = hits[:q.PageSize]
+		next, err := json.Marshal(cursor{PIT: cmp.Or(ans.PIT, cur.PIT), After: hits[len(hits)-1].Sort})
+		if err != nil {
+			return nil, err
+		}
+		res.Next = next
+	} else if cur.PIT != "" {
+		r.closePIT(ctx, cur.PIT)
+	}
+	for _, h := range hits {
+		k, err := objects.KeyFromDocID(h.ID)
+		if err != nil {
+			return nil, fmt.Errorf("opensearch cluster %q: document id %q of %s is no key: %w", r.c.opts.Name, h.ID, r.alias, err)
+		}
+		res.Keys = append(res.Keys, k)
+	}
+	if q.NoTotal {
+		res.Total = 0
+	}
+	return res, nil
+}
+
+// searchBody is the body of a page's search, without its position.
+func (r *Reader) searchBody(q *query.Search) (map[string]any, error) {
+	filter, err := r.tr.filter(q.Filter)
+	if err != nil {
+		return nil, err
+	}
+	sort, err := r.sort(q.Sort)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{
+		// A filter context: no scores to compute, as nothing orders by them.
+		"query":            map[string]any{"bool": map[string]any{"filter": []any{filter}}},
+		"sort":             sort,
+		"size":             q.PageSize + 1, // one more says whether a next page exists
+		"_source":          false,
+		"track_total_hits": !q.NoTotal,
+	}, nil
+}
+
+// sort is the order of a search: each sort property with nulls last in
+// both directions, then the primary key (the key field sorts like the
+// encoded key), ascending.
+func (r *Reader) sort(sorts []query.Sort) ([]any, error) {
+	out := make([]any, 0, len(sorts)+1)
+	for _, s := range sorts {
+		p, ok := r.tr.property(s.Property)
+		if !ok {
+			return nil, fmt.Errorf("object type %s has no property %q", r.typ.APIName, s.Property)
+		}
+		if !p.Sortable() {
+			return nil, fmt.Errorf("property %s is not sortable", p.APIName)
+		}
+		order := "asc"
+		if s.Desc {
+			order = "desc"
+		}
+		if k := p.Type.Primitive().Kind; k == objects.KindLong || k == objects.KindInteger {
+			// missing _last sorts a null as the type's largest value (the
+			// smallest, descending), which a value may hold too: the
+			// presence sorts first, so that nulls come after every value.
+			out = append(out, map[string]any{"_script": map[string]any{"type": "number", "order": "asc", "script": map[string]any{
+				"source": nullLastScript, "params": map[string]any{"field": exactField(p)}}}})
+		}
+		out = append(out, map[string]any{exactField(p): map[string]any{"order": order, "missing": "_last"}})
+	}
+	return append(out, map[string]any{keyField: map[string]any{"order": "asc"}}), nil
+}
+
+// nullLastScript is 1 for a document without a value of the field, 0
+// for one with.
+const nullLastScript = "doc[params.field].size() == 0 ? 1 : 0"
+
+// searchAnswer is the part of a search's answer a page reads. Sort values
+// stay raw, so that longs beyond 2^53 go back in search_after unchanged.
+type searchAnswer struct {
+	PIT  string `json:"pit_id"`
+	Hits struct {
+		Total struct {
+			Value int64 `json:"value"`
+		} `json:"total"`
+		Hits []struct {
+			ID   string            `json:"_id"`
+			Sort []json.RawMessage `json:"sort"`
+		} `json:"hits"`
+	} `json:"hits"`
+	Aggregations json.RawMessage `json:"aggregations"`
+}
+
+// errPITGone is a point in time the cluster no longer has.
+var errPITGone = errors.New("point in time gone")
+
+// page runs a search on the point in time pit, or on the alias when
+// there is none.
+func (r *Reader) page(ctx context.Context, body map[string]any, pit string) (*searchAnswer, error) {
+	req := &opensearchapi.SearchReq{Indices: []string{r.alias}}
+	if pit != "" {
+		req.Indices = nil
+		body["pit"] = map[string]any{"id": pit, "keep_alive": fmt.Sprintf("%dms", r.KeepAlive.Milliseconds())}
+	} else {
+		delete(body, "pit")
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	req.Body = bytes.NewReader(raw)
+	var ans searchAnswer
+	if err := r.do(ctx, "search "+r.alias, req, &ans); err != nil {
+		if pit != "" && errorTypeOf(err) == "search_context_missing_exception" {
+			return nil, errPITGone
+		}
+		return nil, err
+	}
+	return &ans, nil
+}
+
+// openPIT opens a point in time on the alias; "" (the listing pages on
+// the alias) when the cluster holds as many as it takes.
+func (r *Reader) openPIT(ctx context.Context) (string, error) {
+	resp, err := r.c.client.PointInTime.Create(ctx, opensearchapi.PointInTimeCreateReq{Indices: []string{r.alias},
+		Params: opensearchapi.PointInTimeCreateParams{KeepAlive: r.KeepAlive}})
+	if status(resp) == http.StatusTooManyRequests {
+		r.c.log.WarnContext(ctx, "opensearch point in time refused: the listing pages on the alias", "alias", r.alias, "error", err)
+		return "", nil
+	}
+	if err != nil {
+		return "", r.c.check(ctx, "open a point in time on "+r.alias, resp, err)
+	}
+	return resp.PitID, nil
+}
+
+// closePIT closes a listing's point in time; a failure only logs, since
+// the point in time expires by itself.
+func (r *Reader) closePIT(ctx context.Context, pit string) {
+	resp, err := r.c.client.PointInTime.Delete(ctx, opensearchapi.PointInTimeDeleteReq{PitID: []string{pit}})
+	if err != nil {
+		r.c.log.DebugContext(ctx, "opensearch point in time not closed", "alias", r.alias, "status", status(resp), "error", err)
+	}
+}
+
+// clusterError is the error of an answer with an error status.
+type clusterError struct {
+	Status int
+	Type   string
+	Reason string
+}
+
+func (e *clusterError) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.Status, e.Type, e.Reason)
+}
+
+func errorTypeOf(err error) string {
+	var ce *clusterError
+	if errors.As(err, &ce) {
+		return ce.Type
+	}
+	return ""
+}
+
+// do sends a request and decodes its answer into out with numbers kept
+// as they are written.
+func (r *Reader) do(ctx context.Context, what string, req interface {
+	GetRequest(string) (*http.Request, error)
+}, out any) error {
+	hreq, err := req.GetRequest(http.MethodPost)
+	if err != nil {
+		return err
+	}
+	hreq = hreq.WithContext(ctx)
+	if hreq.Body != nil {
+		hreq.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := r.c.client.Client.Perform(hreq)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", what, ctx.Err())
+		}
+		return &UnreachableError{Cluster: r.c.opts.Name, URLs: r.c.opts.URLs, Err: err}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("opensearch cluster %q: %s: %w", r.c.opts.Name, what, err)
+	}
+	if resp.StatusCode >= 300 {
+		var e struct {
+			Error struct {
+				Type      string `json:"type"`
+				Reason    string `json:"reason"`
+				RootCause []struct {
+					Type   string `json:"type"`
+					Reason string `json:"reason"`
+				} `json:"root_cause"`
+			} `json:"error"`
+		}
+		_ = json.Unmarshal(raw, &e)
+		ce := &clusterError{Status: resp.StatusCode, Type: e.Error.Type, Reason: e.Error.Reason}
+		if len(e.Error.RootCause) > 0 {
+			ce.Type, ce.Reason = e.Error.RootCause[0].Type, e.Error.RootCause[0].Reason
+		}
+		if ce.Type == "" {
+			ce.Reason = string(raw)
+		}
+		return fmt.Errorf("opensearch cluster %q: %s: %w", r.c.opts.Name, what, ce)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(out); err != nil {
+		return fmt.Errorf("opensearch cluster %q: %s: decode the answer: %w", r.c.opts.Name, what, err)
+	}
+	return nil
+}
