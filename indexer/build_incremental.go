@@ -37,6 +37,9 @@ func (j *buildJob) incremental(ctx context.Context) error {
 			return err
 		}
 	}
+	if !in.AppendOnly {
+		w.Removing(in.Plan.Removed)
+	}
 	st, err := changelog.Diff(ctx, in, w, w)
 	j.record(st)
 	if err != nil {

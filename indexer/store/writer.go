@@ -58,6 +58,13 @@ type Writer struct {
 	// the objects only for a key it covers.
 	keys    keyRanges
 	runFile uint64 // the data file of the keys' run
+	// removing, carried and aliasTo are the aliases of the diff in
+	// progress (writer_alias.go): the files it removes, the keys carried
+	// over without a write (to the id of their new file), and the file
+	// each removed file's id will name.
+	removing map[string]bool
+	carried  map[string]uint64
+	aliasTo  map[uint64]uint64
 }
 
 // OpenWriter opens a writer on a generation of an object type (creating it
@@ -164,6 +171,7 @@ func (w *Writer) begin(create bool) error {
 		return err
 	}
 	w.tx, w.b, w.rowsInTx, w.looked.ok = tx, b, 0, false
+	w.carried, w.aliasTo = nil, nil
 	w.count = b.Count()
 	w.fill()
 	return nil
@@ -249,8 +257,9 @@ func (w *Writer) path(id uint64) (string, error) {
 	if v == nil {
 		return "", fmt.Errorf("object type %s: store references unknown data file id %d", w.name, id)
 	}
+	// Not cached in ids: an alias id names a file whose own id is another.
 	p := string(v)
-	w.paths[id], w.ids[p] = p, id
+	w.paths[id] = p
 	return p, nil
 }
 

@@ -70,8 +70,14 @@ func (w *Writer) AppliedDeletes() (map[string]AppliedDelete, error) {
 				return nil, objects.ErrCorrupt
 			}
 			v = v[n:]
+			// Only a file's own id: an alias id names the file its
+			// carried rows live in now, which the delete did not touch.
 			if p := w.b.fileIDs.Get(fileIDKey(id)); p != nil {
-				a.Touched = append(a.Touched, string(p))
+				if own, ok, err := w.fileID(string(p), false); err != nil {
+					return nil, err
+				} else if ok && own == id {
+					a.Touched = append(a.Touched, string(p))
+				}
 			}
 		}
 		out[string(k[len(prefixDelete):])] = a

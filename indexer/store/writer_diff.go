@@ -35,6 +35,9 @@ func (w *Writer) Lookup(key []byte) (string, uint64, bool, error) {
 	if _, cached := w.paths[r.fileID]; w.appendOnly && !cached && w.b.fileIDs.Get(fileIDKey(r.fileID)) == nil {
 		return "", r.hash, true, nil // compacted since (AppendOnly)
 	}
+	if to, ok := w.carriedTo(key); ok {
+		return to, r.hash, true, nil
+	}
 	p, err := w.path(r.fileID)
 	return p, r.hash, true, err
 }
@@ -46,12 +49,19 @@ func (w *Writer) FileKeys(path string, fn func(key []byte) error) error {
 		return err
 	}
 	// The keys first, then fn: fn may delete a key's entry (Apply), and a
-	// bbolt cursor does not survive deletes in its bucket.
-	prefix := fileIDKey(id)
+	// bbolt cursor does not survive deletes in its bucket. Keys carried
+	// out of the file in this diff are not the file's any more (Lookup
+	// finds them in their new file): they are left out.
 	var keys [][]byte
-	c := w.b.fileKeys.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		keys = append(keys, bytes.Clone(k[len(prefix):]))
+	for _, id := range w.fileIDs(id) {
+		prefix := fileIDKey(id)
+		c := w.b.fileKeys.Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			key := k[len(prefix):]
+			if _, carried := w.carried[string(key)]; !carried {
+				keys = append(keys, bytes.Clone(key))
+			}
+		}
 	}
 	for _, k := range keys {
 		if err := fn(k); err != nil {
@@ -69,6 +79,7 @@ func (w *Writer) Apply(c *changelog.Change) error {
 		if err != nil || !ok {
 			return err
 		}
+		w.uncarry(c.Key)
 		if err := w.b.objects.Delete(c.Key); err != nil {
 			return err
 		}
@@ -81,15 +92,22 @@ func (w *Writer) Apply(c *changelog.Change) error {
 	default:
 		return fmt.Errorf("unexpected change type %s", c.Type)
 	}
+	prev, ok, err := w.lookUp(c.Key)
+	if err != nil {
+		return err
+	}
+	if ok && c.Type == changelog.CarryOver {
+		if carried, err := w.carry(c.Key, prev, c.File); err != nil || carried {
+			return err
+		}
+	}
+	w.uncarry(c.Key)
 	id, _, err := w.fileID(c.File, true)
 	if err != nil {
 		return err
 	}
 	r := record{fileID: id, hash: c.Hash, encoded: c.Encoded}
-	prev, ok, err := w.lookUp(c.Key)
 	switch {
-	case err != nil:
-		return err
 	case ok:
 		r.doc = prev.doc
 		if prev.fileID != id {
@@ -205,15 +223,29 @@ func (w *Writer) FileRemoved(path string) error {
 	if err != nil || !ok {
 		return err
 	}
-	prefix := fileIDKey(id)
-	c := w.b.fileKeys.Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
-		if err := c.Delete(); err != nil {
+	ids := w.fileIDs(id)
+	if to, ok := w.aliasTo[id]; ok {
+		// Its rows live on in the file they were carried into.
+		if err := w.alias(ids, to); err != nil {
 			return err
 		}
-	}
-	if err := w.b.fileIDs.Delete(prefix); err != nil {
-		return err
+	} else {
+		for _, id := range ids {
+			prefix := fileIDKey(id)
+			c := w.b.fileKeys.Cursor()
+			for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Seek(prefix) {
+				if err := c.Delete(); err != nil {
+					return err
+				}
+			}
+			if err := w.b.fileIDs.Delete(prefix); err != nil {
+				return err
+			}
+			delete(w.paths, id)
+		}
+		if err := w.unalias(ids); err != nil {
+			return err
+		}
 	}
 	if err := w.dropPositions(id); err != nil {
 		return err

@@ -1,0 +1,162 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+)
+
+// Aliases spare a copy-on-write rewrite the writes of the rows it carries
+// over. When a data file X leaves the table and its unchanged rows now
+// live in an added file X' (changelog.CarryOver), their records keep X's
+// file id, and the generation records instead that the id now names X':
+//
+//	fileids   8-byte id of X -> path of X' (as for any id: the file its records live in)
+//	aliases   8-byte id of X' | 8-byte id of X -> (empty)
+//
+// so that Lookup finds those rows in X' (fileids) and FileKeys of X' also
+// yields the keys recorded under X (aliases). files holds X' only, under
+// its own id. A later rewrite of X' points X's id at X'' as well: an id
+// never aliases an alias, and an alias whose keys all left is dropped. A
+// rewrite costs its rows' read, hash and lookup and its changed rows'
+// writes, rather than two writes to every row of the new file.
+//
+// The first added file X's rows are carried into is its alias; rows of X
+// carried into another file (a split) are moved as before. Until the diff
+// is done, the carried keys are held in memory (carried): the diff looks a
+// carried key up again (a duplicate in a later file, the removal of X) and
+// must then find it in X', though its record still names X. Past
+// maxCarried keys, rows are moved as before, to bound that memory.
+var bucketAliases = []byte("aliases")
+
+// maxCarried bounds the keys one diff carries over without a write.
+const maxCarried = 4 << 20
+
+// Removing tells the writer which baseline files the diff removes: rows
+// carried over from those may stay where they are recorded (aliases).
+func (w *Writer) Removing(paths []string) {
+	w.removing = make(map[string]bool, len(paths))
+	for _, p := range paths {
+		w.removing[p] = true
+	}
+}
+
+// carry records a carried-over row of a removed file without a write, when
+// the file's alias is (or may become) the row's new file; it reports
+// whether it did.
+func (w *Writer) carry(key []byte, prev record, file string) (bool, error) {
+	if w.appendOnly || w.full || len(w.carried) >= maxCarried {
+		return false, nil
+	}
+	from, err := w.path(prev.fileID)
+	if err != nil || !w.removing[from] {
+		return false, err
+	}
+	src, ok, err := w.fileID(from, false)
+	if err != nil || !ok {
+		return false, err
+	}
+	to, _, err := w.fileID(file, true)
+	if err != nil {
+		return false, err
+	}
+	if w.aliasTo == nil {
+		w.aliasTo, w.carried = map[uint64]uint64{}, map[string]uint64{}
+	}
+	if t, ok := w.aliasTo[src]; ok && t != to {
+		return false, nil // split: this part moves
+	}
+	w.aliasTo[src] = to
+	w.carried[string(key)] = to
+	return true, nil
+}
+
+// carriedTo returns the file a key was carried into without a write in
+// this diff, if it was.
+func (w *Writer) carriedTo(key []byte) (string, bool) {
+	if len(w.carried) == 0 {
+		return "", false
+	}
+	to, ok := w.carried[string(key)]
+	if !ok {
+		return "", false
+	}
+	return w.paths[to], true
+}
+
+// uncarry forgets a carried key that the diff now changes.
+func (w *Writer) uncarry(key []byte) {
+	if len(w.carried) > 0 {
+		delete(w.carried, string(key))
+	}
+}
+
+// fileIDs returns the id of a data file and the ids aliased to it.
+func (w *Writer) fileIDs(id uint64) []uint64 {
+	ids := []uint64{id}
+	b := w.b.root.Bucket(bucketAliases)
+	if b == nil {
+		return ids
+	}
+	prefix := fileIDKey(id)
+	c := b.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if len(k) == 16 {
+			ids = append(ids, binary.BigEndian.Uint64(k[8:]))
+		}
+	}
+	return ids
+}
+
+// hasKeys reports whether any key is recorded under a file id.
+func (w *Writer) hasKeys(id uint64) bool {
+	prefix := fileIDKey(id)
+	k, _ := w.b.fileKeys.Cursor().Seek(prefix)
+	return k != nil && bytes.HasPrefix(k, prefix)
+}
+
+// alias makes the ids of a removed file (its own and its aliases) name the
+// file its rows were carried into, dropping those no key is recorded under
+// any more.
+func (w *Writer) alias(ids []uint64, to uint64) error {
+	target := []byte(w.paths[to])
+	b, err := w.b.root.CreateBucketIfNotExists(bucketAliases)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if len(ids) > 1 && id != ids[0] {
+			if err := b.Delete(append(fileIDKey(ids[0]), fileIDKey(id)...)); err != nil {
+				return err
+			}
+		}
+		if !w.hasKeys(id) {
+			if err := w.b.fileIDs.Delete(fileIDKey(id)); err != nil {
+				return err
+			}
+			delete(w.paths, id)
+			continue
+		}
+		if err := w.b.fileIDs.Put(fileIDKey(id), target); err != nil {
+			return err
+		}
+		if err := b.Put(append(fileIDKey(to), fileIDKey(id)...), nil); err != nil {
+			return err
+		}
+		w.paths[id] = string(target)
+	}
+	return nil
+}
+
+// unalias forgets the aliases of a file that left with its keys.
+func (w *Writer) unalias(ids []uint64) error {
+	b := w.b.root.Bucket(bucketAliases)
+	if b == nil {
+		return nil
+	}
+	for _, id := range ids[1:] {
+		if err := b.Delete(append(fileIDKey(ids[0]), fileIDKey(id)...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
