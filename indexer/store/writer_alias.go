@@ -15,7 +15,7 @@ import (
 //
 // so that Lookup finds those rows in X' (fileids) and FileKeys of X' also
 // yields the keys recorded under X (aliases). files holds X' only, under
-// its own id. A later rewrite of X' points X's id at X'' as well: an id
+// its own id. A later rewrite of X' points X's id at X” as well: an id
 // never aliases an alias, and an alias whose keys all left is dropped. A
 // rewrite costs its rows' read, hash and lookup and its changed rows'
 // writes, rather than two writes to every row of the new file.
