@@ -15,9 +15,9 @@ import (
 //
 // so that Lookup finds those rows in X' (fileids) and FileKeys of X' also
 // yields the keys recorded under X (aliases). files holds X' only, under
-// its own id. A later rewrite of X' points X's id at X” as well: an id
-// never aliases an alias, and an alias whose keys all left is dropped. A
-// rewrite costs its rows' read, hash and lookup and its changed rows'
+// its own id. A later rewrite of X' points X's id at the file after it
+// as well: an id never aliases an alias, and an alias whose keys all left
+// is dropped. A rewrite costs its rows' read, hash and lookup and its changed rows'
 // writes, rather than two writes to every row of the new file.
 //
 // The first added file X's rows are carried into is its alias; rows of X
