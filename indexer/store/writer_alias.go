@@ -60,7 +60,13 @@ func (w *Writer) carry(key []byte, prev record, file string) (bool, error) {
 		return false, err
 	}
 	if w.aliasTo == nil {
-		w.aliasTo, w.carried = map[uint64]uint64{}, map[string]uint64{}
+		// Sized for the rows of the first file rewritten: a one-row edit
+		// carries all but one of them.
+		var rows int64
+		if f, ok, err := w.BaselineFile(from); err == nil && ok {
+			rows = min(f.Records, maxCarried)
+		}
+		w.aliasTo, w.carried = map[uint64]uint64{}, make(map[string]uint64, rows)
 	}
 	if t, ok := w.aliasTo[src]; ok && t != to {
 		return false, nil // split: this part moves
