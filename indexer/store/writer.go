@@ -65,6 +65,8 @@ type Writer struct {
 	removing map[string]bool
 	carried  map[string]uint64
 	aliasTo  map[uint64]uint64
+	// lastCarry memoizes carry's answers for the last row.
+	lastCarry carryMemo
 }
 
 // OpenWriter opens a writer on a generation of an object type (creating it
@@ -171,7 +173,7 @@ func (w *Writer) begin(create bool) error {
 		return err
 	}
 	w.tx, w.b, w.rowsInTx, w.looked.ok = tx, b, 0, false
-	w.carried, w.aliasTo = nil, nil
+	w.carried, w.aliasTo, w.lastCarry = nil, nil, carryMemo{}
 	w.count = b.Count()
 	w.fill()
 	return nil

@@ -47,18 +47,31 @@ func (w *Writer) carry(key []byte, prev record, file string) (bool, error) {
 	if w.appendOnly || w.full || len(w.carried) >= maxCarried {
 		return false, nil
 	}
-	from, err := w.path(prev.fileID)
-	if err != nil || !w.removing[from] {
-		return false, err
+	// The rows of a file come one after the other: the last row's answers
+	// spare hashing the paths again.
+	m := &w.lastCarry
+	if !m.ok || m.fileID != prev.fileID || m.file != file {
+		from, err := w.path(prev.fileID)
+		if err != nil {
+			return false, err
+		}
+		*m = carryMemo{fileID: prev.fileID, file: file, ok: true, from: from, removed: w.removing[from]}
+		if m.removed {
+			var found bool
+			if m.src, found, err = w.fileID(from, false); err != nil || !found {
+				m.ok = false
+				return false, err
+			}
+			if m.to, _, err = w.fileID(file, true); err != nil {
+				m.ok = false
+				return false, err
+			}
+		}
 	}
-	src, ok, err := w.fileID(from, false)
-	if err != nil || !ok {
-		return false, err
+	if !m.removed {
+		return false, nil
 	}
-	to, _, err := w.fileID(file, true)
-	if err != nil {
-		return false, err
-	}
+	from, src, to := m.from, m.src, m.to
 	if w.aliasTo == nil {
 		// Sized for the rows of the first file rewritten: a one-row edit
 		// carries all but one of them.
@@ -74,6 +87,17 @@ func (w *Writer) carry(key []byte, prev record, file string) (bool, error) {
 	w.aliasTo[src] = to
 	w.carried[string(key)] = to
 	return true, nil
+}
+
+// carryMemo is what carry found for the last row's record file and new
+// file.
+type carryMemo struct {
+	ok      bool
+	fileID  uint64 // the record's file id
+	file    string // the row's new file
+	from    string // the path fileID names
+	removed bool   // from leaves the table in this diff
+	src, to uint64 // the ids of from and file
 }
 
 // carriedTo returns the file a key was carried into without a write in

@@ -224,6 +224,7 @@ func (w *Writer) FileRemoved(path string) error {
 		return err
 	}
 	ids := w.fileIDs(id)
+	w.lastCarry = carryMemo{}
 	if to, ok := w.aliasTo[id]; ok {
 		// Its rows live on in the file they were carried into.
 		if err := w.alias(ids, to); err != nil {
