@@ -180,7 +180,7 @@ func orAll(es []iceberg.BooleanExpression) iceberg.BooleanExpression {
 // deletion vectors on v3, equality deletes on the key and on another
 // column, upserts, appends, overwrites, compactions, rollbacks, expiry):
 // after every build the objects are the rows iceberg-go's scan returns at
-// the checkpoint.
+// the checkpoint, and the store's baseline is a full build's.
 func TestIndexer_Build_mergeOnReadDifferential(t *testing.T) {
 	for _, fv := range []string{"2", "3"} {
 		for seed := range uint64(4) {
@@ -208,6 +208,9 @@ func TestIndexer_Build_mergeOnReadDifferential(t *testing.T) {
 					}
 					if err := indexertest.Match(f.ix, f.name, f.tb); err != nil {
 						t.Fatalf("step %d (%s build: %s): %v\nsteps: %q", step, r.Kind, r.Reason, err, m.log)
+					}
+					if _, err := matchFullBuild(t, f); err != nil {
+						t.Fatalf("step %d (%s build: %s): baseline: %v\nsteps: %q", step, r.Kind, r.Reason, err, m.log)
 					}
 				}
 				if kinds[indexer.KindIncremental] == 0 || len(applied) == 0 {
