@@ -17,6 +17,17 @@
 //	    dirty      4-byte document -> uvarint version | key: documents changed
 //	               since the generation's index file (key empty: now free)
 //	    meta       nextFileID, count, version (of the objects), layout
+//	    aliases    8-byte file id | 8-byte id aliased to it -> (empty); made when
+//	               first written (writer_alias.go)
+//
+// fileids maps an id to the file its records' rows live in: a file's own id,
+// or the id of a file a copy-on-write rewrite replaced, whose carried-over
+// rows kept their records (an alias, writer_alias.go). files and manifests
+// name a file by its own id; FileKeys of a file reads the keys under its id
+// and its aliases. A generation without the aliases bucket (every
+// generation written before it) has no aliases, so it loads as it is; a
+// binary older than the aliases must not open a generation that has some
+// (it would miss their keys when their file leaves).
 //
 // A generation built with readMode appendOnly (Writer.AppendOnly) keeps a
 // cheaper baseline: row hashes are 0, filekeys is empty, and a record's
