@@ -67,6 +67,8 @@ type Writer struct {
 	aliasTo  map[uint64]uint64
 	// lastCarry memoizes carry's answers for the last row.
 	lastCarry carryMemo
+	// cursor reads the objects Lookup looks up (writer_cursor.go).
+	cursor objectsCursor
 }
 
 // OpenWriter opens a writer on a generation of an object type (creating it
@@ -173,7 +175,7 @@ func (w *Writer) begin(create bool) error {
 		return err
 	}
 	w.tx, w.b, w.rowsInTx, w.looked.ok = tx, b, 0, false
-	w.carried, w.aliasTo, w.lastCarry = nil, nil, carryMemo{}
+	w.carried, w.aliasTo, w.lastCarry, w.cursor = nil, nil, carryMemo{}, objectsCursor{}
 	w.count = b.Count()
 	w.fill()
 	return nil

@@ -21,7 +21,7 @@ func (w *Writer) Lookup(key []byte) (string, uint64, bool, error) {
 	w.looked.ok = false
 	var v []byte
 	if !w.keys.absent(key) {
-		v = w.b.objects.Get(key)
+		v = w.getObject(key)
 	}
 	if v == nil {
 		w.looked = lookedUp{key: append(w.looked.key[:0], key...), ok: true}
@@ -80,6 +80,7 @@ func (w *Writer) Apply(c *changelog.Change) error {
 			return err
 		}
 		w.uncarry(c.Key)
+		w.movedObjects()
 		if err := w.b.objects.Delete(c.Key); err != nil {
 			return err
 		}
@@ -123,6 +124,7 @@ func (w *Writer) Apply(c *changelog.Change) error {
 	default:
 		r.doc = w.docs.New()
 	}
+	w.movedObjects()
 	if err := w.b.objects.Put(c.Key, r.append(nil)); err != nil {
 		return err
 	}
