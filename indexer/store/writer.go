@@ -65,6 +65,8 @@ type Writer struct {
 	removing map[string]bool
 	carried  map[string]uint64
 	aliasTo  map[uint64]uint64
+	// leftFrom counts, per removed file, its rows that added files hold.
+	leftFrom map[uint64]int64
 	// lastCarry memoizes carry's answers for the last row.
 	lastCarry carryMemo
 	// cursor reads the objects Lookup looks up (writer_cursor.go).
@@ -175,7 +177,7 @@ func (w *Writer) begin(create bool) error {
 		return err
 	}
 	w.tx, w.b, w.rowsInTx, w.looked.ok = tx, b, 0, false
-	w.carried, w.aliasTo, w.lastCarry, w.cursor = nil, nil, carryMemo{}, objectsCursor{}
+	w.carried, w.aliasTo, w.leftFrom, w.lastCarry, w.cursor = nil, nil, nil, carryMemo{}, objectsCursor{}
 	w.count = b.Count()
 	w.fill()
 	return nil

@@ -47,31 +47,19 @@ func (w *Writer) carry(key []byte, prev record, file string) (bool, error) {
 	if w.appendOnly || w.full || len(w.carried) >= maxCarried {
 		return false, nil
 	}
-	// The rows of a file come one after the other: the last row's answers
-	// spare hashing the paths again.
+	src, from, removed, err := w.source(prev.fileID)
+	if err != nil || !removed {
+		return false, err
+	}
 	m := &w.lastCarry
-	if !m.ok || m.fileID != prev.fileID || m.file != file {
-		from, err := w.path(prev.fileID)
-		if err != nil {
+	if m.file != file || m.to == 0 {
+		if m.to, _, err = w.fileID(file, true); err != nil {
+			m.to = 0
 			return false, err
 		}
-		*m = carryMemo{fileID: prev.fileID, file: file, ok: true, from: from, removed: w.removing[from]}
-		if m.removed {
-			var found bool
-			if m.src, found, err = w.fileID(from, false); err != nil || !found {
-				m.ok = false
-				return false, err
-			}
-			if m.to, _, err = w.fileID(file, true); err != nil {
-				m.ok = false
-				return false, err
-			}
-		}
+		m.file = file
 	}
-	if !m.removed {
-		return false, nil
-	}
-	from, src, to := m.from, m.src, m.to
+	to := m.to
 	if w.aliasTo == nil {
 		// Sized for the rows of the first file rewritten: a one-row edit
 		// carries all but one of them.
@@ -89,15 +77,68 @@ func (w *Writer) carry(key []byte, prev record, file string) (bool, error) {
 	return true, nil
 }
 
-// carryMemo is what carry found for the last row's record file and new
-// file.
+// carryMemo is what source and carry found for the last row: the rows of
+// a file come one after the other, and the paths need not be hashed again.
 type carryMemo struct {
 	ok      bool
-	fileID  uint64 // the record's file id
-	file    string // the row's new file
+	fileID  uint64 // a record's file id
 	from    string // the path fileID names
 	removed bool   // from leaves the table in this diff
-	src, to uint64 // the ids of from and file
+	src     uint64 // from's own id
+	file    string // the last carried row's new file
+	to      uint64 // its id
+}
+
+// source returns the file a record's file id names, its own id, and
+// whether the diff removes it.
+func (w *Writer) source(fileID uint64) (uint64, string, bool, error) {
+	m := &w.lastCarry
+	if m.ok && m.fileID == fileID {
+		return m.src, m.from, m.removed, nil
+	}
+	from, err := w.path(fileID)
+	if err != nil {
+		return 0, "", false, err
+	}
+	var src uint64
+	removed := w.removing[from]
+	if removed {
+		var found bool
+		if src, found, err = w.fileID(from, false); err != nil || !found {
+			return 0, "", false, err
+		}
+	}
+	m.ok, m.fileID, m.from, m.removed, m.src = true, fileID, from, removed, src
+	return src, from, removed, nil
+}
+
+// left counts a row of a removed file that an added file holds now.
+func (w *Writer) left(fileID uint64) error {
+	if w.removing == nil {
+		return nil
+	}
+	src, _, removed, err := w.source(fileID)
+	if err != nil || !removed {
+		return err
+	}
+	if w.leftFrom == nil {
+		w.leftFrom = map[uint64]int64{}
+	}
+	w.leftFrom[src]++
+	return nil
+}
+
+// allLeft reports whether every row of a removed file is in an added file
+// now: then no key recorded under it is the file's any more. Every key
+// under the file's ids is a distinct row of it, counted once when its row
+// was applied from an added file.
+func (w *Writer) allLeft(path string, id uint64) (bool, error) {
+	n := w.leftFrom[id]
+	if n == 0 {
+		return false, nil
+	}
+	f, ok, err := w.BaselineFile(path)
+	return ok && n == f.Records, err
 }
 
 // carriedTo returns the file a key was carried into without a write in

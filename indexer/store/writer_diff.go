@@ -48,6 +48,9 @@ func (w *Writer) FileKeys(path string, fn func(key []byte) error) error {
 	if err != nil || !ok {
 		return err
 	}
+	if all, err := w.allLeft(path, id); err != nil || all {
+		return err
+	}
 	// The keys first, then fn: fn may delete a key's entry (Apply), and a
 	// bbolt cursor does not survive deletes in its bucket. Keys carried
 	// out of the file in this diff are not the file's any more (Lookup
@@ -96,6 +99,11 @@ func (w *Writer) Apply(c *changelog.Change) error {
 	prev, ok, err := w.lookUp(c.Key)
 	if err != nil {
 		return err
+	}
+	if ok {
+		if err := w.left(prev.fileID); err != nil {
+			return err
+		}
 	}
 	if ok && c.Type == changelog.CarryOver {
 		if carried, err := w.carry(c.Key, prev, c.File); err != nil || carried {
