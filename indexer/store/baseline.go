@@ -36,6 +36,9 @@ func (d *DB) Baseline(name string, gen int) (*Baseline, error) {
 		}
 		w := &Writer{name: name, gen: gen, b: g, paths: map[uint64]string{}, ids: map[string]uint64{}}
 		c := g.objects.Cursor()
+		first, _ := c.First()
+		last, _ := c.Last()
+		w.keys.cover(first, last)
 		for k, _ := c.First(); k != nil; k, _ = c.Next() {
 			file, hash, ok, err := w.Lookup(k)
 			if err != nil || !ok {
