@@ -76,10 +76,11 @@
 //	                         millisecond; _source keeps the microseconds
 //	geopoint                 geo_point (the value as GeoJSON), whatever the role: the
 //	                         engine indexes geo values whatever theirs
-//	geoshape                 geo_shape (the value as GeoJSON) with a role but none, which
-//	                         a geoshape cannot take: so not indexed, since geo_shape
-//	                         needs the cluster's geo module, which the test cluster
-//	                         does not load
+//	geoshape                 geo_shape (the value as GeoJSON; the cluster's geo module),
+//	                         whatever the role; a polygon wider than 180 degrees of
+//	                         longitude is written with its rings counterclockwise
+//	                         (planarShape), or OpenSearch would split a clockwise one
+//	                         at the antimeridian where the engine takes it as given
 //	list<T>                  the mapping of T (OpenSearch fields hold arrays)
 //	struct                   object: "$present" (boolean, the struct's presence) and
 //	                         one field per struct field, mapped by its own type
@@ -137,7 +138,12 @@
 //	                         across the antimeridian); the polygon relations:
 //	                         geo_polygon of the exterior ring and must_not of each
 //	                         hole's; doesNotIntersect: exists and must_not of that
-//	geo (geoshapes), interval refused
+//	geo (geoshapes)          the box relations: geo_shape intersects of an envelope per
+//	                         box of Geo.Bounds; the polygon relations: geo_shape
+//	                         intersects of the polygon, holes included, rewound as
+//	                         documents are; doesNotIntersect: exists and must_not of
+//	                         that; within and distance refused, as the engine does
+//	interval                 refused
 //
 // A filter that the engine refuses (an unknown or unsearchable property,
 // a value of another type, a text query of no terms, an anchored regular
@@ -186,10 +192,14 @@
 //
 // # What differs from the embedded engine
 //
-//   - Geopoints are quantized to about 1e-7 degrees (Lucene's LatLonPoint),
-//     so a point that close to a region's edge may fall on the other side;
-//     a point on a hole's edge is outside the polygon (the engine counts
-//     edges in).
+//   - Geopoints and the vertices of geoshapes and of query regions are
+//     quantized to about 1e-7 degrees (Lucene's LatLonPoint and
+//     LatLonShape), so a value that close to a region's edge may fall on
+//     the other side, and a shape that only touches a region (a corner on
+//     its edge) may not meet it; a point on a hole's edge is outside the
+//     polygon (the engine counts edges in).
+//   - A geoshape that Lucene cannot tessellate (the engine takes any
+//     valid geometry) fails its batch with a *RejectedError.
 //   - Timestamps are milliseconds (the date type): values and filter
 //     bounds that differ below the millisecond compare equal.
 //   - Decimals are doubles for filters, order and sums: exact while a
@@ -204,7 +214,7 @@
 //     sub-field's ignore_above) are not found by eq, in, ranges or
 //     patterns, and sort as nulls; words past 8191 characters are split.
 //   - startsWith, wildcard and regex on a property that is not keyword or
-//     text, intervals, geo filters on geoshapes, relevance order,
+//     text, intervals, relevance order,
 //     percentiles, and durations of several months, quarters or years are
 //     refused.
 //   - Fixed-width buckets are floor(value/Width) in doubles, where the
