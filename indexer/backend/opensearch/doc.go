@@ -143,7 +143,23 @@
 //	                         intersects of the polygon, holes included, rewound as
 //	                         documents are; doesNotIntersect: exists and must_not of
 //	                         that; within and distance refused, as the engine does
-//	interval                 refused
+//	interval                 intervals of the rule, its terms query.Analyze's (the whitespace
+//	                         analyzer for a match's, keyword for a fuzzy term and a
+//	                         prefix): match as match (ordered, max_gaps), fuzzy as fuzzy
+//	                         (transpositions, prefix length 0), prefixOnLastToken as
+//	                         all_of ordered, max_gaps 0, of each term and a prefix, anyOf
+//	                         as any_of. allOf is refused: OpenSearch keeps minimal
+//	                         intervals only and lets an unordered all_of's intervals
+//	                         overlap, the engine does neither, and whether a rule
+//	                         matches differs (all_of ordered, max_gaps 0, of match "x"
+//	                         and match "a b" misses "x a a b", which the engine
+//	                         matches; unordered all_of of match "a b" and match "b c"
+//	                         matches "a b c", which the engine does not); match, fuzzy,
+//	                         prefixOnLastToken and anyOf yield an interval exactly when
+//	                         the engine's do. On a list of text, a match of several
+//	                         terms with maxGaps unlimited or over 99 is refused: the
+//	                         values are one field 100 positions apart, so it could span
+//	                         two values, which the engine's never does
 //
 // A filter that the engine refuses (an unknown or unsearchable property,
 // a value of another type, a text query of no terms, an anchored regular
@@ -213,8 +229,16 @@
 //   - Exact values past 8191 characters (a text property's keyword
 //     sub-field's ignore_above) are not found by eq, in, ranges or
 //     patterns, and sort as nulls; words past 8191 characters are split.
+//   - An emoji between two words leaves a position between their terms
+//     (keep_types drops the emoji's term, not its position), where the
+//     engine's terms are adjacent: phrases, prefixOnLastToken and interval
+//     gaps count it, so "cedar 🌲 delta" does not match the phrase "cedar
+//     delta".
+//   - A fuzzy or prefix interval rule fails past 128 terms of one segment
+//     (Lucene's limit for intervals), where the engine's bound is
+//     Limits.MaxTerms.
 //   - startsWith, wildcard and regex on a property that is not keyword or
-//     text, intervals, relevance order,
+//     text, allOf interval rules, relevance order,
 //     percentiles, and durations of several months, quarters or years are
 //     refused.
 //   - Fixed-width buckets are floor(value/Width) in doubles, where the
@@ -233,5 +257,6 @@
 // The differential tests (TestReader, under the integration_opensearch
 // tag) write random objects through the Writer and build them into the
 // embedded engine, then compare every page of random filters and sorts,
-// totals, random aggregations and random geo filters.
+// totals, random aggregations, random geo filters (geopoints and
+// geoshapes) and random interval rules.
 package opensearch
