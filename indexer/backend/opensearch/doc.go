@@ -195,7 +195,9 @@
 // grouping is a date_histogram source with the engine's buckets (UTC;
 // fixed intervals from the epoch up to days, weeks of 7 days from Monday
 // 1969-12-29, calendar months, quarters and years, one at a time); a
-// fixed-width grouping a histogram source of interval Width.
+// fixed-width grouping a histogram source of interval Width (of floats,
+// doubles and decimals, over a script that makes -0 +0: the histogram
+// would key -0 apart, the engine puts it in [0, Width)).
 //
 // Per group: Count is the bucket's doc_count; Min and Max the sort value
 // of the first object in that order (top_hits, mode min or max over a
