@@ -85,8 +85,20 @@ func compositeSource(p objects.Property, g query.Group) (map[string]any, error) 
 	if !p.Type.Primitive().Kind.Numeric() || numericList(p) || !p.Searchable() || !(g.Width > 0) || math.IsInf(g.Width, 0) {
 		return nil, fmt.Errorf("fixed-width grouping of %s: not supported by the OpenSearch backend for this property or width", g.Property)
 	}
+	switch p.Type.Primitive().Kind {
+	case objects.KindFloat, objects.KindDouble, objects.KindDecimal:
+		// The histogram's key of -0 is -0.0, a bucket of its own beside
+		// 0.0's; the engine puts -0 in [0, Width): the script adds 0.0,
+		// which makes -0 +0 and leaves every other value as it is.
+		return map[string]any{"histogram": map[string]any{"interval": g.Width, "script": map[string]any{
+			"source": positiveZeroScript, "params": map[string]any{"field": exactField(p)}}}}, nil
+	}
 	return map[string]any{"histogram": map[string]any{"field": exactField(p), "interval": g.Width}}, nil
 }
+
+// positiveZeroScript is the double value of a field with -0 as +0, or
+// null (no value) without one.
+const positiveZeroScript = `def v = doc[params.field]; if (v.size() == 0) { return null; } return v.value + 0.0;`
 
 // durationSource is the composite date_histogram of a duration grouping,
 // whose buckets are the engine's (index/aggregate_duration.go), in UTC:

@@ -76,10 +76,11 @@
 //	                         millisecond; _source keeps the microseconds
 //	geopoint                 geo_point (the value as GeoJSON), whatever the role: the
 //	                         engine indexes geo values whatever theirs
-//	geoshape                 geo_shape (the value as GeoJSON) with a role but none, which
-//	                         a geoshape cannot take: so not indexed, since geo_shape
-//	                         needs the cluster's geo module, which the test cluster
-//	                         does not load
+//	geoshape                 geo_shape (the value as GeoJSON; the cluster's geo module),
+//	                         whatever the role; a polygon wider than 180 degrees of
+//	                         longitude is written with its rings counterclockwise
+//	                         (planarShape), or OpenSearch would split a clockwise one
+//	                         at the antimeridian where the engine takes it as given
 //	list<T>                  the mapping of T (OpenSearch fields hold arrays)
 //	struct                   object: "$present" (boolean, the struct's presence) and
 //	                         one field per struct field, mapped by its own type
@@ -137,7 +138,28 @@
 //	                         across the antimeridian); the polygon relations:
 //	                         geo_polygon of the exterior ring and must_not of each
 //	                         hole's; doesNotIntersect: exists and must_not of that
-//	geo (geoshapes), interval refused
+//	geo (geoshapes)          the box relations: geo_shape intersects of an envelope per
+//	                         box of Geo.Bounds; the polygon relations: geo_shape
+//	                         intersects of the polygon, holes included, rewound as
+//	                         documents are; doesNotIntersect: exists and must_not of
+//	                         that; within and distance refused, as the engine does
+//	interval                 intervals of the rule, its terms query.Analyze's (the whitespace
+//	                         analyzer for a match's, keyword for a fuzzy term and a
+//	                         prefix): match as match (ordered, max_gaps), fuzzy as fuzzy
+//	                         (transpositions, prefix length 0), prefixOnLastToken as
+//	                         all_of ordered, max_gaps 0, of each term and a prefix, anyOf
+//	                         as any_of. allOf is refused: OpenSearch keeps minimal
+//	                         intervals only and lets an unordered all_of's intervals
+//	                         overlap, the engine does neither, and whether a rule
+//	                         matches differs (all_of ordered, max_gaps 0, of match "x"
+//	                         and match "a b" misses "x a a b", which the engine
+//	                         matches; unordered all_of of match "a b" and match "b c"
+//	                         matches "a b c", which the engine does not); match, fuzzy,
+//	                         prefixOnLastToken and anyOf yield an interval exactly when
+//	                         the engine's do. On a list of text, a match of several
+//	                         terms with maxGaps unlimited or over 99 is refused: the
+//	                         values are one field 100 positions apart, so it could span
+//	                         two values, which the engine's never does
 //
 // A filter that the engine refuses (an unknown or unsearchable property,
 // a value of another type, a text query of no terms, an anchored regular
@@ -173,7 +195,9 @@
 // grouping is a date_histogram source with the engine's buckets (UTC;
 // fixed intervals from the epoch up to days, weeks of 7 days from Monday
 // 1969-12-29, calendar months, quarters and years, one at a time); a
-// fixed-width grouping a histogram source of interval Width.
+// fixed-width grouping a histogram source of interval Width (of floats,
+// doubles and decimals, over a script that makes -0 +0: the histogram
+// would key -0 apart, the engine puts it in [0, Width)).
 //
 // Per group: Count is the bucket's doc_count; Min and Max the sort value
 // of the first object in that order (top_hits, mode min or max over a
@@ -186,10 +210,14 @@
 //
 // # What differs from the embedded engine
 //
-//   - Geopoints are quantized to about 1e-7 degrees (Lucene's LatLonPoint),
-//     so a point that close to a region's edge may fall on the other side;
-//     a point on a hole's edge is outside the polygon (the engine counts
-//     edges in).
+//   - Geopoints and the vertices of geoshapes and of query regions are
+//     quantized to about 1e-7 degrees (Lucene's LatLonPoint and
+//     LatLonShape), so a value that close to a region's edge may fall on
+//     the other side, and a shape that only touches a region (a corner on
+//     its edge) may not meet it; a point on a hole's edge is outside the
+//     polygon (the engine counts edges in).
+//   - A geoshape that Lucene cannot tessellate (the engine takes any
+//     valid geometry) fails its batch with a *RejectedError.
 //   - Timestamps are milliseconds (the date type): values and filter
 //     bounds that differ below the millisecond compare equal.
 //   - Decimals are doubles for filters, order and sums: exact while a
@@ -203,8 +231,16 @@
 //   - Exact values past 8191 characters (a text property's keyword
 //     sub-field's ignore_above) are not found by eq, in, ranges or
 //     patterns, and sort as nulls; words past 8191 characters are split.
+//   - An emoji between two words leaves a position between their terms
+//     (keep_types drops the emoji's term, not its position), where the
+//     engine's terms are adjacent: phrases, prefixOnLastToken and interval
+//     gaps count it, so "cedar 🌲 delta" does not match the phrase "cedar
+//     delta".
+//   - A fuzzy or prefix interval rule fails past 128 terms of one segment
+//     (Lucene's limit for intervals), where the engine's bound is
+//     Limits.MaxTerms.
 //   - startsWith, wildcard and regex on a property that is not keyword or
-//     text, intervals, geo filters on geoshapes, relevance order,
+//     text, allOf interval rules, relevance order,
 //     percentiles, and durations of several months, quarters or years are
 //     refused.
 //   - Fixed-width buckets are floor(value/Width) in doubles, where the
@@ -223,5 +259,6 @@
 // The differential tests (TestReader, under the integration_opensearch
 // tag) write random objects through the Writer and build them into the
 // embedded engine, then compare every page of random filters and sorts,
-// totals, random aggregations and random geo filters.
+// totals, random aggregations, random geo filters (geopoints and
+// geoshapes) and random interval rules.
 package opensearch

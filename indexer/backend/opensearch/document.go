@@ -2,6 +2,7 @@ package opensearch
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -27,7 +28,7 @@ func AppendDocument(b []byte, t *objects.Type, docID string, o *objects.Object) 
 		b = appendString(b, p.APIName)
 		b = append(b, ':')
 		if p.Type.Kind != objects.KindStruct {
-			if b, err = appendJSON(b, objects.JSONValue(p.Type, o.Values[i])); err != nil {
+			if b, err = appendJSON(b, objects.JSONValue(p.Type, planarShapes(o.Values[i]))); err != nil {
 				return nil, err
 			}
 			continue
@@ -38,7 +39,7 @@ func AppendDocument(b []byte, t *objects.Type, docID string, o *objects.Object) 
 				b = append(b, ',')
 				b = appendString(b, t.Properties[j].Field)
 				b = append(b, ':')
-				if b, err = appendJSON(b, objects.JSONValue(t.Properties[j].Type, o.Values[j])); err != nil {
+				if b, err = appendJSON(b, objects.JSONValue(t.Properties[j].Type, planarShapes(o.Values[j]))); err != nil {
 					return nil, err
 				}
 			}
@@ -51,6 +52,30 @@ func AppendDocument(b []byte, t *objects.Type, docID string, o *objects.Object) 
 // Document is AppendDocument into a new slice.
 func Document(t *objects.Type, docID string, o *objects.Object) ([]byte, error) {
 	return AppendDocument(nil, t, docID, o)
+}
+
+// planarShapes is a value with its geoshapes as OpenSearch must read them
+// to take them on the plane, as the engine does (planarShape): a polygon
+// wider than 180 degrees of longitude with its rings rewound, which is
+// the same polygon. Any other value is returned as it is.
+func planarShapes(v any) any {
+	switch x := v.(type) {
+	case objects.GeoShape:
+		return objects.GeoShape{Geometry: planarShape(x.Geometry)}
+	case []any:
+		for i, e := range x {
+			if s, ok := e.(objects.GeoShape); ok {
+				if p := planarShape(s.Geometry); p != s.Geometry {
+					out := slices.Clone(x)
+					for j := i; j < len(out); j++ {
+						out[j] = planarShapes(out[j])
+					}
+					return out
+				}
+			}
+		}
+	}
+	return v
 }
 
 // appendJSON appends a value as objects.JSONValue returns them: the

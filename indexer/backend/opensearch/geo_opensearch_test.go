@@ -41,7 +41,7 @@ func testReaderGeo(t *testing.T, c *opensearchtest.Cluster) {
 		t.Fatal(err)
 	}
 	rd := w.c.Reader(typ)
-	matched := 0
+	matched, shapes, refused := 0, 0, 0
 	for i := range 200 {
 		q := query.Search{Filter: randomGeoQuery(r), PageSize: 1000}
 		want, wantTotal, wantErr := engineAll(t.Context(), snap, q)
@@ -54,12 +54,21 @@ func testReaderGeo(t *testing.T, c *opensearchtest.Cluster) {
 		}
 		if wantTotal > 0 && wantTotal < int64(len(changes)) {
 			matched++
+			if usesShapes(q.Filter) {
+				shapes++
+			}
+		}
+		if wantErr != nil {
+			refused++
 		}
 	}
 	// Filters that match everything or nothing tell the backends apart
-	// little: most must match some.
-	if matched < 100 {
-		t.Errorf("%d of 200 filters match some places but not all", matched)
+	// little: most must match some, geoshape filters among them.
+	if matched < 100 || shapes < 40 {
+		t.Errorf("%d of 200 filters match some places but not all, %d of them on geoshapes", matched, shapes)
+	}
+	if refused == 0 {
+		t.Error("no filter was refused: within and distance on geoshapes went untested")
 	}
 }
 
@@ -76,4 +85,12 @@ func placeIDs(keys, other [][]byte) []any {
 		}
 	}
 	return out
+}
+
+// usesShapes reports whether a filter has a geo filter on the geoshapes.
+func usesShapes(f *query.Filter) bool {
+	if f.Op == query.OpGeo && f.Property == "area" {
+		return true
+	}
+	return slices.ContainsFunc(f.Kids, usesShapes)
 }

@@ -47,14 +47,19 @@ func clampLon(x float64) float64 { return max(-180, min(180, x)) }
 func clampLat(y float64) float64 { return max(-89, min(89, y)) }
 
 // randomShape is a box, a triangle, a line, a point or two boxes around a
-// place, none across the antimeridian.
+// place, none across the antimeridian, or a band wider than 180 degrees
+// wound clockwise (which OpenSearch would take across the antimeridian
+// unless rewound: planarShape).
 func randomShape(r *rand.Rand) objects.GeoShape {
 	for {
 		lon, lat := randomLonLat(r)
 		w := r.Float64()*3 + 0.01
 		x0, y0, x1, y1 := clampLon(lon-w), clampLat(lat-w), clampLon(lon+w), clampLat(lat+w)
 		var wkt string
-		switch r.IntN(5) {
+		switch r.IntN(11) / 2 {
+		case 5:
+			x0, x1 = -175+r.Float64()*5, 170+r.Float64()*5
+			wkt = fmt.Sprintf("POLYGON((%g %g,%g %g,%g %g,%g %g,%g %g))", x0, y0, x0, y1, x1, y1, x1, y0, x0, y0)
 		case 0:
 			wkt = fmt.Sprintf("POLYGON((%g %g,%g %g,%g %g,%g %g,%g %g))", x0, y0, x1, y0, x1, y1, x0, y1, x0, y0)
 		case 1:
@@ -86,22 +91,28 @@ func randomPlace(r *rand.Rand, id int64) *objects.Object {
 	return &objects.Object{Values: v}
 }
 
-func randomPolygon(r *rand.Rand) *query.Geo {
+// randomPolygon is a polygon relation of relations: a pentagon with a
+// notch around a place, or one in ten times a notched band wider than 180
+// degrees wound clockwise.
+func randomPolygon(r *rand.Rand, relations ...query.GeoRelation) *query.Geo {
 	for {
 		lon, lat := randomLonLat(r)
 		w, h := r.Float64()*30+0.1, r.Float64()*30+0.1
 		x0, y0, x1, y1 := clampLon(lon-w), clampLat(lat-h), clampLon(lon+w), clampLat(lat+h)
 		// a pentagon with a notch, so that it is not its bounding box
 		wkt := fmt.Sprintf("POLYGON((%g %g,%g %g,%g %g,%g %g,%g %g,%g %g))", x0, y0, x1, y0, x1, y1, (x0+x1)/2, (y0+y1)/2, x0, y1, x0, y0)
+		if r.IntN(10) == 0 {
+			x0, x1 = -175+r.Float64()*5, 170+r.Float64()*5
+			wkt = fmt.Sprintf("POLYGON((%g %g,%g %g,%g %g,%g %g,%g %g,%g %g))", x0, y0, x0, y1, x1, y1, x1, y0, (x0+x1)/2, (y0+y1)/2, x0, y0)
+		}
 		if s, err := objects.ParseGeoShape(wkt); err == nil && x0 < x1 && y0 < y1 {
-			rel := []query.GeoRelation{query.GeoWithinPolygon, query.GeoIntersectsPolygon, query.GeoDisjointPolygon}[r.IntN(3)]
-			return query.NewGeoPolygon(rel, s.Geometry)
+			return query.NewGeoPolygon(relations[r.IntN(len(relations))], s.Geometry)
 		}
 	}
 }
 
 func randomGeoFilter(r *rand.Rand) *query.Filter {
-	switch n := r.IntN(9); n {
+	switch n := r.IntN(11); n {
 	case 0, 1:
 		lon, lat := randomLonLat(r)
 		meters := []float64{1000, 50_000, 300_000, 2_000_000, 15_000_000}[r.IntN(5)]
@@ -115,9 +126,33 @@ func randomGeoFilter(r *rand.Rand) *query.Filter {
 		}
 		rel := []query.GeoRelation{query.GeoWithinBox, query.GeoIntersectsBox, query.GeoDisjointBox}[n-2]
 		return query.GeoFilter("loc", query.NewGeoBox(rel, box))
+	case 5, 6:
+		return query.GeoFilter("loc", randomPolygon(r, query.GeoWithinPolygon, query.GeoIntersectsPolygon, query.GeoDisjointPolygon))
 	}
-	// Not area: geoshapes are not indexed (FieldMapping).
-	return query.GeoFilter("loc", randomPolygon(r))
+	return randomShapeFilter(r)
+}
+
+// randomShapeFilter is a geo filter on the geoshapes: intersects or
+// disjoint with a box or a polygon, and now and then one that the engine
+// refuses on a geoshape (within, distance).
+func randomShapeFilter(r *rand.Rand) *query.Filter {
+	switch r.IntN(20) {
+	case 0:
+		return query.GeoFilter("area", randomPolygon(r, query.GeoWithinPolygon))
+	case 1:
+		return query.GeoFilter("area", query.NewGeoDistance(objects.GeoPoint{Lon: 1, Lat: 2}, 1000))
+	}
+	if r.IntN(2) == 0 {
+		return query.GeoFilter("area", randomPolygon(r, query.GeoIntersectsPolygon, query.GeoDisjointPolygon))
+	}
+	lon, lat := randomLonLat(r)
+	w, h := r.Float64()*20, r.Float64()*15
+	box := query.GeoBox{West: lon, South: clampLat(lat - h), East: lon + w, North: clampLat(lat + h)}
+	if box.East > 180 {
+		box.East -= 360
+	}
+	rel := []query.GeoRelation{query.GeoIntersectsBox, query.GeoDisjointBox}[r.IntN(2)]
+	return query.GeoFilter("area", query.NewGeoBox(rel, box))
 }
 
 // randomGeoQuery combines a geo filter with others.

@@ -68,10 +68,9 @@ func notIndexed() map[string]any { return map[string]any{"type": "object", "enab
 func FieldMapping(p objects.Property) map[string]any {
 	t := p.Type.Primitive()
 	switch {
-	case t.Kind == objects.KindGeoPoint:
-		// Indexed whatever the role, as the engine indexes them. A
-		// geoshape is not: geo_shape needs the cluster's geo module,
-		// which the test cluster does not load.
+	case t.Kind == objects.KindGeoPoint || t.Kind == objects.KindGeoShape:
+		// Indexed whatever the role, as the engine indexes them (a
+		// geo_shape needs the cluster's geo module).
 		return kindMapping(t.Kind)
 	case p.Search == objects.SearchNone || t.Kind == objects.KindVector:
 		return notIndexed()

@@ -34,9 +34,9 @@ func TestMapping(t *testing.T) {
 		{"day", map[string]any{"type": "date", "format": "strict_date"}},
 		{"departs", map[string]any{"type": "date", "format": "strict_date_optional_time"}},
 		{"ref", map[string]any{"type": "keyword"}},
-		{"loc", map[string]any{"type": "geo_point"}}, // indexed whatever the role
-		{"area", disabled},                          // geo_shape needs the geo module
-		{"tags", map[string]any{"type": "keyword"}}, // a list maps as its element
+		{"loc", map[string]any{"type": "geo_point"}},  // indexed whatever the role
+		{"area", map[string]any{"type": "geo_shape"}}, // indexed whatever the role
+		{"tags", map[string]any{"type": "keyword"}},   // a list maps as its element
 		{"note", disabled},
 		{"crew", map[string]any{"type": "object", "dynamic": "strict", "properties": map[string]any{
 			presentField: map[string]any{"type": "boolean"},

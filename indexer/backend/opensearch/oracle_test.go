@@ -235,6 +235,9 @@ func randomItemFilter(r *rand.Rand, t *objects.Type, items []*objects.Object, ke
 		return query.IsNull(p.APIName, r.IntN(2) == 0)
 	}
 	word := func() string { return itemWords[r.IntN(len(itemWords))] }
+	if p.Search == objects.SearchText && r.IntN(4) == 0 {
+		return query.Interval(p.APIName, randomRule(r, p, 2))
+	}
 	if p.Search == objects.SearchText && r.IntN(2) == 0 {
 		text := word()
 		for range r.IntN(3) {

@@ -129,6 +129,8 @@ func (tr translator) filter(f *query.Filter) (map[string]any, error) {
 		return map[string]any{"prefix": map[string]any{textField(p): map[string]any{"value": f.Text}}}, nil
 	case query.OpWildcard, query.OpRegex:
 		return tr.pattern(p, f)
+	case query.OpInterval:
+		return tr.interval(p, f)
 	}
 	return nil, unsupported(p, f.Op)
 }

@@ -2,6 +2,7 @@ package opensearch
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
@@ -61,6 +62,22 @@ func TestTranslator_filter(t *testing.T) {
 			`{"bool":{"filter":[{"exists":{"field":"loc"}}],"must_not":[{"bool":{"minimum_should_match":1,"should":[` +
 				`{"geo_bounding_box":{"loc":{"bottom_right":{"lat":-10,"lon":180},"top_left":{"lat":10,"lon":170}}}},` +
 				`{"geo_bounding_box":{"loc":{"bottom_right":{"lat":-10,"lon":-170},"top_left":{"lat":10,"lon":-180}}}}]}}]}}`},
+		{"shape box across the antimeridian", query.GeoFilter("area", query.NewGeoBox(query.GeoDisjointBox, query.GeoBox{West: 170, South: -10, East: -170, North: 10})),
+			`{"bool":{"filter":[{"exists":{"field":"area"}}],"must_not":[{"bool":{"minimum_should_match":1,"should":[` +
+				`{"geo_shape":{"area":{"relation":"intersects","shape":{"coordinates":[[170,10],[180,-10]],"type":"envelope"}}}},` +
+				`{"geo_shape":{"area":{"relation":"intersects","shape":{"coordinates":[[-180,10],[-170,-10]],"type":"envelope"}}}}]}}]}}`},
+		{"shape polygon", query.GeoFilter("area", query.NewGeoPolygon(query.GeoIntersectsPolygon, mustShape(t, "POLYGON((0 0,0 1,1 1,0 0))").Geometry)),
+			`{"geo_shape":{"area":{"relation":"intersects","shape":{"type":"Polygon","coordinates":[[[0,0],[0,1],[1,1],[0,0]]]}}}}`},
+		{"shape polygon wider than 180 degrees, rewound", query.GeoFilter("area", query.NewGeoPolygon(query.GeoIntersectsPolygon, mustShape(t, "POLYGON((-170 0,-170 1,170 1,-170 0))").Geometry)),
+			`{"geo_shape":{"area":{"relation":"intersects","shape":{"type":"Polygon","coordinates":[[[-170,0],[170,1],[-170,1],[-170,0]]]}}}}`},
+		{"interval match", query.Interval("name", &query.Rule{Kind: query.RuleMatch, Query: "Cedar, delta", Ordered: true, MaxGaps: 2}),
+			`{"intervals":{"name":{"match":{"analyzer":"whitespace","max_gaps":2,"ordered":true,"query":"cedar delta"}}}}`},
+		{"interval anyOf", query.Interval("notes", &query.Rule{Kind: query.RuleAnyOf, Rules: []*query.Rule{
+			{Kind: query.RuleFuzzy, Query: "Cedar", Fuzziness: -1}, {Kind: query.RulePrefix, Query: "cedar del"}, {Kind: query.RuleMatch, Query: "a b", MaxGaps: 99}}}),
+			`{"intervals":{"notes":{"any_of":{"intervals":[` +
+				`{"fuzzy":{"analyzer":"keyword","fuzziness":1,"prefix_length":0,"term":"cedar","transpositions":true}},` +
+				`{"all_of":{"intervals":[{"match":{"analyzer":"whitespace","max_gaps":0,"ordered":true,"query":"cedar"}},{"prefix":{"analyzer":"keyword","prefix":"del"}}],"max_gaps":0,"ordered":true}},` +
+				`{"match":{"analyzer":"whitespace","max_gaps":99,"ordered":false,"query":"a b"}}]}}}}`},
 		{"distance", query.GeoFilter("loc", query.NewGeoDistance(objects.GeoPoint{Lon: 2, Lat: 48}, 1500)),
 			`{"geo_distance":{"distance":"1500m","distance_type":"arc","loc":{"lat":48,"lon":2}}}`},
 		{"wildcard", query.Text(query.OpWildcard, "city", "O?l*"),
@@ -93,8 +110,16 @@ func TestTranslator_filterRefused(t *testing.T) {
 		{"no terms", query.Text(query.OpAllTerms, "name", " ,"), "holds no terms"},
 		{"anchor", query.Text(query.OpRegex, "city", "^Oslo"), "regular expression"},
 		{"startsWith on numbers", query.Text(query.OpStartsWith, "visits", "1"), "not supported by the OpenSearch backend"},
-		{"interval", &query.Filter{Op: query.OpInterval, Property: "name"}, "not supported by the OpenSearch backend"},
-		{"geo on a geoshape", query.GeoFilter("area", query.NewGeoBox(query.GeoIntersectsBox, query.GeoBox{West: 1, South: 1, East: 2, North: 2})), "not supported by the OpenSearch backend"},
+		{"interval allOf", query.Interval("name", &query.Rule{Kind: query.RuleAllOf, Rules: []*query.Rule{{Kind: query.RuleMatch, Query: "a"}}}), "not supported by the OpenSearch backend"},
+		{"interval allOf under anyOf", query.Interval("name", &query.Rule{Kind: query.RuleAnyOf, Rules: []*query.Rule{
+			{Kind: query.RuleMatch, Query: "a"}, {Kind: query.RuleAllOf, Rules: []*query.Rule{{Kind: query.RuleMatch, Query: "a"}}}}}), "not supported by the OpenSearch backend"},
+		{"interval without a rule", &query.Filter{Op: query.OpInterval, Property: "name"}, "without a rule"},
+		{"interval on keyword", query.Interval("city", &query.Rule{Kind: query.RuleMatch, Query: "a"}), "not a text property"},
+		{"interval of no terms", query.Interval("name", &query.Rule{Kind: query.RuleMatch, Query: " - "}), "holds no terms"},
+		{"interval fuzziness", query.Interval("name", &query.Rule{Kind: query.RuleFuzzy, Query: "cedar", Fuzziness: 3}), "at most 2"},
+		{"interval unlimited match on a list", query.Interval("notes", &query.Rule{Kind: query.RuleMatch, Query: "a b", MaxGaps: query.NoGapLimit}), "not supported by the OpenSearch backend"},
+		{"interval wide match on a list", query.Interval("notes", &query.Rule{Kind: query.RuleMatch, Query: "a b", MaxGaps: 100}), "not supported by the OpenSearch backend"},
+		{"within on a geoshape", query.GeoFilter("area", query.NewGeoBox(query.GeoWithinBox, query.GeoBox{West: 1, South: 1, East: 2, North: 2})), "applies to geopoint properties"},
 		{"geo on no geo property", query.GeoFilter("city", query.NewGeoBox(query.GeoIntersectsBox, query.GeoBox{West: 1, South: 1, East: 2, North: 2})), "not a geopoint"},
 	}
 	for _, tt := range tests {
@@ -152,4 +177,45 @@ func geoItemType() *objects.Type {
 		objects.Property{APIName: "loc", Column: "loc", Type: objects.DataType{Kind: objects.KindGeoPoint}, Search: objects.SearchNone},
 		objects.Property{APIName: "area", Column: "area", Type: objects.DataType{Kind: objects.KindGeoShape}, Search: objects.SearchNone})
 	return objects.NewType(t)
+}
+
+func mustShape(t *testing.T, wkt string) objects.GeoShape {
+	t.Helper()
+	s, err := objects.ParseGeoShape(wkt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestPlanarShapes checks which shapes a document holds rewound: only
+// polygons wider than 180 degrees wound clockwise, which OpenSearch would
+// otherwise split at the antimeridian.
+func TestPlanarShapes(t *testing.T) {
+	tests := []struct {
+		name      string
+		value     any
+		want      any
+		unchanged bool
+	}{
+		{"narrow clockwise polygon", mustShape(t, "POLYGON((0 0,0 1,1 1,0 0))"), nil, true},
+		{"wide counterclockwise polygon", mustShape(t, "POLYGON((-170 0,170 0,170 1,-170 0))"), nil, true},
+		{"wide line", mustShape(t, "LINESTRING(-170 0,170 0)"), nil, true},
+		{"wide clockwise polygon", mustShape(t, "POLYGON((-170 0,-170 1,170 1,-170 0))"),
+			mustShape(t, "POLYGON((-170 0,170 1,-170 1,-170 0))"), false},
+		{"list", []any{mustShape(t, "POINT(1 2)"), mustShape(t, "MULTIPOLYGON(((-170 0,-170 1,170 1,-170 0)))")},
+			[]any{mustShape(t, "POINT(1 2)"), mustShape(t, "MULTIPOLYGON(((-170 0,170 1,-170 1,-170 0)))")}, false},
+		{"not a shape", "x", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want := tt.want
+			if tt.unchanged {
+				want = tt.value
+			}
+			if got := planarShapes(tt.value); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("planarShapes(%v) = %v, want %v", tt.value, got, want)
+			}
+		})
+	}
 }

@@ -28,6 +28,7 @@ func TestReader(t *testing.T) {
 	t.Run("aggregate", func(t *testing.T) { testReaderAggregate(t, c) })
 	t.Run("point in time", func(t *testing.T) { testReaderPointInTime(t, c) })
 	t.Run("geo", func(t *testing.T) { testReaderGeo(t, c) })
+	t.Run("intervals", func(t *testing.T) { testReaderIntervals(t, c) })
 }
 
 // testReaderSearch is the differential test of the reads: random

@@ -151,6 +151,32 @@ func TestCluster_oneNode(t *testing.T) {
 		if !slices.Equal(twice, []float64{2, 4}) {
 			t.Errorf("painless doc['n'].value * 2: %v, want [2 4]", twice)
 		}
+		// geo: a geo_shape field, and the geo_shape query (which needs JTS
+		// and Spatial4j on the classpath besides the module).
+		c.MustDoNode(t, 0, http.MethodPut, "/areas", map[string]any{"mappings": map[string]any{"properties": map[string]any{
+			"area": map[string]any{"type": "geo_shape"},
+		}}}, http.StatusOK, nil)
+		c.MustDoNode(t, 0, http.MethodPut, "/areas/_doc/1?refresh=true", map[string]any{"area": map[string]any{
+			"type": "LineString", "coordinates": [][]float64{{0, 0}, {10, 10}},
+		}}, http.StatusCreated, nil)
+		var shapes struct {
+			Hits struct {
+				Total struct {
+					Value int `json:"value"`
+				} `json:"total"`
+			} `json:"hits"`
+		}
+		for _, tc := range []struct {
+			box  [][]float64
+			want int
+		}{{[][]float64{{4, 6}, {6, 4}}, 1}, {[][]float64{{6, 4}, {8, 2}}, 0}} {
+			c.MustDoNode(t, 0, http.MethodPost, "/areas/_search", map[string]any{"query": map[string]any{"geo_shape": map[string]any{
+				"area": map[string]any{"relation": "intersects", "shape": map[string]any{"type": "envelope", "coordinates": tc.box}},
+			}}}, http.StatusOK, &shapes)
+			if shapes.Hits.Total.Value != tc.want {
+				t.Errorf("geo_shape intersects %v: %d hits, want %d", tc.box, shapes.Hits.Total.Value, tc.want)
+			}
+		}
 		// reindex.
 		var reindexed struct {
 			Created int `json:"created"`

@@ -3,7 +3,9 @@
 // OpenSearch Version from its Maven Central artifacts, not the
 // distribution: the server jar and the modules ontoindex needs
 // (transport-netty4, analysis-common, reindex, mapper-extras and
-// lang-painless, as their "-client" jars), resolved by
+// lang-painless, as their "-client" jars; geo, with JTS and Spatial4j,
+// without which the server does not register the geo_shape query),
+// resolved by
 // .ci/install-opensearch from pom.xml into the JVM test cache (jvmtest),
 // and a small launcher (launcher/OpenSearchNode.java, compiled by the same
 // script) that starts org.opensearch.node.Node with the modules as

@@ -28,6 +28,7 @@ func modules() []string {
 		"org.opensearch.index.reindex.ReindexPlugin",
 		"org.opensearch.index.mapper.MapperExtrasPlugin",
 		"org.opensearch.painless.PainlessPlugin",
+		"org.opensearch.geo.GeoModulePlugin",
 	}
 }
 
