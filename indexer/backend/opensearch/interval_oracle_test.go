@@ -1,3 +1,5 @@
+//go:build integration_opensearch
+
 package opensearch
 
 import (

@@ -271,7 +271,7 @@ func (r *Reader) do(ctx context.Context, what string, req interface {
 	if hreq.Body != nil {
 		hreq.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := r.c.client.Client.Perform(hreq)
+	resp, err := r.c.client.Client.Stream(hreq)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s: %w", what, ctx.Err())
