@@ -3,7 +3,6 @@ package api
 import (
 	"cmp"
 	"math/big"
-	"reflect"
 	"slices"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -107,7 +106,7 @@ func cutGroups(groups []*mergedGroup, specs []groupSpec) []*mergedGroup {
 			if c := cmp.Compare(totals[y], totals[x]); c != 0 {
 				return c
 			}
-			return compareSortValue(sample[x].sorts[gi], sample[y].sorts[gi], x, y)
+			return query.CompareGroupValues(sample[x].sorts[gi], sample[y].sorts[gi], x, y)
 		})
 		keep := map[string]bool{}
 		for _, id := range ids[:gs.MaxGroupCount] {
@@ -132,7 +131,7 @@ func orderGroups(groups []*mergedGroup, metrics []metricSpec, values map[*merged
 			case yv == nil && xv != nil:
 				return -1
 			}
-			c := compareSortValue(xv, yv, "", "")
+			c := query.CompareGroupValues(xv, yv, "", "")
 			if metrics[orderBy].Order < 0 {
 				c = -c
 			}
@@ -143,32 +142,10 @@ func orderGroups(groups []*mergedGroup, metrics []metricSpec, values map[*merged
 			return c
 		}
 		for gi := range x.sorts {
-			if c := compareSortValue(x.sorts[gi], y.sorts[gi], x.ids[gi], y.ids[gi]); c != 0 {
+			if c := query.CompareGroupValues(x.sorts[gi], y.sorts[gi], x.ids[gi], y.ids[gi]); c != 0 {
 				return c
 			}
 		}
 		return 0
 	})
-}
-
-// compareSortValue orders two values of a grouping or metric, nil last;
-// values of different kinds by their identities.
-func compareSortValue(a, b any, idA, idB string) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return 1
-	case b == nil:
-		return -1
-	}
-	if ai, ok := a.(int); ok {
-		if bi, ok := b.(int); ok {
-			return cmp.Compare(ai, bi)
-		}
-	}
-	if reflect.TypeOf(a) == reflect.TypeOf(b) {
-		return objects.Compare(a, b)
-	}
-	return cmp.Compare(idA, idB)
 }

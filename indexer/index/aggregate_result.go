@@ -2,13 +2,9 @@ package index
 
 import (
 	"cmp"
-	"math"
-	"math/big"
-	"reflect"
 	"slices"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
-	"github.com/ontoindex/ontoindex/objects"
 )
 
 // result orders the groups: maxGroupCount first keeps, per exact
@@ -81,7 +77,7 @@ func (a *aggregation) result() *query.AggregateResult {
 			case yv == nil && xv != nil:
 				return -1
 			}
-			c := compareMetric(xv, yv)
+			c := query.CompareMetricValues(xv, yv)
 			if a.metrics[orderBy].Order < 0 {
 				c = -c
 			}
@@ -110,69 +106,8 @@ func (a *aggregation) result() *query.AggregateResult {
 	return res
 }
 
-// compareGroupAt orders two groups by the value of one grouping: values by
-// their order, the null group last; values of different kinds (the
-// default group among values) by their identity.
+// compareGroupAt orders two groups by the value of one grouping
+// (query.CompareGroupValues).
 func compareGroupAt(x, y *groupAccumulator, gi int) int {
-	a, b := x.sorts[gi], y.sorts[gi]
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return 1
-	case b == nil:
-		return -1
-	}
-	if av, ok := a.(int); ok { // range indexes
-		if bv, ok := b.(int); ok {
-			return cmp.Compare(av, bv)
-		}
-	}
-	if sameType(a, b) {
-		return objects.Compare(a, b)
-	}
-	return cmp.Compare(x.ids[gi], y.ids[gi])
-}
-
-func sameType(a, b any) bool { return reflect.TypeOf(a) == reflect.TypeOf(b) }
-
-// compareMetric orders metric values: numbers numerically, other values
-// in their order; absent values last.
-func compareMetric(x, y any) int {
-	switch {
-	case x == nil && y == nil:
-		return 0
-	case x == nil:
-		return 1
-	case y == nil:
-		return -1
-	}
-	_, fx := x.(float64)
-	if _, fy := y.(float64); fx && fy {
-		return objects.Compare(x, y) // doubles in total order: -0 before 0, NaN last
-	}
-	nx, okx := metricNumber(x)
-	ny, oky := metricNumber(y)
-	if okx && oky {
-		return nx.Cmp(ny)
-	}
-	return objects.Compare(x, y)
-}
-
-// metricNumber is the exact value of a finite numeric metric.
-func metricNumber(v any) (*big.Rat, bool) {
-	switch x := v.(type) {
-	case int64:
-		return new(big.Rat).SetInt64(x), true
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, false // compared by objects.Compare's total order
-		}
-		return new(big.Rat).SetFloat64(x), true
-	case *big.Int:
-		return new(big.Rat).SetInt(x), true
-	case objects.Decimal:
-		return x.Rat(), true
-	}
-	return nil, false
+	return query.CompareGroupValues(x.sorts[gi], y.sorts[gi], x.ids[gi], y.ids[gi])
 }

@@ -451,7 +451,7 @@ func compareResultGroups(q *query.Aggregate, a, b *query.GroupResult) int {
 			}
 			return -1
 		}
-		c := compareMetric(a.Metrics[i], b.Metrics[i])
+		c := query.CompareMetricValues(a.Metrics[i], b.Metrics[i])
 		if m.Order < 0 {
 			c = -c
 		}

@@ -4,9 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"math"
-	"math/big"
-	"reflect"
 	"slices"
 	"time"
 
@@ -57,7 +54,7 @@ func (a *aggregation) result() *query.AggregateResult {
 	orderBy := slices.IndexFunc(a.q.Metrics, func(m query.Metric) bool { return m.Order != 0 })
 	slices.SortFunc(groups, func(x, y *aggGroup) int {
 		if orderBy >= 0 {
-			c := compareMetric(x.metrics[orderBy], y.metrics[orderBy])
+			c := query.CompareMetricValues(x.metrics[orderBy], y.metrics[orderBy])
 			if a.q.Metrics[orderBy].Order < 0 && x.metrics[orderBy] != nil && y.metrics[orderBy] != nil {
 				c = -c
 			}
@@ -81,63 +78,10 @@ func (a *aggregation) result() *query.AggregateResult {
 	return res
 }
 
-// compareGroupAt orders two groups by one grouping's value: values in
-// their order, the null group last, values of different types by id.
+// compareGroupAt orders two groups by one grouping's value
+// (query.CompareGroupValues), as the embedded engine does.
 func compareGroupAt(x, y *aggGroup, gi int) int {
-	a, b := x.sorts[gi], y.sorts[gi]
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return 1
-	case b == nil:
-		return -1
-	}
-	if ai, ok := a.(int); ok { // range indexes
-		if bi, ok := b.(int); ok {
-			return cmp.Compare(ai, bi)
-		}
-	}
-	if reflect.TypeOf(a) == reflect.TypeOf(b) {
-		return objects.Compare(a, b)
-	}
-	return cmp.Compare(x.ids[gi], y.ids[gi])
-}
-
-// compareMetric orders metric values, absent ones last: numbers by their
-// exact value, the others in their order.
-func compareMetric(x, y any) int {
-	switch {
-	case x == nil && y == nil:
-		return 0
-	case x == nil:
-		return 1
-	case y == nil:
-		return -1
-	}
-	_, fx := x.(float64)
-	if _, fy := y.(float64); fx && fy {
-		return objects.Compare(x, y)
-	}
-	rx, okx := ratOf(x)
-	ry, oky := ratOf(y)
-	if okx && oky {
-		return rx.Cmp(ry)
-	}
-	return objects.Compare(x, y)
-}
-
-func ratOf(v any) (*big.Rat, bool) {
-	switch x := v.(type) {
-	case int64:
-		return new(big.Rat).SetInt64(x), true
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, false
-		}
-		return new(big.Rat).SetFloat64(x), true
-	}
-	return nil, false
+	return query.CompareGroupValues(x.sorts[gi], y.sorts[gi], x.ids[gi], y.ids[gi])
 }
 
 // typedValue is a value of p as a sort value or a composite key writes

@@ -135,7 +135,7 @@ func diffAggregates(got, want *query.AggregateResult) string {
 		if a == nil || b == nil {
 			return a == nil && b == nil
 		}
-		return fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b) && compareMetric(a, b) == 0
+		return fmt.Sprintf("%T", a) == fmt.Sprintf("%T", b) && query.CompareMetricValues(a, b) == 0
 	}
 	for i, g := range got.Groups {
 		w := want.Groups[i]
