@@ -12,7 +12,7 @@ import (
 
 // groupKeyKind is what a part of a group's key holds. Its letter starts the
 // part in a group's identity, and the id that orders the groups of a
-// grouping whose sort values differ in type (compareGroupAt: a default,
+// grouping whose sort values differ in type (query.CompareGroupValues: a default,
 // "s", before the values, "v"), so the letters are part of the results'
 // order.
 type groupKeyKind byte

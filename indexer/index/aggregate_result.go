@@ -1,113 +1,56 @@
 package index
 
-import (
-	"cmp"
-	"slices"
+import "github.com/ontoindex/ontoindex/indexer/query"
 
-	"github.com/ontoindex/ontoindex/indexer/query"
-)
-
-// result orders the groups: maxGroupCount first keeps, per exact
-// grouping, the values with most objects; then groups are ordered by the
-// first metric with an order, else by count descending, then by their
-// values.
+// result orders the groups (query.GroupOrder): maxGroupCount first keeps,
+// per grouping, the values with most objects; then groups are ordered by
+// the first metric with an order, else by count descending, then by their
+// values. Metric values are computed for the groups kept only.
 func (a *aggregation) result() *query.AggregateResult {
 	groups := make([]*groupAccumulator, 0, len(a.accumulators))
 	for _, g := range a.accumulators {
 		groups = append(groups, g)
 	}
-	for gi, gs := range a.groups {
-		if gs.MaxGroupCount == 0 {
-			continue
-		}
-		totals := map[string]int64{}
-		first := map[string]*groupAccumulator{}
-		for _, g := range groups {
-			totals[g.ids[gi]] += g.count
-			first[g.ids[gi]] = g
-		}
-		if len(totals) <= gs.MaxGroupCount {
-			continue
-		}
-		ids := make([]string, 0, len(totals))
-		for id := range totals {
-			ids = append(ids, id)
-		}
-		slices.SortFunc(ids, func(x, y string) int {
-			if c := cmp.Compare(totals[y], totals[x]); c != 0 {
-				return c
-			}
-			return compareGroupAt(first[x], first[y], gi)
-		})
-		keep := map[string]bool{}
-		for _, id := range ids[:gs.MaxGroupCount] {
-			keep[id] = true
-		}
-		groups = slices.DeleteFunc(groups, func(g *groupAccumulator) bool { return !keep[g.ids[gi]] })
+	specs := make([]query.Group, len(a.groups))
+	for i, g := range a.groups {
+		specs[i] = g.Group
 	}
-	orderBy := -1
-	for i, m := range a.metrics {
-		if m.Order != 0 {
-			orderBy = i
-			break
-		}
-	}
-	values := func(g *groupAccumulator) []any {
-		out := make([]any, len(a.metrics))
-		for i, m := range a.metrics {
-			out[i] = g.metrics[i].value(m, g.count)
-		}
-		return out
-	}
+	groups = query.GroupOrder[*groupAccumulator]{
+		ID:    func(g *groupAccumulator, i int) string { return g.ids[i] },
+		Value: func(g *groupAccumulator, i int) any { return g.sorts[i] },
+		Count: func(g *groupAccumulator) int64 { return g.count },
+	}.Cut(groups, specs)
+
 	type row struct {
 		g    *groupAccumulator
 		vals []any
 	}
+	res := &query.AggregateResult{}
 	rows := make([]row, len(groups))
 	for i, g := range groups {
-		rows[i] = row{g, values(g)}
+		for k := range g.metrics {
+			res.Approximate = res.Approximate || g.metrics[k].sketch != nil
+		}
+		vals := make([]any, len(a.metrics))
+		for k, m := range a.metrics {
+			vals[k] = g.metrics[k].value(m, g.count)
+		}
+		rows[i] = row{g, vals}
 	}
-	slices.SortFunc(rows, func(x, y row) int {
-		if orderBy >= 0 {
-			// Groups without a value come last in both directions.
-			xv, yv := x.vals[orderBy], y.vals[orderBy]
-			switch {
-			case xv == nil && yv != nil:
-				return 1
-			case yv == nil && xv != nil:
-				return -1
-			}
-			c := query.CompareMetricValues(xv, yv)
-			if a.metrics[orderBy].Order < 0 {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		} else if c := cmp.Compare(y.g.count, x.g.count); c != 0 {
-			return c
-		}
-		for gi := range a.groups {
-			if c := compareGroupAt(x.g, y.g, gi); c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
-	res := &query.AggregateResult{Groups: make([]query.GroupResult, 0, len(rows))}
-	for _, g := range groups {
-		for i := range g.metrics {
-			res.Approximate = res.Approximate || g.metrics[i].sketch != nil
-		}
+	metrics := make([]query.Metric, len(a.metrics))
+	for i, m := range a.metrics {
+		metrics[i] = m.Metric
 	}
+	orderBy, desc := query.OrderBy(metrics)
+	query.GroupOrder[row]{
+		ID:     func(r row, i int) string { return r.g.ids[i] },
+		Value:  func(r row, i int) any { return r.g.sorts[i] },
+		Count:  func(r row) int64 { return r.g.count },
+		Metric: func(r row, i int) any { return r.vals[i] },
+	}.Sort(rows, len(a.groups), orderBy, desc)
+	res.Groups = make([]query.GroupResult, 0, len(rows))
 	for _, r := range rows {
 		res.Groups = append(res.Groups, query.GroupResult{Keys: r.g.keys, Count: r.g.count, Metrics: r.vals})
 	}
 	return res
-}
-
-// compareGroupAt orders two groups by the value of one grouping
-// (query.CompareGroupValues).
-func compareGroupAt(x, y *groupAccumulator, gi int) int {
-	return query.CompareGroupValues(x.sorts[gi], y.sorts[gi], x.ids[gi], y.ids[gi])
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"slices"
 
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -13,6 +14,89 @@ import (
 // that answers one (the embedded index, the OpenSearch reader, the API's
 // merge of several types): by the first metric with a direction, else by
 // count, then by each grouping's value.
+
+// GroupOrder orders groups of a caller's type G, read through its
+// functions: a grouping's value identity and sort value, the group's
+// count, and (for Sort by a metric) a metric's value.
+type GroupOrder[G any] struct {
+	ID     func(g G, grouping int) string
+	Value  func(g G, grouping int) any
+	Count  func(g G) int64
+	Metric func(g G, metric int) any
+}
+
+// OrderBy is the metric that orders an aggregation's groups, the first
+// with a direction (-1: none, the groups go by count), and whether it
+// orders them descending.
+func OrderBy(metrics []Metric) (metric int, desc bool) {
+	i := slices.IndexFunc(metrics, func(m Metric) bool { return m.Order != 0 })
+	return i, i >= 0 && metrics[i].Order < 0
+}
+
+// Cut keeps, for each grouping with a MaxGroupCount, the groups of its
+// MaxGroupCount values with most objects (ties by value).
+func (o GroupOrder[G]) Cut(groups []G, specs []Group) []G {
+	for gi, gs := range specs {
+		if gs.MaxGroupCount == 0 {
+			continue
+		}
+		totals := map[string]int64{}
+		first := map[string]G{}
+		for _, g := range groups {
+			totals[o.ID(g, gi)] += o.Count(g)
+			first[o.ID(g, gi)] = g
+		}
+		if len(totals) <= gs.MaxGroupCount {
+			continue
+		}
+		ids := make([]string, 0, len(totals))
+		for id := range totals {
+			ids = append(ids, id)
+		}
+		slices.SortFunc(ids, func(x, y string) int {
+			if c := cmp.Compare(totals[y], totals[x]); c != 0 {
+				return c
+			}
+			return o.compareAt(first[x], first[y], gi)
+		})
+		keep := map[string]bool{}
+		for _, id := range ids[:gs.MaxGroupCount] {
+			keep[id] = true
+		}
+		groups = slices.DeleteFunc(groups, func(g G) bool { return !keep[o.ID(g, gi)] })
+	}
+	return groups
+}
+
+// Sort orders groups of groupings groupings: by metric orderBy when it is
+// not -1 (descending with desc; groups without its value last either
+// way), else by count descending; then by each grouping's value.
+func (o GroupOrder[G]) Sort(groups []G, groupings, orderBy int, desc bool) {
+	slices.SortFunc(groups, func(x, y G) int {
+		if orderBy >= 0 {
+			xv, yv := o.Metric(x, orderBy), o.Metric(y, orderBy)
+			c := CompareMetricValues(xv, yv)
+			if desc && xv != nil && yv != nil {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		} else if c := cmp.Compare(o.Count(y), o.Count(x)); c != 0 {
+			return c
+		}
+		for gi := range groupings {
+			if c := o.compareAt(x, y, gi); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+}
+
+func (o GroupOrder[G]) compareAt(x, y G, gi int) int {
+	return CompareGroupValues(o.Value(x, gi), o.Value(y, gi), o.ID(x, gi), o.ID(y, gi))
+}
 
 // CompareGroupValues orders two groups by the sort value of one grouping:
 // values in their order, range indexes (ints) by position, the null group

@@ -1,10 +1,8 @@
 package opensearch
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -12,76 +10,28 @@ import (
 )
 
 // result keeps the MaxGroupCount values with most objects of each
-// grouping, then orders the groups as the engine does: by the first
-// metric with an order, else by count descending, then by group keys.
+// grouping, then orders the groups as the engine does (query.GroupOrder):
+// by the first metric with an order, else by count descending, then by
+// group keys.
 func (a *aggregation) result() *query.AggregateResult {
 	groups := make([]*aggGroup, 0, len(a.found))
 	for _, g := range a.found {
 		groups = append(groups, g)
 	}
-	for gi, gs := range a.q.Groups {
-		if gs.MaxGroupCount == 0 {
-			continue
-		}
-		totals := map[string]int64{}
-		first := map[string]*aggGroup{}
-		for _, g := range groups {
-			totals[g.ids[gi]] += g.count
-			first[g.ids[gi]] = g
-		}
-		if len(totals) <= gs.MaxGroupCount {
-			continue
-		}
-		ids := slices.Collect(func(yield func(string) bool) {
-			for id := range totals {
-				if !yield(id) {
-					return
-				}
-			}
-		})
-		slices.SortFunc(ids, func(x, y string) int {
-			if c := cmp.Compare(totals[y], totals[x]); c != 0 {
-				return c
-			}
-			return compareGroupAt(first[x], first[y], gi)
-		})
-		keep := map[string]bool{}
-		for _, id := range ids[:gs.MaxGroupCount] {
-			keep[id] = true
-		}
-		groups = slices.DeleteFunc(groups, func(g *aggGroup) bool { return !keep[g.ids[gi]] })
+	order := query.GroupOrder[*aggGroup]{
+		ID:     func(g *aggGroup, i int) string { return g.ids[i] },
+		Value:  func(g *aggGroup, i int) any { return g.sorts[i] },
+		Count:  func(g *aggGroup) int64 { return g.count },
+		Metric: func(g *aggGroup, i int) any { return g.metrics[i] },
 	}
-	orderBy := slices.IndexFunc(a.q.Metrics, func(m query.Metric) bool { return m.Order != 0 })
-	slices.SortFunc(groups, func(x, y *aggGroup) int {
-		if orderBy >= 0 {
-			c := query.CompareMetricValues(x.metrics[orderBy], y.metrics[orderBy])
-			if a.q.Metrics[orderBy].Order < 0 && x.metrics[orderBy] != nil && y.metrics[orderBy] != nil {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-		} else if c := cmp.Compare(y.count, x.count); c != 0 {
-			return c
-		}
-		for gi := range a.groups {
-			if c := compareGroupAt(x, y, gi); c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
+	groups = order.Cut(groups, a.q.Groups)
+	orderBy, desc := query.OrderBy(a.q.Metrics)
+	order.Sort(groups, len(a.groups), orderBy, desc)
 	res := &query.AggregateResult{Groups: make([]query.GroupResult, 0, len(groups))}
 	for _, g := range groups {
 		res.Groups = append(res.Groups, query.GroupResult{Keys: g.keys, Count: g.count, Metrics: g.metrics})
 	}
 	return res
-}
-
-// compareGroupAt orders two groups by one grouping's value
-// (query.CompareGroupValues), as the embedded engine does.
-func compareGroupAt(x, y *aggGroup, gi int) int {
-	return query.CompareGroupValues(x.sorts[gi], y.sorts[gi], x.ids[gi], y.ids[gi])
 }
 
 // typedValue is a value of p as a sort value or a composite key writes
