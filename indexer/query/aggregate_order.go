@@ -36,32 +36,39 @@ func OrderBy(metrics []Metric) (metric int, desc bool) {
 // Cut keeps, for each grouping with a MaxGroupCount, the groups of its
 // MaxGroupCount values with most objects (ties by value).
 func (o GroupOrder[G]) Cut(groups []G, specs []Group) []G {
+	type value struct {
+		id    string
+		total int64
+		first G // a group of the value, for its sort value
+	}
 	for gi, gs := range specs {
 		if gs.MaxGroupCount == 0 {
 			continue
 		}
-		totals := map[string]int64{}
-		first := map[string]G{}
+		index := map[string]int{}
+		var values []value
 		for _, g := range groups {
-			totals[o.ID(g, gi)] += o.Count(g)
-			first[o.ID(g, gi)] = g
+			id := o.ID(g, gi)
+			i, ok := index[id]
+			if !ok {
+				i = len(values)
+				index[id] = i
+				values = append(values, value{id: id, first: g})
+			}
+			values[i].total += o.Count(g)
 		}
-		if len(totals) <= gs.MaxGroupCount {
+		if len(values) <= gs.MaxGroupCount {
 			continue
 		}
-		ids := make([]string, 0, len(totals))
-		for id := range totals {
-			ids = append(ids, id)
-		}
-		slices.SortFunc(ids, func(x, y string) int {
-			if c := cmp.Compare(totals[y], totals[x]); c != 0 {
+		slices.SortFunc(values, func(x, y value) int {
+			if c := cmp.Compare(y.total, x.total); c != 0 {
 				return c
 			}
-			return o.compareAt(first[x], first[y], gi)
+			return CompareGroupValues(o.Value(x.first, gi), o.Value(y.first, gi), x.id, y.id)
 		})
-		keep := map[string]bool{}
-		for _, id := range ids[:gs.MaxGroupCount] {
-			keep[id] = true
+		keep := make(map[string]bool, gs.MaxGroupCount)
+		for _, v := range values[:gs.MaxGroupCount] {
+			keep[v.id] = true
 		}
 		groups = slices.DeleteFunc(groups, func(g G) bool { return !keep[o.ID(g, gi)] })
 	}
