@@ -36,7 +36,7 @@ func compareRanked(a, b rankedPair) int {
 // rankedOrder sorts ps by (pre, exact part, rank) and cuts them into
 // blocks; exactOf (nil: no exact parts) gives a document's exact part.
 func rankedOrder(ps []rankedPair, exactOf func(d uint32) string) *order {
-	slices.SortFunc(ps, compareRanked)
+	sortRanked(ps)
 	if exactOf != nil {
 		for i := 0; i < len(ps); {
 			j := i + 1
