@@ -47,9 +47,18 @@ func (j *buildJob) name() string { return j.ts.spec.APIName }
 
 // run plans the build and runs the kind it settles on.
 func (j *buildJob) run(ctx context.Context) error {
+	if err := j.reconcile(ctx); err != nil {
+		return err
+	}
 	kind, err := j.plan(ctx)
 	if err != nil {
 		return err
+	}
+	if kind == KindNone && j.pendingRepair() {
+		// The table is where the checkpoint is, and the backend is ahead
+		// of both for the journaled keys: an incremental build of no
+		// change sends them back.
+		kind = KindIncremental
 	}
 	j.res.Kind = kind
 	switch kind {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/indexer/backend/opensearch"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/config/catalogs"
 	"github.com/ontoindex/ontoindex/indexer/store"
@@ -65,6 +66,13 @@ type Indexer struct {
 	rl    reloadState
 	saver saver    // writes index files in the background
 	watch watchers // watch.go
+
+	// clusters are the clients of the config's search backends, by name
+	// (backend.go).
+	clusters map[string]*opensearch.Cluster
+	// afterBackendWrite, when set (tests), runs after each write to a
+	// backend, its error failing the build as the write's would.
+	afterBackendWrite func(objectType string) error
 }
 
 // typeState is the live state of one object type.
@@ -78,6 +86,9 @@ type typeState struct {
 	building bool
 	lastErr  *ErrorInfo
 	lastAt   time.Time
+	// backend counts the writes to and reads from the type's search
+	// backend (backend_status.go).
+	backend backendStats
 }
 
 // Open opens the data directory of cfg and recovers any interrupted build.
@@ -94,6 +105,10 @@ func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, erro
 	}
 	ix := &Indexer{cfg: cfg, log: opts.Logger, db: db, dir: dir, created: created, opts: opts,
 		catalogs: map[string]catalog.Catalog{}, types: map[string]*typeState{}}
+	if ix.clusters, err = openBackends(cfg, ix); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	ix.saver.start(ix)
 	// Opening the types reads the checkpoints, and the objects an index
 	// is rebuilt or caught up from: the first reads of pages a damage may
@@ -160,6 +175,7 @@ func (ix *Indexer) Close() error {
 		}
 	}
 	ix.catMu.Unlock()
+	errs = append(errs, closeBackends(ix.clusters)...)
 	ix.removeUnused()
 	errs = append(errs, ix.db.Close())
 	return errors.Join(errs...)
