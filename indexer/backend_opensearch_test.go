@@ -59,7 +59,7 @@ type backendFixture struct {
 
 // newBackendFixture writes 300 rows in three files and opens an indexer
 // whose type Item indexes them into the cluster at url, under prefix.
-func newBackendFixture(t *testing.T, url, prefix string, seed uint64) *backendFixture {
+func newBackendFixture(t *testing.T, url, prefix string, seed uint64, edit ...func(*config.Config)) *backendFixture {
 	t.Helper()
 	f := &backendFixture{ctx: context.Background(), rng: rand.New(rand.NewPCG(seed, 30)), ids: map[int64]bool{}}
 	w := icebergtest.MustWarehouse(t)
@@ -76,6 +76,9 @@ func newBackendFixture(t *testing.T, url, prefix string, seed uint64) *backendFi
 	f.cfg = indexertest.Config(t, w, objects.TypeSpec{APIName: "Item", Table: "warehouse.ns.items"})
 	f.cfg.Backends = map[string]config.Backend{"cluster": {Type: config.BackendOpenSearch, URLs: []string{url}, IndexPrefix: prefix, Replicas: new(0)}}
 	f.cfg.ObjectTypes[0].Backend = "cluster"
+	for _, fn := range edit {
+		fn(f.cfg)
+	}
 	if err := f.cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -396,11 +399,11 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 				t.Fatal(err)
 			}
 			injected := errors.New("injected")
-			indexer.SetAfterBackendWrite(f.ix, func(string) error { return injected })
+			indexer.SetAfterBackend(f.ix, func(_, step string) error { return injected })
 			if _, err := f.ix.Build(f.ctx, "Item", indexer.BuildOptions{}); !errors.Is(err, injected) {
 				t.Fatalf("build: %v, want the injected failure", err)
 			}
-			indexer.SetAfterBackendWrite(f.ix, nil)
+			indexer.SetAfterBackend(f.ix, nil)
 			if cp, _ := f.ix.Checkpoint("Item"); cp.SnapshotID != before.SnapshotID {
 				t.Fatalf("checkpoint moved to %d after a failed build", cp.SnapshotID)
 			}
@@ -424,6 +427,58 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 			}
 			before, _ = f.ix.Checkpoint("Item")
 		}
+	})
+
+	t.Run("full build resumed", func(t *testing.T) {
+		// Chunks of 50 rows: the build fails after the backend took the
+		// third chunk's objects, before the store committed it.
+		f := newBackendFixture(t, c.URL(), "resume-", 4, func(cfg *config.Config) { cfg.Build.ChunkRows = 50 })
+		writes := 0
+		injected := errors.New("injected")
+		indexer.SetAfterBackend(f.ix, func(_, step string) error {
+			if writes++; writes == 3 {
+				return injected
+			}
+			return nil
+		})
+		if _, err := f.ix.Build(f.ctx, "Item", indexer.BuildOptions{}); !errors.Is(err, injected) {
+			t.Fatalf("build: %v, want the injected failure", err)
+		}
+		indexer.SetAfterBackend(f.ix, nil)
+		res := f.build(t, indexer.BuildOptions{})
+		if res.Kind != indexer.KindFull || res.RowsRead >= 300 || res.Generation != 1 {
+			t.Fatalf("build after the failure: %s of generation %d, %d rows read, want the first build resumed", res.Kind, res.Generation, res.RowsRead)
+		}
+		f.checkBackend(t, "resumed full build")
+	})
+
+	t.Run("failure after the publish", func(t *testing.T) {
+		// A full build published its generation in the backend, then
+		// failed before its store commit: the alias points at a
+		// generation the checkpoint does not, whose predecessor the
+		// publish dropped. The next build finishes it.
+		f := newBackendFixture(t, c.URL(), "publish-", 5)
+		f.build(t, indexer.BuildOptions{})
+		f.edit(t, "next")
+		injected := errors.New("injected")
+		indexer.SetAfterBackend(f.ix, func(_, step string) error {
+			if step == "publish" {
+				return injected
+			}
+			return nil
+		})
+		if _, err := f.ix.Build(f.ctx, "Item", indexer.BuildOptions{Full: true}); !errors.Is(err, injected) {
+			t.Fatalf("build: %v, want the injected failure", err)
+		}
+		indexer.SetAfterBackend(f.ix, nil)
+		if cp, _ := f.ix.Checkpoint("Item"); cp.Generation != 1 {
+			t.Fatalf("checkpoint of generation %d after the failed build", cp.Generation)
+		}
+		res := f.build(t, indexer.BuildOptions{})
+		if res.Kind != indexer.KindFull || res.Generation != 2 {
+			t.Fatalf("build after the failure: %s of generation %d, want generation 2 finished", res.Kind, res.Generation)
+		}
+		f.checkBackend(t, "after the failed publish")
 	})
 
 	t.Run("cluster unreachable", func(t *testing.T) {

@@ -70,8 +70,13 @@ func (ix *Indexer) backendWrite(ctx context.Context, name string, w *opensearch.
 	if err != nil {
 		return fmt.Errorf("object type %s: backend write: %w", name, err)
 	}
-	if ix.afterBackendWrite != nil {
-		return ix.afterBackendWrite(name)
+	return ix.afterBackendStep(name, "write")
+}
+
+// afterBackendStep runs the test hook after a step of a build's backend.
+func (ix *Indexer) afterBackendStep(name, step string) error {
+	if ix.afterBackend != nil {
+		return ix.afterBackend(name, step)
 	}
 	return nil
 }
@@ -184,5 +189,5 @@ func (fb *fullBackend) finish() error {
 	if err := fb.w.Publish(fb.ctx, fb.gen); err != nil {
 		return fmt.Errorf("object type %s: backend: %w", fb.name, err)
 	}
-	return nil
+	return fb.ix.afterBackendStep(fb.name, "publish")
 }

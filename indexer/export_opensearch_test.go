@@ -8,9 +8,10 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/query"
 )
 
-// SetAfterBackendWrite makes fn run after every write of ix to a backend;
-// its error fails the build as the write's would (nil: none).
-func SetAfterBackendWrite(ix *Indexer, fn func(objectType string) error) { ix.afterBackendWrite = fn }
+// SetAfterBackend makes fn run after every write of ix to a backend (step
+// "write") and every publish of a generation ("publish"); its error fails
+// the build as theirs would (nil: none).
+func SetAfterBackend(ix *Indexer, fn func(objectType, step string) error) { ix.afterBackend = fn }
 
 // EmbeddedSearch is v's search answered by its embedded index snapshot.
 func EmbeddedSearch(ctx context.Context, v *View, q *query.Search) (*Page, error) {

@@ -70,9 +70,10 @@ type Indexer struct {
 	// clusters are the clients of the config's search backends, by name
 	// (backend.go).
 	clusters map[string]*opensearch.Cluster
-	// afterBackendWrite, when set (tests), runs after each write to a
-	// backend, its error failing the build as the write's would.
-	afterBackendWrite func(objectType string) error
+	// afterBackend, when set (tests), runs after each write to a backend
+	// (step "write") and each publish of a generation ("publish"), its
+	// error failing the build as theirs would.
+	afterBackend func(objectType, step string) error
 }
 
 // typeState is the live state of one object type.
