@@ -17,6 +17,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/iceberg-go"
@@ -55,6 +56,9 @@ type backendFixture struct {
 	ix   *indexer.Indexer
 	ids  map[int64]bool
 	next int64
+	// maxPages bounds the pages checkBackend compares of each search (0:
+	// every page).
+	maxPages int
 }
 
 // newBackendFixture writes 300 rows in three files and opens an indexer
@@ -305,7 +309,7 @@ func (f *backendFixture) checkBackend(t *testing.T, label string) {
 			if (got.Next == nil) != (want.Next == nil) {
 				t.Fatalf("%s: search %d page %d: backend next %v, embedded next %v", label, i, page, got.Next != nil, want.Next != nil)
 			}
-			if got.Next == nil {
+			if got.Next == nil || page+1 == f.maxPages {
 				break
 			}
 			q.After, eq.After = got.Next, want.Next
@@ -433,9 +437,12 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 		// Chunks of 50 rows: the build fails after the backend took the
 		// third chunk's objects, before the store committed it.
 		f := newBackendFixture(t, c.URL(), "resume-", 4, func(cfg *config.Config) { cfg.Build.ChunkRows = 50 })
+		var mu sync.Mutex
 		writes := 0
 		injected := errors.New("injected")
 		indexer.SetAfterBackend(f.ix, func(_, step string) error {
+			mu.Lock()
+			defer mu.Unlock()
 			if writes++; writes == 3 {
 				return injected
 			}
@@ -450,6 +457,40 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 			t.Fatalf("build after the failure: %s of generation %d, %d rows read, want the first build resumed", res.Kind, res.Generation, res.RowsRead)
 		}
 		f.checkBackend(t, "resumed full build")
+	})
+
+	t.Run("full build of several batches", func(t *testing.T) {
+		// 20,000 rows in chunks of 9,000: the backend takes a chunk's
+		// objects in batches written side by side, and a failure in the
+		// second chunk leaves the first committed.
+		f := newBackendFixture(t, c.URL(), "batches-", 6, func(cfg *config.Config) { cfg.Build.ChunkRows = 9000 })
+		f.maxPages = 20
+		if err := f.tbl.Append(f.ctx, f.rows(19700, "more")); err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		writes := 0
+		injected := errors.New("injected")
+		indexer.SetAfterBackend(f.ix, func(_, step string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if writes++; writes == 4 {
+				return injected
+			}
+			return nil
+		})
+		if _, err := f.ix.Build(f.ctx, "Item", indexer.BuildOptions{}); !errors.Is(err, injected) {
+			t.Fatalf("build: %v, want the injected failure", err)
+		}
+		indexer.SetAfterBackend(f.ix, nil)
+		res := f.build(t, indexer.BuildOptions{})
+		if res.Kind != indexer.KindFull || res.RowsRead >= 20000 || res.RowsRead < 5000 {
+			t.Fatalf("build after the failure: %s, %d rows read, want the first build resumed after its first chunk", res.Kind, res.RowsRead)
+		}
+		f.checkBackend(t, "full build of several batches")
+		f.edit(t, "after")
+		f.build(t, indexer.BuildOptions{})
+		f.checkBackend(t, "incremental build after it")
 	})
 
 	t.Run("failure after the publish", func(t *testing.T) {

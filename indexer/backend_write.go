@@ -1,26 +1,19 @@
 package indexer
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/ontoindex/ontoindex/indexer/backend/opensearch"
 	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/indexer/store"
-	"github.com/ontoindex/ontoindex/objects"
 )
 
 // The write side of a type's search backend: its builds send the changes
 // they commit, acknowledged before the commit (the checkpoint moves only
 // after the backend took the changes), each batch at a version reserved in
 // the store before it goes out (store.DB.ReserveVersion).
-
-// fullBackendRows is how many objects of a full build go to the backend
-// in one Write (which splits them in bulk requests of Options.BulkBytes).
-const fullBackendRows = 4096
 
 // reserveVersion reserves the version of the build's backend writes; 0
 // for a type without a backend. It commits a store transaction of its
@@ -81,22 +74,6 @@ func (ix *Indexer) afterBackendStep(name, step string) error {
 	return nil
 }
 
-// fullBackend sends a full build's objects to the index of its
-// generation: a store.Docs that hands every object to the embedded
-// index's docs too, and sends them in batches, all of them before each
-// store commit (store.Writer.BeforeCommit), since a resumed build skips
-// the committed rows.
-type fullBackend struct {
-	store.Docs
-	ctx     context.Context
-	ix      *Indexer
-	name    string
-	w       *opensearch.Writer
-	gen     uint64
-	version int64
-	pending []opensearch.Change
-}
-
 // resumable drops the interrupted full build the job would resume when
 // its generation's index is not in the backend: the rows its committed
 // chunks hold would be missing there.
@@ -142,52 +119,5 @@ func (j *buildJob) startFull(ctx context.Context, gen int, resume bool) (*fullBa
 	if err != nil {
 		return nil, err
 	}
-	return &fullBackend{ctx: ctx, ix: j.ix, name: j.name(), w: w, gen: uint64(gen), version: version}, nil
-}
-
-// tee makes fb hand the objects to docs too.
-func (fb *fullBackend) tee(docs store.Docs) store.Docs {
-	fb.Docs = docs
-	return fb
-}
-
-// Changed implements store.Docs.
-func (fb *fullBackend) Changed(doc uint32, key []byte, o *objects.Object) error {
-	if err := fb.Docs.Changed(doc, key, o); err != nil {
-		return err
-	}
-	// The diff reuses its key and object buffers.
-	fb.pending = append(fb.pending, opensearch.Change{Key: bytes.Clone(key), Object: &objects.Object{Values: slices.Clone(o.Values)}})
-	if len(fb.pending) >= fullBackendRows {
-		return fb.flush()
-	}
-	return nil
-}
-
-// flush sends the pending objects.
-func (fb *fullBackend) flush() error {
-	if len(fb.pending) == 0 {
-		return nil
-	}
-	if err := fb.ix.backendWrite(fb.ctx, fb.name, fb.w, fb.gen, fb.version, fb.pending); err != nil {
-		return err
-	}
-	clear(fb.pending)
-	fb.pending = fb.pending[:0]
-	return nil
-}
-
-// finish sends the last objects and publishes the generation: the
-// backend's readers see it whole, before the build commits.
-func (fb *fullBackend) finish() error {
-	if fb == nil {
-		return nil
-	}
-	if err := fb.flush(); err != nil {
-		return err
-	}
-	if err := fb.w.Publish(fb.ctx, fb.gen); err != nil {
-		return fmt.Errorf("object type %s: backend: %w", fb.name, err)
-	}
-	return fb.ix.afterBackendStep(fb.name, "publish")
+	return newFullBackend(ctx, j.ix, j.name(), w, uint64(gen), version), nil
 }

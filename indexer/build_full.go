@@ -39,6 +39,7 @@ func (j *buildJob) full(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	defer backend.stop()
 	w, err := store.OpenWriter(ix.db, name, bs.Generation, true)
 	if err != nil {
 		return err
