@@ -63,7 +63,7 @@ type backendFixture struct {
 
 // newBackendFixture writes 300 rows in three files and opens an indexer
 // whose type Item indexes them into the cluster at url, under prefix.
-func newBackendFixture(t *testing.T, url, prefix string, seed uint64, edit ...func(*config.Config)) *backendFixture {
+func newBackendFixture(t testing.TB, url, prefix string, seed uint64, edit ...func(*config.Config)) *backendFixture {
 	t.Helper()
 	f := &backendFixture{ctx: context.Background(), rng: rand.New(rand.NewPCG(seed, 30)), ids: map[int64]bool{}}
 	w := icebergtest.MustWarehouse(t)
