@@ -522,6 +522,29 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 		f.checkBackend(t, "after the failed publish")
 	})
 
+	t.Run("alias moved", func(t *testing.T) {
+		// The alias points at another index than the checkpoint's
+		// generation (a crash between a publish's swap and its drop of
+		// the old generation): opening the indexer points it back.
+		f := newBackendFixture(t, c.URL(), "alias-", 8)
+		f.build(t, indexer.BuildOptions{})
+		c.MustDoNode(t, 0, http.MethodPut, "/alias-item-g7", nil, http.StatusOK, nil)
+		c.MustDoNode(t, 0, http.MethodPost, "/_aliases", map[string]any{"actions": []any{
+			map[string]any{"remove": map[string]any{"index": "alias-item-g1", "alias": "alias-item"}},
+			map[string]any{"add": map[string]any{"index": "alias-item-g7", "alias": "alias-item"}},
+		}}, http.StatusOK, nil)
+		if err := f.ix.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := indexer.Open(f.ctx, f.cfg, indexer.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = ix.Close() })
+		f.ix = ix
+		f.checkBackend(t, "reopened")
+	})
+
 	t.Run("cluster unreachable", func(t *testing.T) {
 		p := newSwitchProxy(t, c.URL())
 		f := newBackendFixture(t, p.url, "down-", 3)
