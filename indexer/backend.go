@@ -103,6 +103,14 @@ func (j *buildJob) reconcile(ctx context.Context) error {
 	if c == nil || cp == nil {
 		return nil
 	}
+	if cp.Backend != j.ts.spec.Backend {
+		// The backend missed the builds of the checkpoint's generation.
+		if !j.opts.Full {
+			j.ix.log.InfoContext(ctx, "the generation was not built into the backend: building in full", "objectType", j.name(), "backend", c.Name())
+		}
+		j.opts.Full = true
+		return nil
+	}
 	full, err := j.ix.reconcileBackend(ctx, c, cp)
 	if err != nil {
 		return fmt.Errorf("object type %s: backend %s: %w", j.name(), c.Name(), err)

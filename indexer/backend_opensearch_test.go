@@ -545,6 +545,38 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 		f.checkBackend(t, "reopened")
 	})
 
+	t.Run("backend off and on again", func(t *testing.T) {
+		// Builds without the backend leave its index behind: the first
+		// build with it again is full.
+		f := newBackendFixture(t, c.URL(), "switch-", 9)
+		f.build(t, indexer.BuildOptions{})
+		reopen := func(backend string) {
+			t.Helper()
+			if err := f.ix.Close(); err != nil {
+				t.Fatal(err)
+			}
+			cfg := *f.cfg
+			cfg.ObjectTypes = slices.Clone(f.cfg.ObjectTypes)
+			cfg.ObjectTypes[0].Backend = backend
+			ix, err := indexer.Open(f.ctx, &cfg, indexer.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = ix.Close() })
+			f.ix = ix
+		}
+		reopen("")
+		f.edit(t, "unseen")
+		if res := f.build(t, indexer.BuildOptions{}); res.Kind != indexer.KindIncremental {
+			t.Fatalf("build without the backend: %s", res.Kind)
+		}
+		reopen("cluster")
+		if res := f.build(t, indexer.BuildOptions{}); res.Kind != indexer.KindFull {
+			t.Fatalf("build with the backend again: %s, want full", res.Kind)
+		}
+		f.checkBackend(t, "backend on again")
+	})
+
 	t.Run("cluster unreachable", func(t *testing.T) {
 		p := newSwitchProxy(t, c.URL())
 		f := newBackendFixture(t, p.url, "down-", 3)

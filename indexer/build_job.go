@@ -214,7 +214,7 @@ func (j *buildJob) checkpoint(gen int, inv InvalidRows) *Checkpoint {
 		inv.Samples = inv.Samples[:changelog.MaxSamples]
 	}
 	return &Checkpoint{SnapshotID: j.snapID(), TableUUID: j.tableUUID(), SchemaID: j.schemaID, MappingHash: mappingHash(j.typ), SemanticVersion: j.ts.spec.SemanticVersion, ReadMode: j.mode(),
-		Generation: gen, Type: j.typ, BuiltAt: time.Now().UTC(), InvalidRows: inv}
+		Backend: j.ts.spec.Backend, Generation: gen, Type: j.typ, BuiltAt: time.Now().UTC(), InvalidRows: inv}
 }
 
 // commit commits w with next as the type's checkpoint, in the same
