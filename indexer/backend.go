@@ -111,10 +111,14 @@ func (j *buildJob) reconcile(ctx context.Context) error {
 		j.opts.Full = true
 		return nil
 	}
+	st := &j.ts.backend
 	full, err := j.ix.reconcileBackend(ctx, c, cp)
 	if err != nil {
-		return fmt.Errorf("object type %s: backend %s: %w", j.name(), c.Name(), err)
+		err = fmt.Errorf("object type %s: backend %s: %w", j.name(), c.Name(), err)
+		st.failed(err)
+		return err
 	}
+	st.reached()
 	if full && !j.opts.Full {
 		j.ix.log.InfoContext(ctx, "backend misses the generation: building in full", "objectType", j.name(), "backend", c.Name())
 		j.opts.Full = true

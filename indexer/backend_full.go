@@ -34,6 +34,7 @@ type fullBackend struct {
 	w       *opensearch.Writer
 	gen     uint64
 	version int64
+	stats   *backendStats
 	pending []opensearch.Change
 
 	slots chan struct{} // one per Write in flight
@@ -121,7 +122,9 @@ func (fb *fullBackend) finish() error {
 		return err
 	}
 	if err := fb.w.Publish(fb.ctx, fb.gen); err != nil {
-		return fmt.Errorf("object type %s: backend: %w", fb.name, err)
+		err = fmt.Errorf("object type %s: backend: %w", fb.name, err)
+		fb.stats.failed(err)
+		return err
 	}
 	return fb.ix.afterBackendStep(fb.name, "publish")
 }

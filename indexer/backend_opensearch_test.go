@@ -593,11 +593,17 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 		if cp, _ := f.ix.Checkpoint("Item"); cp.SnapshotID != before.SnapshotID {
 			t.Fatalf("checkpoint moved with the cluster down")
 		}
+		if st, _ := f.ix.Status("Item"); st.Backend.Failures != 1 || st.Backend.LagSeconds <= 0 || st.Backend.LastError == nil {
+			t.Fatalf("backend status with the cluster down: %+v", st.Backend)
+		}
 		p.up(t)
 		if res := f.build(t, indexer.BuildOptions{}); res.Kind != indexer.KindIncremental {
 			t.Fatalf("build after the cluster returned: %s", res.Kind)
 		}
 		f.checkBackend(t, "after the cluster returned")
+		if st, _ := f.ix.Status("Item"); st.Backend.LagSeconds != 0 || st.Backend.Writes == 0 {
+			t.Fatalf("backend status after the cluster returned: %+v", st.Backend)
+		}
 	})
 }
 

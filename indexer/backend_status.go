@@ -27,7 +27,8 @@ type BackendStatus struct {
 	// Retries counts the documents sent again after the backend refused
 	// them for load (429); Rejections the writes the backend refused a
 	// document of (a value its mapping cannot take); Failures every failed
-	// write, rejections included.
+	// request of a build (writes, rejections included, and the requests
+	// that find, create and publish its generation).
 	Retries    int64 `json:"retries"`
 	Rejections int64 `json:"rejections"`
 	Failures   int64 `json:"failures"`
@@ -35,8 +36,9 @@ type BackendStatus struct {
 	// index answered.
 	Fallbacks int64 `json:"fallbacks"`
 	// LagSeconds is how long the backend has been behind the table: since
-	// the first failed write after the last acknowledged one (0 while the
-	// writes go through). LastError is the last failed write's error.
+	// the first failed request of a build after the last that went
+	// through (0 while they go through). LastError is the last failure's
+	// error.
 	LagSeconds float64    `json:"lagSeconds"`
 	LastError  *ErrorInfo `json:"lastError,omitempty"`
 	LastWrite  time.Time  `json:"lastWrite,omitzero"`
@@ -60,15 +62,11 @@ func (b *backendStats) wrote(d time.Duration, ws opensearch.Stats, err error) {
 	b.st.Stale += int64(ws.Stale)
 	b.st.Retries += int64(ws.Retries)
 	if err != nil {
-		b.st.Failures++
 		var re *opensearch.RejectedError
 		if errors.As(err, &re) {
 			b.st.Rejections++
 		}
-		b.st.LastError = NewErrorInfo(err, now)
-		if b.failingAt.IsZero() {
-			b.failingAt = now
-		}
+		b.failedLocked(err, now)
 		return
 	}
 	b.st.Writes++
@@ -77,6 +75,30 @@ func (b *backendStats) wrote(d time.Duration, ws opensearch.Stats, err error) {
 	b.st.MeanBulkLatencyMs = float64(b.total.Microseconds()) / 1000 / float64(b.st.Writes)
 	b.st.LastWrite = now.UTC()
 	b.failingAt = time.Time{}
+}
+
+// failed records a request of a build to the backend that failed (one
+// that finds or publishes its generation).
+func (b *backendStats) failed(err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.failedLocked(err, time.Now())
+}
+
+func (b *backendStats) failedLocked(err error, now time.Time) {
+	b.st.Failures++
+	b.st.LastError = NewErrorInfo(err, now)
+	if b.failingAt.IsZero() {
+		b.failingAt = now
+	}
+}
+
+// reached records that the backend answered a build's requests: it is no
+// longer failing.
+func (b *backendStats) reached() {
+	b.mu.Lock()
+	b.failingAt = time.Time{}
+	b.mu.Unlock()
 }
 
 // fellBack records a read the embedded index answered for the backend.

@@ -106,7 +106,11 @@ func (j *buildJob) startFull(ctx context.Context, gen int, resume bool) (*fullBa
 		return nil, nil
 	}
 	w := c.Writer(j.typ)
-	named := func(err error) error { return fmt.Errorf("object type %s: backend %s: %w", j.name(), c.Name(), err) }
+	named := func(err error) error {
+		err = fmt.Errorf("object type %s: backend %s: %w", j.name(), c.Name(), err)
+		j.ts.backend.failed(err)
+		return err
+	}
 	if !resume {
 		if err := w.Drop(ctx, uint64(gen)); err != nil {
 			return nil, named(err)
@@ -119,5 +123,7 @@ func (j *buildJob) startFull(ctx context.Context, gen int, resume bool) (*fullBa
 	if err != nil {
 		return nil, err
 	}
-	return newFullBackend(ctx, j.ix, j.name(), w, uint64(gen), version), nil
+	fb := newFullBackend(ctx, j.ix, j.name(), w, uint64(gen), version)
+	fb.stats = &j.ts.backend
+	return fb, nil
 }
