@@ -128,6 +128,7 @@ func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, erro
 			// Close only the store: closing the types would read it again.
 			// bbolt's transactions release their locks as a panic unwinds.
 			ix.saver.stop()
+			closeBackends(ix.clusters)
 			_ = store.Guard(db.Path(), db.Close)
 			return nil, err
 		}
