@@ -6,10 +6,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net"
-	"net/http"
-	"net/http/httputil"
-	"net/url"
 	"slices"
 	"testing"
 
@@ -171,49 +167,4 @@ func (f *backendFixture) build(t *testing.T, opts indexer.BuildOptions) *indexer
 		t.Fatalf("build: %v", err)
 	}
 	return res
-}
-
-// switchProxy forwards a port to a cluster while it is up; down closes
-// the port (connections refused), up opens it again.
-type switchProxy struct {
-	addr, url string
-	target    *url.URL
-	srv       *http.Server
-}
-
-func newSwitchProxy(t *testing.T, target string) *switchProxy {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &switchProxy{addr: ln.Addr().String(), url: "http://" + ln.Addr().String(), target: u}
-	p.serve(ln)
-	t.Cleanup(func() { _ = p.srv.Close() })
-	return p
-}
-
-func (p *switchProxy) serve(ln net.Listener) {
-	p.srv = &http.Server{Handler: httputil.NewSingleHostReverseProxy(p.target)}
-	go func() { _ = p.srv.Serve(ln) }()
-}
-
-func (p *switchProxy) down(t *testing.T) {
-	t.Helper()
-	if err := p.srv.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (p *switchProxy) up(t *testing.T) {
-	t.Helper()
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.serve(ln)
 }

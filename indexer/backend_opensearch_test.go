@@ -247,12 +247,12 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 	})
 
 	t.Run("cluster unreachable", func(t *testing.T) {
-		p := newSwitchProxy(t, c.URL())
-		f := newBackendFixture(t, p.url, "down-", 3)
+		p := opensearchtest.NewProxy(t, c)
+		f := newBackendFixture(t, p.URL(), "down-", 3)
 		f.build(t, indexer.BuildOptions{})
 		f.checkBackend(t, "full build")
 		before, _ := f.ix.Checkpoint("Item")
-		p.down(t)
+		p.Down(t)
 		f.edit(t, "while down")
 		_, err := f.ix.Build(f.ctx, "Item", indexer.BuildOptions{})
 		var ue *opensearch.UnreachableError
@@ -265,7 +265,7 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 		if st, _ := f.ix.Status("Item"); st.Backend.Failures != 1 || st.Backend.LagSeconds <= 0 || st.Backend.LastError == nil {
 			t.Fatalf("backend status with the cluster down: %+v", st.Backend)
 		}
-		p.up(t)
+		p.Up(t)
 		if res := f.build(t, indexer.BuildOptions{}); res.Kind != indexer.KindIncremental {
 			t.Fatalf("build after the cluster returned: %s", res.Kind)
 		}
