@@ -92,9 +92,9 @@ func (ix *Indexer) openReconcile(ctx context.Context, spec *objects.TypeSpec, cp
 }
 
 // reconcile reconciles the backend of the job's type before it plans,
-// and makes the build full when the backend misses the checkpoint's
-// generation. An unreachable backend fails the build: its checkpoint
-// stays.
+// and makes the build full (backendFull, the reason) when the backend
+// misses the checkpoint's generation. An unreachable backend fails the
+// build: its checkpoint stays.
 func (j *buildJob) reconcile(ctx context.Context) error {
 	c := j.ix.cluster(&j.ts.spec)
 	j.ts.mu.RLock()
@@ -105,10 +105,7 @@ func (j *buildJob) reconcile(ctx context.Context) error {
 	}
 	if cp.Backend != j.ts.spec.Backend {
 		// The backend missed the builds of the checkpoint's generation.
-		if !j.opts.Full {
-			j.ix.log.InfoContext(ctx, "the generation was not built into the backend: building in full", "objectType", j.name(), "backend", c.Name())
-		}
-		j.opts.Full = true
+		j.backendFull = fmt.Sprintf("generation %d was not built into backend %s", cp.Generation, c.Name())
 		return nil
 	}
 	st := &j.ts.backend
@@ -119,9 +116,8 @@ func (j *buildJob) reconcile(ctx context.Context) error {
 		return err
 	}
 	st.reached()
-	if full && !j.opts.Full {
-		j.ix.log.InfoContext(ctx, "backend misses the generation: building in full", "objectType", j.name(), "backend", c.Name())
-		j.opts.Full = true
+	if full {
+		j.backendFull = fmt.Sprintf("backend %s does not hold generation %d", c.Name(), cp.Generation)
 	}
 	return nil
 }

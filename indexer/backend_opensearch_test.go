@@ -240,8 +240,8 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 			t.Fatalf("build without the backend: %s", res.Kind)
 		}
 		reopen("cluster")
-		if res := f.build(t, indexer.BuildOptions{}); res.Kind != indexer.KindFull {
-			t.Fatalf("build with the backend again: %s, want full", res.Kind)
+		if res := f.build(t, indexer.BuildOptions{}); res.Kind != indexer.KindFull || !strings.Contains(res.Reason, "not built into backend cluster") {
+			t.Fatalf("build with the backend again: %s (%s), want full", res.Kind, res.Reason)
 		}
 		f.checkBackend(t, "backend on again")
 	})

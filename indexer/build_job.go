@@ -41,6 +41,9 @@ type buildJob struct {
 	// mor, for a type with mergeOnRead: index, holds the target's delete
 	// files (build_mergeonread.go).
 	mor *morState
+	// backendFull, set by reconcile, is why the type's backend needs a
+	// full build ("": it does not).
+	backendFull string
 }
 
 func (j *buildJob) name() string { return j.ts.spec.APIName }
