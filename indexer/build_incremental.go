@@ -30,7 +30,7 @@ func (j *buildJob) incremental(ctx context.Context) error {
 		w.AppendOnly()
 	}
 	base := gen.snapshot()
-	docs := newDocChanges(base)
+	docs := newDocChanges(base, j.ix.cluster(&j.ts.spec) != nil)
 	w.Incremental(docs, docs.version)
 	manifests, in, err := j.diff(ctx, w, w.KnownManifest)
 	if err != nil {
