@@ -16,24 +16,36 @@ import (
 // dirty in the store: the index file of the generation no longer has
 // them right.
 type docChanges struct {
-	alloc   *index.Allocator
-	version uint64 // the version the build commits
-	changes map[uint32]index.Change
+	base *index.Snapshot
+	// deletedKeys: a deleted document keeps its key (for a search
+	// backend).
+	deletedKeys bool
+	alloc       *index.Allocator
+	version     uint64 // the version the build commits
+	changes     map[uint32]index.Change
 }
 
-func newDocChanges(base *index.Snapshot) *docChanges {
-	return &docChanges{alloc: base.NewAllocator(), version: base.Version() + 1, changes: map[uint32]index.Change{}}
+func newDocChanges(base *index.Snapshot, deletedKeys bool) *docChanges {
+	return &docChanges{base: base, deletedKeys: deletedKeys, alloc: base.NewAllocator(), version: base.Version() + 1, changes: map[uint32]index.Change{}}
 }
 
 // New implements store.Docs.
 func (dc *docChanges) New() uint32 { return dc.alloc.Next() }
 
-// Changed implements store.Docs.
+// Changed implements store.Docs. With deletedKeys, a deleted document
+// keeps its key, which the store does not hand over (index.Snapshot.Apply
+// does not need it, a search backend does).
 func (dc *docChanges) Changed(doc uint32, key []byte, o *objects.Object) error {
 	ch := index.Change{Doc: doc}
-	if o != nil {
+	switch prev, ok := dc.changes[doc]; {
+	case o != nil:
 		// The diff reuses its object and key buffers.
 		ch.Key, ch.Object = bytes.Clone(key), &objects.Object{Values: slices.Clone(o.Values)}
+	case !dc.deletedKeys:
+	case ok && prev.Key != nil:
+		ch.Key = prev.Key
+	default:
+		ch.Key = dc.base.Key(doc)
 	}
 	dc.changes[doc] = ch
 	return nil

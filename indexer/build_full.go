@@ -17,6 +17,9 @@ import (
 // builds its index, and switches the checkpoint to it in one transaction.
 // Readers keep the old generation until then.
 func (j *buildJob) full(ctx context.Context) error {
+	if err := j.resumable(ctx); err != nil {
+		return err
+	}
 	ix, name, bs := j.ix, j.name(), j.resume
 	resume := bs != nil
 	if !resume {
@@ -32,6 +35,11 @@ func (j *buildJob) full(ctx context.Context) error {
 		}
 	}
 	j.res.Generation = bs.Generation
+	backend, err := j.startFull(ctx, bs.Generation, resume)
+	if err != nil {
+		return err
+	}
+	defer backend.stop()
 	w, err := store.OpenWriter(ix.db, name, bs.Generation, true)
 	if err != nil {
 		return err
@@ -45,7 +53,12 @@ func (j *buildJob) full(ctx context.Context) error {
 		rows = config.DefaultChunkRows
 	}
 	docs := newFullDocs(j.typ)
-	w.Full(docs, rows, bs)
+	var sink store.Docs = docs
+	if backend != nil {
+		sink = backend.tee(docs)
+		w.BeforeCommit(backend.flush)
+	}
+	w.Full(sink, rows, bs)
 	if resume {
 		// The index of an interrupted build starts from the chunks it
 		// committed.
@@ -103,6 +116,11 @@ func (j *buildJob) full(ctx context.Context) error {
 	if err := docs.wait(); err != nil {
 		return fmt.Errorf("object type %s: index: %w", name, err)
 	}
+	// The backend holds every object and serves the generation before
+	// the switch.
+	if err := backend.finish(); err != nil {
+		return err
+	}
 	const firstVersion = 1
 	// dirty -1: no index file yet; the saver writes it.
 	gen := &generation{ix: ix, name: name, n: bs.Generation, cur: docs.b.Finish(firstVersion), dirty: -1}
@@ -115,6 +133,8 @@ func (j *buildJob) full(ctx context.Context) error {
 	// The new generation serves: the build is over for readers of status.
 	j.ts.cp, j.ts.gen, j.ts.building = next, gen, false
 	j.ts.mu.Unlock()
+	// The backend's journal was of the old generation.
+	ix.dropPending(name)
 	if oldGen != nil {
 		oldGen.retire()
 	}

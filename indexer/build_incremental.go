@@ -17,6 +17,10 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	j.ts.mu.RLock()
 	gen := j.ts.gen
 	j.ts.mu.RUnlock()
+	version, err := j.reserveVersion()
+	if err != nil {
+		return err
+	}
 	w, err := store.OpenWriter(j.ix.db, name, cp.Generation, false)
 	if err != nil {
 		return err
@@ -26,7 +30,7 @@ func (j *buildJob) incremental(ctx context.Context) error {
 		w.AppendOnly()
 	}
 	base := gen.snapshot()
-	docs := newDocChanges(base)
+	docs := newDocChanges(base, j.ix.cluster(&j.ts.spec) != nil)
 	w.Incremental(docs, docs.version)
 	manifests, in, err := j.diff(ctx, w, w.KnownManifest)
 	if err != nil {
@@ -62,6 +66,11 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	// The index of the new version is ready before the commit, so that
 	// readers that see the commit find it.
 	changes := docs.list()
+	// The backend takes the changes first: a failed write fails the build
+	// (the store rolled back, the checkpoint and the index unchanged).
+	if err := j.writeChanges(ctx, w, cp.Generation, version, changes); err != nil {
+		return err
+	}
 	idx, err := base.Apply(changes, docs.version)
 	if err != nil {
 		return fmt.Errorf("object type %s: update index: %w", name, err)
@@ -75,6 +84,7 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	j.ts.mu.Lock()
 	j.ts.cp = next
 	j.ts.mu.Unlock()
+	j.ix.dropPending(name)
 	j.ix.saver.poke()
 	if len(changes) > 0 {
 		j.ix.publish(Commit{ObjectType: name, Kind: CommitIncremental, Generation: cp.Generation, Before: base, After: idx, Changes: changes})

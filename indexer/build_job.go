@@ -41,15 +41,27 @@ type buildJob struct {
 	// mor, for a type with mergeOnRead: index, holds the target's delete
 	// files (build_mergeonread.go).
 	mor *morState
+	// backendFull, set by reconcile, is why the type's backend needs a
+	// full build ("": it does not).
+	backendFull string
 }
 
 func (j *buildJob) name() string { return j.ts.spec.APIName }
 
 // run plans the build and runs the kind it settles on.
 func (j *buildJob) run(ctx context.Context) error {
+	if err := j.reconcile(ctx); err != nil {
+		return err
+	}
 	kind, err := j.plan(ctx)
 	if err != nil {
 		return err
+	}
+	if kind == KindNone && j.pendingRepair() {
+		// The table is where the checkpoint is, and the backend is ahead
+		// of both for the journaled keys: an incremental build of no
+		// change sends them back.
+		kind = KindIncremental
 	}
 	j.res.Kind = kind
 	switch kind {
@@ -205,7 +217,7 @@ func (j *buildJob) checkpoint(gen int, inv InvalidRows) *Checkpoint {
 		inv.Samples = inv.Samples[:changelog.MaxSamples]
 	}
 	return &Checkpoint{SnapshotID: j.snapID(), TableUUID: j.tableUUID(), SchemaID: j.schemaID, MappingHash: mappingHash(j.typ), SemanticVersion: j.ts.spec.SemanticVersion, ReadMode: j.mode(),
-		Generation: gen, Type: j.typ, BuiltAt: time.Now().UTC(), InvalidRows: inv}
+		Backend: j.ts.spec.Backend, Generation: gen, Type: j.typ, BuiltAt: time.Now().UTC(), InvalidRows: inv}
 }
 
 // commit commits w with next as the type's checkpoint, in the same

@@ -37,6 +37,8 @@ func (j *buildJob) fullReason(hash string) (string, error) {
 	switch {
 	case j.opts.Full:
 		return "--full", nil
+	case j.backendFull != "" && cp != nil:
+		return j.backendFull, nil
 	case cp == nil:
 		return "first build", nil
 	case cp.TableUUID != "" && cp.TableUUID != j.tableUUID():

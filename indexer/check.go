@@ -201,6 +201,9 @@ type Status struct {
 	// MergeOnRead is "index" for a type that indexes merge-on-read delete
 	// files (objects.MergeOnReadIndex), empty when it refuses them.
 	MergeOnRead objects.MergeOnReadPolicy `json:"mergeOnRead,omitempty"`
+	// Backend is how the writes to and reads from the type's search
+	// backend went; nil for a type in the embedded index only.
+	Backend *BackendStatus `json:"backend,omitempty"`
 }
 
 // Status reports an object type's checkpoint, whether it is building, and
@@ -215,6 +218,10 @@ func (ix *Indexer) Status(name string) (Status, error) {
 	st := Status{ObjectType: name, Table: ts.spec.Table, Building: ts.building, Checkpoint: ts.cp, LastError: ts.lastErr}
 	if ts.spec.IndexesMergeOnRead() {
 		st.MergeOnRead = objects.MergeOnReadIndex
+	}
+	if ts.spec.Backend != "" {
+		st.Backend = ts.backend.status()
+		st.Backend.Backend = ts.spec.Backend
 	}
 	return st, nil
 }

@@ -28,13 +28,18 @@ type Checkpoint struct {
 	// in checkpoints of earlier releases: changelog). An appendOnly
 	// baseline keeps no row hashes (store.Writer.AppendOnly), so a
 	// changelog build on it must be full.
-	ReadMode    objects.ReadMode `json:"readMode,omitempty"`
-	Generation  int              `json:"generation"`
-	Type        *objects.Type    `json:"type"`
-	Objects     int64            `json:"objects"`
-	BuiltAt     time.Time        `json:"builtAt"`
-	InvalidRows InvalidRows      `json:"invalidRows"`
-	LastBuild   *BuildResult     `json:"lastBuild,omitempty"`
+	ReadMode objects.ReadMode `json:"readMode,omitempty"`
+	// Backend is the search backend the build wrote the generation to
+	// too ("": the embedded index only): a type that names a backend it
+	// was not built into, or was built without for a while, is built in
+	// full, since the backend's index missed those builds.
+	Backend     string        `json:"backend,omitempty"`
+	Generation  int           `json:"generation"`
+	Type        *objects.Type `json:"type"`
+	Objects     int64         `json:"objects"`
+	BuiltAt     time.Time     `json:"builtAt"`
+	InvalidRows InvalidRows   `json:"invalidRows"`
+	LastBuild   *BuildResult  `json:"lastBuild,omitempty"`
 }
 
 // InvalidRows counts the rows skipped under onInvalidRow: skip.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
+	"github.com/ontoindex/ontoindex/indexer/backend/opensearch"
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/config/catalogs"
 	"github.com/ontoindex/ontoindex/indexer/store"
@@ -65,6 +66,14 @@ type Indexer struct {
 	rl    reloadState
 	saver saver    // writes index files in the background
 	watch watchers // watch.go
+
+	// clusters are the clients of the config's search backends, by name
+	// (backend.go).
+	clusters map[string]*opensearch.Cluster
+	// afterBackend, when set (tests), runs after each write to a backend
+	// (step "write") and each publish of a generation ("publish"), its
+	// error failing the build as theirs would.
+	afterBackend func(objectType, step string) error
 }
 
 // typeState is the live state of one object type.
@@ -78,6 +87,9 @@ type typeState struct {
 	building bool
 	lastErr  *ErrorInfo
 	lastAt   time.Time
+	// backend counts the writes to and reads from the type's search
+	// backend (backend_status.go).
+	backend backendStats
 }
 
 // Open opens the data directory of cfg and recovers any interrupted build.
@@ -94,6 +106,10 @@ func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, erro
 	}
 	ix := &Indexer{cfg: cfg, log: opts.Logger, db: db, dir: dir, created: created, opts: opts,
 		catalogs: map[string]catalog.Catalog{}, types: map[string]*typeState{}}
+	if ix.clusters, err = openBackends(cfg, ix); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	ix.saver.start(ix)
 	// Opening the types reads the checkpoints, and the objects an index
 	// is rebuilt or caught up from: the first reads of pages a damage may
@@ -112,6 +128,7 @@ func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, erro
 			// Close only the store: closing the types would read it again.
 			// bbolt's transactions release their locks as a panic unwinds.
 			ix.saver.stop()
+			closeBackends(ix.clusters)
 			_ = store.Guard(db.Path(), db.Close)
 			return nil, err
 		}
@@ -160,6 +177,7 @@ func (ix *Indexer) Close() error {
 		}
 	}
 	ix.catMu.Unlock()
+	errs = append(errs, closeBackends(ix.clusters)...)
 	ix.removeUnused()
 	errs = append(errs, ix.db.Close())
 	return errors.Join(errs...)

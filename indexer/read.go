@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/ontoindex/ontoindex/indexer/backend/opensearch"
 	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/indexer/store"
@@ -28,6 +29,9 @@ type View struct {
 	cp   *Checkpoint
 	r    *store.Reader // nil until the store is read, for readable snapshots
 	snap *index.Snapshot
+	// backend, for a type with a search backend, answers searches and
+	// aggregations (backend_read.go).
+	backend *opensearch.Reader
 }
 
 // View opens a read handle on an object type. It returns ErrNotBuilt when
@@ -51,8 +55,12 @@ func (ix *Indexer) View(name string) (*View, error) {
 		if err != nil || ok {
 			if err != nil {
 				gen.release()
+				return nil, err
 			}
-			return v, err
+			if c := ix.cluster(&ts.spec); c != nil {
+				v.backend = c.Reader(cp.Type)
+			}
+			return v, nil
 		}
 		gen.release()
 	}
@@ -210,6 +218,13 @@ type Page struct {
 // Cursor is the cursor of the page's search positioned at object j: the
 // search resumed with it (query.Search.After) starts after object j.
 func (p *Page) Cursor(j int) ([]byte, error) {
+	if p.index == nil {
+		// A page of a search backend has the cursor of its end only.
+		if j == p.Len()-1 && p.Next != nil {
+			return p.Next, nil
+		}
+		return nil, fmt.Errorf("a page of a search backend has no cursor at object %d", j)
+	}
 	return p.index.Cursor(p.sort, p.pageOf[j])
 }
 
@@ -268,6 +283,9 @@ func (p *Page) ReadAheadProperties(n int, props []int) {
 // Search returns one page of the objects a search matches, their values
 // read ahead for rendering.
 func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
+	if v.backendAnswers(q) {
+		return v.backendSearch(ctx, q)
+	}
 	return v.search(ctx, q, true)
 }
 
@@ -310,6 +328,14 @@ func (v *View) search(ctx context.Context, q *query.Search, readAhead bool) (*Pa
 
 // Aggregate computes an aggregation over the objects a filter matches.
 func (v *View) Aggregate(ctx context.Context, q *query.Aggregate) (*query.AggregateResult, error) {
+	if v.backend != nil {
+		return v.backendAggregate(ctx, q)
+	}
+	return v.embeddedAggregate(ctx, q)
+}
+
+// embeddedAggregate is Aggregate answered by the view's index.
+func (v *View) embeddedAggregate(ctx context.Context, q *query.Aggregate) (*query.AggregateResult, error) {
 	return v.snap.Aggregate(ctx, q, func(docs []uint32) ([]*objects.Object, error) {
 		keys := make([][]byte, len(docs))
 		for i, d := range docs {

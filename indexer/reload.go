@@ -188,6 +188,7 @@ func (ix *Indexer) loadType(ctx context.Context, spec objects.TypeSpec) (*typeSt
 		}
 		ts.cp, ts.gen = cp, g
 	}
+	ix.openReconcile(ctx, &spec, cp)
 	return ts, nil
 }
 
@@ -228,6 +229,11 @@ func (ix *Indexer) prepareReload(ctx context.Context, cfg *config.Config) (*Conf
 	if a, b := old.Path(old.DataDir), cfg.Path(cfg.DataDir); a != b {
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidConfig, &objects.FieldError{Field: "dataDir",
 			Msg: fmt.Sprintf("changed from %s to %s; a new data directory needs a restart", a, b)})
+	}
+	// The indexer's backend clients are made at Open.
+	if !reflect.DeepEqual(old.Backends, cfg.Backends) {
+		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidConfig, &objects.FieldError{Field: "backends",
+			Msg: "changed; new backends need a restart"})
 	}
 	cats := map[string]bool{}
 	for name := range old.Catalogs {

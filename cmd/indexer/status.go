@@ -203,6 +203,9 @@ func printStatus(w io.Writer, sts []daemon.TypeStatus, now time.Time) {
 		if st.MergeOnRead == objects.MergeOnReadIndex {
 			fmt.Fprintf(w, "\n%s: merge-on-read delete files are indexed (mergeOnRead: index)\n", st.ObjectType)
 		}
+		if b := st.Backend; b != nil {
+			fmt.Fprintf(w, "\n%s: backend %s\n", st.ObjectType, backendText(b))
+		}
 		if e := st.LastError; e != nil {
 			fmt.Fprintf(w, "\n%s %s: %s", st.ObjectType, st.State, e.Code)
 			if !e.At.IsZero() {
@@ -228,6 +231,17 @@ func printStatus(w io.Writer, sts []daemon.TypeStatus, now time.Time) {
 			}
 		}
 	}
+}
+
+// backendText is a type's backend status on one line.
+func backendText(b *indexer.BackendStatus) string {
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	s := fmt.Sprintf("%s: %d bulk writes (last %s, mean %s), %d retries, %d rejections, %d failures, %d reads answered by the embedded index",
+		b.Backend, b.Writes, ago(ms(b.BulkLatencyMs)), ago(ms(b.MeanBulkLatencyMs)), b.Retries, b.Rejections, b.Failures, b.Fallbacks)
+	if b.LagSeconds > 0 {
+		s += fmt.Sprintf(", failing for %s", ago(time.Duration(b.LagSeconds*float64(time.Second))))
+	}
+	return s
 }
 
 func snapshotText(id int64) string {

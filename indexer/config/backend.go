@@ -68,10 +68,10 @@ func (b Backend) WithDefaults() Backend {
 }
 
 // backendServesTypes reports whether the daemon writes the object types
-// of a backend of type t into it. Until the daemon's builds write to the
-// OpenSearch writer and reads go to it, a type that names a backend is
-// refused rather than silently served by the embedded index.
-func backendServesTypes(t string) bool { return false }
+// of a backend of type t into it (and reads them from it): a type that
+// names a backend that does not is refused rather than silently served by
+// the embedded index.
+func backendServesTypes(t string) bool { return t == BackendOpenSearch }
 
 // indexNameForbidden are the characters OpenSearch refuses in index names.
 const indexNameForbidden = `\/*?"<>| ,#:`
@@ -147,7 +147,7 @@ func (c *Config) validateBackends() []error {
 		case !ok:
 			bad(field, "backend %q is not configured (backends: %s)", ot.Backend, strings.Join(names, ", "))
 		case !backendServesTypes(b.Type):
-			bad(field, "the %s backend does not serve object types yet (its writer has landed, the daemon does not use it): remove backend: to index %s in the embedded index", b.Type, ot.APIName)
+			bad(field, "the %s backend does not serve object types: remove backend: to index %s in the embedded index", b.Type, ot.APIName)
 		}
 	}
 	return errs

@@ -62,6 +62,16 @@ func TestConfig_backends(t *testing.T) {
 		}
 	})
 
+	t.Run("a type in the backend", func(t *testing.T) {
+		cfg, err := Parse([]byte(strings.Replace(backendBase, "table: w.ops.flights", "table: w.ops.flights\n    backend: cluster", 1)), "/etc/onto")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.ObjectTypes[0].Backend; got != "cluster" {
+			t.Errorf("backend = %q, want cluster", got)
+		}
+	})
+
 	tests := []struct {
 		name, yaml, want string
 	}{
@@ -83,9 +93,6 @@ func TestConfig_backends(t *testing.T) {
 		{"unset password env", backendBase + "    username: u\n    password: ${ONTOINDEX_TEST_UNSET}\n", "ONTOINDEX_TEST_UNSET is not set"},
 		{"unknown backend", strings.Replace(backendBase, "table: w.ops.flights", "table: w.ops.flights\n    backend: clutser", 1), `objectTypes[0].backend: backend "clutser" is not configured (backends: cluster)`},
 		{"no backends", "catalogs: {w: {type: hadoop, warehouse: ./wh}}\nobjectTypes: [{apiName: A, table: w.a.b, backend: cluster}]\n", `objectTypes[0].backend: backend "cluster" is not configured (there is no backends section)`},
-		// Until the daemon writes a type to its backend, naming one is
-		// refused: never indexed in the embedded index instead.
-		{"backend not served yet", strings.Replace(backendBase, "table: w.ops.flights", "table: w.ops.flights\n    backend: cluster", 1), "objectTypes[0].backend: the opensearch backend does not serve object types yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

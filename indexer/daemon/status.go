@@ -55,6 +55,9 @@ type TypeStatus struct {
 	// MergeOnRead is "index" when the type indexes merge-on-read delete
 	// files (mergeOnRead: index); absent when it refuses them.
 	MergeOnRead objects.MergeOnReadPolicy `json:"mergeOnRead,omitempty"`
+	// Backend is how the type's writes to and reads from its search
+	// backend went (absent: the embedded index only).
+	Backend *indexer.BackendStatus `json:"backend,omitempty"`
 	// LastError is the error of the last build or poll, cleared by the next
 	// successful build (null: none).
 	LastError   *indexer.ErrorInfo  `json:"lastError"`
@@ -150,7 +153,7 @@ func (d *Daemon) NotReady() []string { return d.ix.NotReady() }
 // without one reports this.
 func EngineStatus(es indexer.Status) TypeStatus {
 	st := TypeStatus{ObjectType: es.ObjectType, Table: es.Table, State: StateIdle, InvalidRows: indexer.InvalidRows{Samples: []changelog.InvalidRow{}},
-		RecentBuilds: []BuildRecord{}, MergeOnRead: es.MergeOnRead}
+		RecentBuilds: []BuildRecord{}, MergeOnRead: es.MergeOnRead, Backend: es.Backend}
 	if cp := es.Checkpoint; cp != nil {
 		st.CheckpointSnapshotID, st.Generation, st.Objects, st.builtAt = cp.SnapshotID, cp.Generation, cp.Objects, cp.BuiltAt
 		st.InvalidRows.Count = cp.InvalidRows.Count

@@ -8,6 +8,8 @@
 //
 //	types/<ObjectType>/checkpoint      JSON checkpoint (indexer.Checkpoint): what the index reflects
 //	types/<ObjectType>/build           JSON BuildState: a full build in progress
+//	types/<ObjectType>/backendVersion  uvarint: the last version reserved for the type's writes
+//	                                   to its search backend (DB.ReserveVersion)
 //	types/<ObjectType>/gen-<n>/        one generation:
 //	    objects    key -> uvarint file id | uvarint document | 8-byte row hash | object encoding
 //	    files      data file path -> uvarint id | uvarint size | uvarint records

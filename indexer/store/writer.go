@@ -71,6 +71,8 @@ type Writer struct {
 	lastCarry carryMemo
 	// cursor reads the objects Lookup looks up (writer_cursor.go).
 	cursor objectsCursor
+	// beforeCommit, when set, runs before every commit (BeforeCommit).
+	beforeCommit func() error
 }
 
 // OpenWriter opens a writer on a generation of an object type (creating it
@@ -157,6 +159,12 @@ func (w *Writer) Finish(version uint64) {
 	w.version, w.finish = version, true
 }
 
+// BeforeCommit makes every commit run fn first, and roll back instead
+// when it fails: a full build's search backend acknowledges the objects a
+// chunk holds before the chunk commits, since a resumed build skips the
+// rows of the committed chunks.
+func (w *Writer) BeforeCommit(fn func() error) { w.beforeCommit = fn }
+
 // Gen is the generation in the open transaction.
 func (w *Writer) Gen() *Gen { return w.b }
 
@@ -214,8 +222,15 @@ func (w *Writer) flush() error {
 	return putJSON(tb, keyBuild, w.state)
 }
 
-// Commit commits the open transaction; fn, if set, runs inside it first.
+// Commit commits the open transaction: BeforeCommit's function first, then
+// fn, if set, inside it.
 func (w *Writer) Commit(fn func() error) error {
+	if w.beforeCommit != nil {
+		if err := w.beforeCommit(); err != nil {
+			w.Rollback()
+			return err
+		}
+	}
 	if err := w.flush(); err != nil {
 		w.Rollback()
 		return err

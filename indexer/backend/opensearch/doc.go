@@ -2,9 +2,8 @@
 // OpenSearch index per generation of an object type in step with the
 // type's builds, and its reader answers the engine's queries
 // (indexer/query) from the type's alias, both through the official client
-// (github.com/opensearch-project/opensearch-go/v4). The daemon does not
-// call it yet: the config check refuses a type that names a backend until
-// it does.
+// (github.com/opensearch-project/opensearch-go/v4). The indexer calls it
+// for every object type that names a backend (indexer/backend*.go).
 //
 // # Names
 //
@@ -38,8 +37,9 @@
 //
 // The version must grow with every batch a type sends: Iceberg's
 // sequence numbers do on format 2 tables, but are all 0 on format 1
-// tables and go back on a rollback, so the caller that wires builds to
-// Write keeps its own per-type version (see the package's issue).
+// tables and go back on a rollback, so the indexer keeps its own per-type
+// version, a counter in its store bumped before each batch goes out
+// (store.DB.ReserveVersion).
 //
 // One key appears once in a bulk request: of two changes of a key in one
 // batch, the last wins (the second would otherwise meet the first's

@@ -190,6 +190,25 @@ func (w *Writer) setKnown(index string, exists bool) {
 	}
 }
 
+// Exists reports whether generation gen's index exists.
+func (w *Writer) Exists(ctx context.Context, gen uint64) (bool, error) {
+	index := w.Index(gen)
+	resp, err := w.c.client.Indices.Exists(ctx, opensearchapi.IndicesExistsReq{Indices: []string{index}})
+	if resp != nil && resp.StatusCode == 404 {
+		return false, nil
+	}
+	if err != nil {
+		if resp == nil {
+			if ctx.Err() != nil {
+				return false, ctx.Err()
+			}
+			return false, &UnreachableError{Cluster: w.c.opts.Name, URLs: w.c.opts.URLs, Err: err}
+		}
+		return false, fmt.Errorf("opensearch cluster %q: index %s: %w", w.c.opts.Name, index, err)
+	}
+	return true, nil
+}
+
 // mustExist refuses to write to an index that is not there: the bulk API
 // would create it with a guessed mapping.
 func (w *Writer) mustExist(ctx context.Context, index string) error {
@@ -199,18 +218,13 @@ func (w *Writer) mustExist(ctx context.Context, index string) error {
 	if known {
 		return nil
 	}
-	resp, err := w.c.client.Indices.Exists(ctx, opensearchapi.IndicesExistsReq{Indices: []string{index}})
-	if resp != nil && resp.StatusCode == 404 {
-		return fmt.Errorf("opensearch cluster %q: index %s does not exist (CreateIndex first)", w.c.opts.Name, index)
-	}
+	gen, _ := w.generation(index)
+	ok, err := w.Exists(ctx, gen)
 	if err != nil {
-		if resp == nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return &UnreachableError{Cluster: w.c.opts.Name, URLs: w.c.opts.URLs, Err: err}
-		}
-		return fmt.Errorf("opensearch cluster %q: index %s: %w", w.c.opts.Name, index, err)
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("opensearch cluster %q: index %s does not exist (CreateIndex first)", w.c.opts.Name, index)
 	}
 	w.setKnown(index, true)
 	return nil

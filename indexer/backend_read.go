@@ -1,0 +1,107 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ontoindex/ontoindex/indexer/backend/opensearch"
+	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// The read side of a type's search backend: a view of a type with a
+// backend answers searches and aggregations from the backend's reader,
+// the objects of a page from the view's own generation (snapshot or
+// store), as the engine path does. What the backend cannot answer, the
+// embedded index, still kept for every type, answers: relevance order,
+// pages over the backend's result window, and queries the backend refuses
+// (doc.go of package opensearch lists them). A backend that cannot be
+// reached fails the read.
+
+// maxBackendPage is the largest page the backend's reader takes
+// (index.max_result_window - 1).
+const maxBackendPage = 9999
+
+// backendAnswers reports whether the view's backend answers q.
+func (v *View) backendAnswers(q *query.Search) bool {
+	return v.backend != nil && !q.Relevance && q.PageSize <= maxBackendPage
+}
+
+// backendSearch is Search answered by the backend.
+func (v *View) backendSearch(ctx context.Context, q *query.Search) (*Page, error) {
+	res, err := v.backend.Search(ctx, q)
+	if err == nil {
+		return v.backendPage(res, q)
+	}
+	var embedded *Page
+	if ferr := v.fallback(ctx, err, func() error { var err error; embedded, err = v.search(ctx, q, true); return err }); ferr != nil {
+		return nil, ferr
+	}
+	return embedded, nil
+}
+
+// backendAggregate is Aggregate answered by the backend.
+func (v *View) backendAggregate(ctx context.Context, q *query.Aggregate) (*query.AggregateResult, error) {
+	res, err := v.backend.Aggregate(ctx, q)
+	if err == nil {
+		return res, nil
+	}
+	var embedded *query.AggregateResult
+	if ferr := v.fallback(ctx, err, func() error { var err error; embedded, err = v.embeddedAggregate(ctx, q); return err }); ferr != nil {
+		return nil, ferr
+	}
+	return embedded, nil
+}
+
+// fallback decides what a read the backend failed with err returns: an
+// unreachable backend's error (named by the type), or, when the embedded
+// index refuses the read too, its error, which the API knows how to
+// report (a bad filter); nil when the embedded index answers it, which
+// embedded has done (the backend refused a read the engine answers),
+// counted in the type's backend status.
+func (v *View) fallback(ctx context.Context, err error, embedded func() error) error {
+	name := v.cp.Type.APIName
+	var ue *opensearch.UnreachableError
+	if errors.As(err, &ue) || ctx.Err() != nil {
+		return fmt.Errorf("object type %s: %w", name, err)
+	}
+	if eerr := embedded(); eerr != nil {
+		return eerr
+	}
+	if st := v.ix.backendStats(name); st != nil {
+		st.fellBack(err)
+	}
+	v.ix.log.DebugContext(ctx, "the backend refused a read: the embedded index answered", "objectType", name, "error", err)
+	return nil
+}
+
+// backendPage is the page of the keys the backend found, their objects
+// read from the view. A key the view does not hold (the backend took a
+// build's changes that the view's version is before) is left out: the
+// view's objects are the ones it serves.
+func (v *View) backendPage(res *opensearch.Result, q *query.Search) (*Page, error) {
+	p := &Page{Next: res.Next, Total: res.Total, sort: q.Sort}
+	if v.snap.Readable() {
+		docs := make([]uint32, 0, len(res.Keys))
+		for _, k := range res.Keys {
+			if d, ok := v.snap.Lookup(k); ok {
+				docs = append(docs, d)
+			}
+		}
+		v.snap.Prefetch(docs)
+		p.snap, p.docs = v.snap, docs
+		return p, nil
+	}
+	objs, err := v.GetMany(res.Keys)
+	if err != nil {
+		return nil, err
+	}
+	p.keys, p.objects = make([][]byte, 0, len(objs)), make([]*objects.Object, 0, len(objs))
+	for i, o := range objs {
+		if o != nil {
+			p.keys, p.objects = append(p.keys, res.Keys[i]), append(p.objects, o)
+		}
+	}
+	return p, nil
+}
