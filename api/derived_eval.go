@@ -69,6 +69,11 @@ func (s *Server) readAll(ctx context.Context, v *indexer.View, f *query.Filter) 
 // evalDerived computes the derived properties of the objects f matches in
 // the set's type.
 func (d *setDecoder) evalDerived(ctx context.Context, typ string, f *query.Filter, der *wire.Derived) (*derivedRows, error) {
+	release, err := d.claimDerived(ctx, typ, f, der)
+	if err != nil {
+		return nil, err
+	}
+	defer release() // outside a request's middleware; within, the response gives it back
 	v := d.views[typ]
 	p, err := d.s.readAll(ctx, v, f)
 	if err != nil {
