@@ -105,8 +105,8 @@ const (
 	// request was allowed to compute.
 	DefaultWriteMargin = 30 * time.Second
 	// DefaultMaxDerivedObjects is two evaluations over a 10M-object type
-	// and the 10M objects of one link: about 40 bytes an object of weight
-	// at peak, so 1.6 GB (docs/configuration.md).
+	// and the 10M objects of one link: about 32 bytes an object of weight
+	// (docs/benchmarks.md), so 1.3 GB.
 	DefaultMaxDerivedObjects = 40_000_000
 )
 
