@@ -121,11 +121,9 @@ func accumulateNumbers(def *wire.DerivedDef, n int, visit func(add func(origins 
 			}
 		}
 	})
-	if counts != nil {
-		for j, c := range counts {
-			if c > 0 {
-				sums[j] /= float64(c)
-			}
+	for j, c := range counts { // an average's
+		if c > 0 {
+			sums[j] /= float64(c)
 		}
 	}
 	return column{floats: sums, null: null}
