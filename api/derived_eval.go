@@ -309,45 +309,6 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 	return out, nil
 }
 
-// originsByValue groups the origins of a page's objects by their value
-// of property i; firsts are the objects that hold each distinct value
-// first (values reads them, when an OpIn needs them).
-func originsByValue(lv *level, i int) (*joinIndex, []int32) {
-	p, t := lv.page, lv.t
-	by := &joinIndex{size: p.Len()}
-	var sc objects.Scalar
-	if integerKey(t.Properties[i].Type.Kind) {
-		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-		for j := range p.Len() {
-			if k, ok := keyAt(p, t, j, i, &sc); ok && len(lv.origins(j)) > 0 {
-				lo, hi = min(lo, k.n), max(hi, k.n)
-			}
-		}
-		by.denseKeys(lo, hi)
-	}
-	// At most one first an object: sized once, as growing it by appends
-	// allocated five times its size at a million objects (a heap profile).
-	firsts := make([]int32, 0, p.Len())
-	for j := range p.Len() {
-		origins := lv.origins(j)
-		if len(origins) == 0 {
-			continue // reached from no source object: nothing to follow
-		}
-		k, ok := keyAt(p, t, j, i, &sc)
-		if !ok {
-			continue
-		}
-		have, seen := by.get(k)
-		if !seen {
-			firsts = append(firsts, int32(j))
-			by.set(k, origins) // shared (capped) until a second object has the value
-			continue
-		}
-		by.set(k, append(have, origins...))
-	}
-	return by, firsts
-}
-
 // values are property i of the objects js of a page.
 func values(p *indexer.Page, t *objects.Type, i int, js []int32) []any {
 	out := make([]any, len(js))
@@ -355,38 +316,6 @@ func values(p *indexer.Page, t *objects.Type, i int, js []int32) []any {
 		out[n] = cellValue(p, t, int(j), i)
 	}
 	return out
-}
-
-// keyAt reads property i of object j of a page as a join key; ok is
-// false for a null (or a list: keys are scalars, objects.CheckLink).
-func keyAt(p *indexer.Page, t *objects.Type, j, i int, sc *objects.Scalar) (joinKey, bool) {
-	rw := row{t: t, p: p, j: j}
-	if !p.FromIndex() {
-		rw = row{t: t, o: p.Object(j)}
-	}
-	if list := rw.cell(i, sc); list != nil || sc.Null {
-		return joinKey{}, false
-	}
-	switch k := t.Properties[i].Type.Kind; {
-	case integerKey(k):
-		return joinKey{n: sc.Int}, true
-	case k == objects.KindString:
-		return joinKey{s: sc.Str, str: true}, true
-	case k == objects.KindTimestamp, k == objects.KindTimestampTZ:
-		return joinKey{n: sc.Time.UnixNano()}, true
-	default:
-		return joinKey{s: valueKey(sc.Value(k)), str: true}, true
-	}
-}
-
-// integerKey reports whether values of kind k are join keys by their
-// integer (Scalar.Int).
-func integerKey(k objects.Kind) bool {
-	switch k {
-	case objects.KindInteger, objects.KindLong, objects.KindDate, objects.KindTime, objects.KindBoolean:
-		return true
-	}
-	return false
 }
 
 // inOrAll is the filter of the objects of v whose prop is one of the n
