@@ -24,7 +24,10 @@ type derivedRows struct {
 	base   *objects.Type // the stored type
 	t      *objects.Type // base with the derived properties appended
 	page   *indexer.Page
-	values [][]any // values[k][j]: derived property k of object j
+	values []column // values[k]: derived property k of each object
+	// source is the set's objects as the level every selection starts
+	// from; nil until the first selection.
+	source *level
 	// levels are the chains of links followed, by their hops: selections
 	// over the same chain (a count and a sum of the same orders) follow it
 	// once.
@@ -34,7 +37,7 @@ type derivedRows struct {
 // value is property i of the extended type of object j.
 func (rs *derivedRows) value(j, i int) any {
 	if n := len(rs.base.Properties); i >= n {
-		return rs.values[i-n][j]
+		return rs.values[i-n].at(j)
 	}
 	return cellValue(rs.page, rs.base, j, i)
 }
@@ -69,6 +72,11 @@ func (s *Server) readAll(ctx context.Context, v *indexer.View, f *query.Filter) 
 // evalDerived computes the derived properties of the objects f matches in
 // the set's type.
 func (d *setDecoder) evalDerived(ctx context.Context, typ string, f *query.Filter, der *wire.Derived) (*derivedRows, error) {
+	release, err := d.claimDerived(ctx, typ, f, der)
+	if err != nil {
+		return nil, err
+	}
+	defer release() // outside a request's middleware; within, the response gives it back
 	v := d.views[typ]
 	p, err := d.s.readAll(ctx, v, f)
 	if err != nil {
@@ -86,7 +94,7 @@ func (d *setDecoder) evalDerived(ctx context.Context, typ string, f *query.Filte
 }
 
 // evalDef is the value of def for each object of rs.
-func (d *setDecoder) evalDef(ctx context.Context, rs *derivedRows, def *wire.DerivedDef) ([]any, error) {
+func (d *setDecoder) evalDef(ctx context.Context, rs *derivedRows, def *wire.DerivedDef) (column, error) {
 	n := rs.page.Len()
 	switch def.Kind {
 	case wire.DerivedSelection:
@@ -97,13 +105,13 @@ func (d *setDecoder) evalDef(ctx context.Context, rs *derivedRows, def *wire.Der
 		for j := range out {
 			out[j] = rs.value(j, i)
 		}
-		return out, nil
+		return column{anys: out}, nil
 	}
-	kids := make([][]any, len(def.Kids))
+	kids := make([]column, len(def.Kids))
 	for k, kid := range def.Kids {
 		vals, err := d.evalDef(ctx, rs, kid)
 		if err != nil {
-			return nil, err
+			return column{}, err
 		}
 		kids[k] = vals
 	}
@@ -111,30 +119,50 @@ func (d *setDecoder) evalDef(ctx context.Context, rs *derivedRows, def *wire.Der
 	args := make([]any, len(kids))
 	for j := range out {
 		for k := range kids {
-			args[k] = kids[k][j]
+			args[k] = kids[k].at(j)
 		}
 		out[j] = compute(def, args)
 	}
-	return out, nil
+	return column{anys: out}, nil
 }
 
 // level is the objects a chain of links reached: each with the source
-// objects (positions in the source page) it was reached from.
+// objects (positions in the source page) it was reached from, all in one
+// slice (a slice of slices was 24 bytes an object more).
 type level struct {
-	t       *objects.Type
-	page    *indexer.Page
-	origins [][]int32
+	t    *objects.Type
+	page *indexer.Page
+	// The origins of object j are of[at[j]:at[j+1]]; without at (the
+	// source level), of[j:j+1].
+	at, of []int32
+}
+
+// origins are the source objects object j of the level was reached from
+// (capped: appending to them copies).
+func (lv *level) origins(j int) []int32 {
+	if lv.at == nil {
+		return lv.of[j : j+1 : j+1]
+	}
+	a, b := lv.at[j], lv.at[j+1]
+	return lv.of[a:b:b]
+}
+
+// sourceLevel is the set's objects, each its own origin.
+func (rs *derivedRows) sourceLevel() level {
+	if rs.source == nil {
+		self := make([]int32, rs.page.Len())
+		for j := range self {
+			self[j] = int32(j)
+		}
+		rs.source = &level{t: rs.base, page: rs.page, of: self}
+	}
+	return *rs.source
 }
 
 // evalSelection follows the selection's links and accumulates its
 // operation per source object.
-func (d *setDecoder) evalSelection(ctx context.Context, rs *derivedRows, def *wire.DerivedDef) ([]any, error) {
-	lv := level{t: rs.base, page: rs.page, origins: make([][]int32, rs.page.Len())}
-	self := make([]int32, len(lv.origins))
-	for j := range lv.origins {
-		self[j] = int32(j)
-		lv.origins[j] = self[j : j+1 : j+1]
-	}
+func (d *setDecoder) evalSelection(ctx context.Context, rs *derivedRows, def *wire.DerivedDef) (column, error) {
+	lv := rs.sourceLevel()
 	chain := ""
 	for _, h := range def.Hops {
 		chain += fmt.Sprintf("%s.%s[%v];", h.From, h.Link, h.Filter)
@@ -144,11 +172,10 @@ func (d *setDecoder) evalSelection(ctx context.Context, rs *derivedRows, def *wi
 		}
 		var err error
 		if lv, err = d.hop(ctx, lv, h); err != nil {
-			return nil, err
+			return column{}, err
 		}
 		rs.levels[chain] = lv
 	}
-	accs := make([]accumulator, rs.page.Len())
 	prop := -1
 	if def.Property != "" {
 		prop = lv.t.PropertyIndex(def.Property)
@@ -162,19 +189,25 @@ func (d *setDecoder) evalSelection(ctx context.Context, rs *derivedRows, def *wi
 			numbers = true
 		}
 	}
-	for j, origins := range lv.origins {
+	if numericSelection(def, numbers) {
+		return accumulateNumbers(def, rs.page.Len(), func(add func([]int32, float64, bool)) {
+			for j := range lv.page.Len() {
+				origins := lv.origins(j)
+				switch {
+				case len(origins) == 0:
+				case def.Op == "count":
+					add(origins, 0, false)
+				default:
+					x, ok := numberAt(lv.page, lv.t, j, prop, &sc)
+					add(origins, x, ok)
+				}
+			}
+		}), nil
+	}
+	accs := make([]accumulator, rs.page.Len())
+	for j := range lv.page.Len() {
+		origins := lv.origins(j)
 		if len(origins) == 0 {
-			continue
-		}
-		if numbers {
-			x, ok := numberAt(lv.page, lv.t, j, prop, &sc)
-			if !ok {
-				continue
-			}
-			for _, o := range origins {
-				accs[o].n++
-				accs[o].sum += x
-			}
 			continue
 		}
 		var val any
@@ -189,7 +222,7 @@ func (d *setDecoder) evalSelection(ctx context.Context, rs *derivedRows, def *wi
 	for j := range accs {
 		out[j] = accs[j].result(def)
 	}
-	return out, nil
+	return column{anys: out}, nil
 }
 
 // hop follows one link from the objects of lv: the objects of the
@@ -213,7 +246,7 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 		sourceProp, targetProp = l.SourceProperty, tt.PrimaryKey[0]
 	}
 	si := lv.t.PropertyIndex(sourceProp)
-	byValue, firsts := originsByValue(lv.page, lv.t, si, lv.origins)
+	byValue, firsts := originsByValue(&lv, si)
 	n, vals := len(firsts), func() []any { return values(lv.page, lv.t, si, firsts) }
 	if l.Table != "" {
 		jv := d.views[l.Table]
@@ -224,7 +257,7 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 		jt := jv.Type()
 		si, ti := jt.PropertyIndex(l.SourceProperty), jt.PropertyIndex(l.TargetProperty)
 		next := &joinIndex{}
-		var tos []int // the join rows that name each target first
+		var tos []int32 // the join rows that name each target first
 		var sc objects.Scalar
 		for j := range jp.Len() {
 			k, ok := keyAt(jp, jt, j, si, &sc)
@@ -241,7 +274,7 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 			}
 			have, seen := next.get(tk)
 			if !seen {
-				tos = append(tos, j)
+				tos = append(tos, int32(j))
 			}
 			next.set(tk, append(have, from...))
 		}
@@ -253,98 +286,36 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 		return level{}, err
 	}
 	ti := tt.PropertyIndex(targetProp)
-	out := level{t: tt, page: tp, origins: make([][]int32, tp.Len())}
+	out := level{t: tt, page: tp, at: make([]int32, tp.Len()+1), of: make([]int32, 0, tp.Len())}
 	var sc objects.Scalar
-	for j := range out.origins {
+	for j := range tp.Len() {
+		out.at[j] = int32(len(out.of))
 		k, ok := keyAt(tp, tt, j, ti, &sc)
 		if !ok {
 			continue
 		}
 		from, _ := byValue.get(k)
-		if len(from) > 1 {
-			from = slices.Clone(from)
-			slices.Sort(from)
-			from = slices.Compact(from)
+		start := len(out.of)
+		if len(from) > math.MaxInt32-start {
+			return level{}, fmt.Errorf("link %s.%s: over %d links from the source objects", h.From, h.Link, math.MaxInt32)
 		}
-		out.origins[j] = from
+		out.of = append(out.of, from...)
+		if len(from) > 1 {
+			slices.Sort(out.of[start:])
+			out.of = out.of[:start+len(slices.Compact(out.of[start:]))]
+		}
 	}
+	out.at[tp.Len()] = int32(len(out.of))
 	return out, nil
 }
 
-// originsByValue groups the origins of a page's objects by their value
-// of property i; firsts are the objects that hold each distinct value
-// first (values reads them, when an OpIn needs them).
-func originsByValue(p *indexer.Page, t *objects.Type, i int, origins [][]int32) (*joinIndex, []int) {
-	by := &joinIndex{size: p.Len()}
-	var sc objects.Scalar
-	if integerKey(t.Properties[i].Type.Kind) {
-		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
-		for j := range p.Len() {
-			if k, ok := keyAt(p, t, j, i, &sc); ok && len(origins[j]) > 0 {
-				lo, hi = min(lo, k.n), max(hi, k.n)
-			}
-		}
-		by.denseKeys(lo, hi)
-	}
-	var firsts []int
-	for j := range p.Len() {
-		if len(origins[j]) == 0 {
-			continue // reached from no source object: nothing to follow
-		}
-		k, ok := keyAt(p, t, j, i, &sc)
-		if !ok {
-			continue
-		}
-		have, seen := by.get(k)
-		if !seen {
-			firsts = append(firsts, j)
-			by.set(k, slices.Clip(origins[j])) // shared until a second object has the value
-			continue
-		}
-		by.set(k, append(have, origins[j]...))
-	}
-	return by, firsts
-}
-
 // values are property i of the objects js of a page.
-func values(p *indexer.Page, t *objects.Type, i int, js []int) []any {
+func values(p *indexer.Page, t *objects.Type, i int, js []int32) []any {
 	out := make([]any, len(js))
 	for n, j := range js {
-		out[n] = cellValue(p, t, j, i)
+		out[n] = cellValue(p, t, int(j), i)
 	}
 	return out
-}
-
-// keyAt reads property i of object j of a page as a join key; ok is
-// false for a null (or a list: keys are scalars, objects.CheckLink).
-func keyAt(p *indexer.Page, t *objects.Type, j, i int, sc *objects.Scalar) (joinKey, bool) {
-	rw := row{t: t, p: p, j: j}
-	if !p.FromIndex() {
-		rw = row{t: t, o: p.Object(j)}
-	}
-	if list := rw.cell(i, sc); list != nil || sc.Null {
-		return joinKey{}, false
-	}
-	switch k := t.Properties[i].Type.Kind; {
-	case integerKey(k):
-		return joinKey{n: sc.Int}, true
-	case k == objects.KindString:
-		return joinKey{s: sc.Str, str: true}, true
-	case k == objects.KindTimestamp, k == objects.KindTimestampTZ:
-		return joinKey{n: sc.Time.UnixNano()}, true
-	default:
-		return joinKey{s: valueKey(sc.Value(k)), str: true}, true
-	}
-}
-
-// integerKey reports whether values of kind k are join keys by their
-// integer (Scalar.Int).
-func integerKey(k objects.Kind) bool {
-	switch k {
-	case objects.KindInteger, objects.KindLong, objects.KindDate, objects.KindTime, objects.KindBoolean:
-		return true
-	}
-	return false
 }
 
 // inOrAll is the filter of the objects of v whose prop is one of the n

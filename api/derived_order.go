@@ -16,7 +16,7 @@ import (
 type ordering struct {
 	rs   *derivedRows
 	sort []sortField
-	cols [][]any // cols[k][j]: sort field k of object j
+	cols []column // cols[k]: sort field k of each object
 }
 
 func newOrdering(rs *derivedRows, sort []sortField) *ordering {
@@ -32,32 +32,15 @@ func newOrdering(rs *derivedRows, sort []sortField) *ordering {
 		for j := range col {
 			col[j] = cellValue(rs.page, rs.base, j, i)
 		}
-		o.cols = append(o.cols, col)
+		o.cols = append(o.cols, column{anys: col})
 	}
 	return o
 }
 
-// compareValue orders two values of sort field k.
-func (o *ordering) compareValue(k int, a, b any) int {
-	switch {
-	case a == nil && b == nil:
-		return 0
-	case a == nil:
-		return 1
-	case b == nil:
-		return -1
-	}
-	c := compareValues(a, b)
-	if o.sort[k].desc {
-		c = -c
-	}
-	return c
-}
-
 // compare orders objects a and b.
 func (o *ordering) compare(a, b int) int {
-	for k, col := range o.cols {
-		if c := o.compareValue(k, col[a], col[b]); c != 0 {
+	for k := range o.cols {
+		if c := o.cols[k].compareAt(a, b, o.sort[k].desc); c != 0 {
 			return c
 		}
 	}
@@ -66,8 +49,8 @@ func (o *ordering) compare(a, b int) int {
 
 // compareTo orders object j against a position.
 func (o *ordering) compareTo(j int, at position) int {
-	for k, col := range o.cols {
-		if c := o.compareValue(k, col[j], at.values[k]); c != 0 {
+	for k := range o.cols {
+		if c := compareNullsLast(o.cols[k].at(j), at.values[k], o.sort[k].desc); c != 0 {
 			return c
 		}
 	}
@@ -77,8 +60,8 @@ func (o *ordering) compareTo(j int, at position) int {
 // position is where object j stands.
 func (o *ordering) position(j int) position {
 	p := position{key: o.rs.page.Key(j), values: make([]any, len(o.cols))}
-	for k, col := range o.cols {
-		p.values[k] = col[j]
+	for k := range o.cols {
+		p.values[k] = o.cols[k].at(j)
 	}
 	return p
 }

@@ -142,7 +142,7 @@ func (p *derivedPage) appendJSON(b []byte) []byte {
 		stored := p.rows.page.Object(j)
 		copy(o.Values[:base], stored.Values)
 		for k := range p.rows.values {
-			o.Values[base+k] = p.rows.values[k][j]
+			o.Values[base+k] = p.rows.values[k].at(j)
 		}
 		b = p.r.appendObject(b, p.rows.page.Key(j), o)
 	}

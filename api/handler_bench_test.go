@@ -108,6 +108,8 @@ func BenchmarkHandler(b *testing.B) {
 			`{"objectSet":{"type":"searchAround","objectSet":{"type":"filter","objectSet":{"type":"base","objectType":"Customer"},"where":{"type":"and","value":[{"type":"eq","field":"city","value":"Oslo"},{"type":"gte","field":"balance","value":400000},{"type":"lt","field":"balance","value":480000}]}},"link":"orders"},"orderBy":{"fields":[{"field":"id","direction":"asc"}]},"pageSize":100}`},
 		{"groupby", http.MethodPost, "/api/v2/ontologies/bench/objects/Customer/aggregate",
 			`{"aggregation":[{"type":"count"}],"where":{"type":"eq","field":"active","value":true},"groupBy":[{"type":"exact","field":"city"}]}`},
+		{"derived", http.MethodPost, "/api/v2/ontologies/bench/objectSets/loadObjects",
+			`{"objectSet":{"type":"withProperties","objectSet":{"type":"base","objectType":"Customer"},"derivedProperties":{"orderCount":{"type":"selection","objectSet":{"type":"searchAround","objectSet":{"type":"methodInput"},"link":"orders"},"operation":{"type":"count"}},"orderTotal":{"type":"selection","objectSet":{"type":"searchAround","objectSet":{"type":"methodInput"},"link":"orders"},"operation":{"type":"sum","selectedPropertyApiName":"amount"}}}},"orderBy":{"fields":[{"field":"orderTotal","direction":"desc"}]},"pageSize":100}`},
 		{"count", http.MethodPost, "/api/v2/ontologies/bench/objects/Customer/aggregate",
 			`{"aggregation":[{"type":"count"}],"where":{"type":"and","value":[{"type":"gte","field":"balance","value":100000},{"type":"lt","field":"balance","value":200000}]},"groupBy":[]}`},
 	} {

@@ -20,6 +20,7 @@ const (
 	MetricHTTPRequestDuration = "ontoindex_http_request_duration_seconds"
 	MetricHTTPInFlight        = "ontoindex_http_requests_in_flight"
 	MetricHTTPQueued          = "ontoindex_http_requests_queued_total"
+	MetricDerivedQueued       = "ontoindex_http_derived_queued_total"
 )
 
 // RouteUnmatched is the route label of requests that match no route.
@@ -31,6 +32,9 @@ type httpMetrics struct {
 	duration *prometheus.HistogramVec
 	inFlight prometheus.Gauge
 	queued   prometheus.Counter // requests that waited for a slot (admit.go)
+	// derivedQueued counts the derived evaluations that waited for
+	// their weight (derived_budget.go).
+	derivedQueued prometheus.Counter
 }
 
 // newHTTPMetrics registers the request metrics with reg.
@@ -44,8 +48,10 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricHTTPInFlight, Help: "HTTP requests being served now."}),
 		queued: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricHTTPQueued,
 			Help: "API requests that waited for one of server.maxConcurrentRequests slots."}),
+		derivedQueued: prometheus.NewCounter(prometheus.CounterOpts{Name: MetricDerivedQueued,
+			Help: "Derived property evaluations that waited for their objects of server.maxDerivedObjects."}),
 	}
-	if err := registerAll(reg, "http", m.requests, m.duration, m.inFlight, m.queued); err != nil {
+	if err := registerAll(reg, "http", m.requests, m.duration, m.inFlight, m.queued, m.derivedQueued); err != nil {
 		return nil, err
 	}
 	return m, nil

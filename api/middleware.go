@@ -35,6 +35,7 @@ type requestInfo struct {
 	principal *Principal
 	route     *routeMetrics // set by the route's handler; nil for unmatched paths
 	slot      chan struct{} // the admission slot held until the response starts (admit.go)
+	derived   []func()      // give back the weights of derived evaluations, when the response starts (derived_budget.go)
 }
 
 func requestInfoFrom(ctx context.Context) *requestInfo {
@@ -56,6 +57,7 @@ func (w *statusWriter) WriteHeader(code int) {
 	if w.info.status == 0 {
 		w.info.status = code
 		w.info.leave()
+		w.info.dropDerived()
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -64,6 +66,7 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.info.status == 0 {
 		w.info.status = http.StatusOK
 		w.info.leave()
+		w.info.dropDerived()
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.info.bytes += int64(n)
@@ -112,6 +115,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 
 // done counts and logs a served request.
 func (s *Server) done(r *http.Request, info *requestInfo, start time.Time) {
+	info.dropDerived() // if the response never started
 	elapsed := time.Since(start)
 	s.hm.inFlight.Dec()
 	route := s.routeOf(r, info)

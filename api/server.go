@@ -72,16 +72,17 @@ type Server struct {
 	auth     *authenticator
 	log      *slog.Logger
 	handler  http.Handler
-	mux      *chi.Mux      // the router of handler, for routeOf (middleware.go)
-	ops      opsState      // ops.go
-	hm       *httpMetrics  // metrics.go
-	layouts  sync.Map      // type name -> *layout, render.go
-	mappings sync.Map      // interface and types -> *interfaceMapping, interface_objects.go
-	views    sync.Map      // viewKey -> *cachedView, objectset_interfaces.go
-	console  http.Handler  // Options.Console
-	slots    chan struct{} // admit.go; nil: no bound
-	certs    *certificates // tls.go; nil without server.tls
-	stream   *streamHub    // stream_hub.go
+	mux      *chi.Mux       // the router of handler, for routeOf (middleware.go)
+	ops      opsState       // ops.go
+	hm       *httpMetrics   // metrics.go
+	layouts  sync.Map       // type name -> *layout, render.go
+	mappings sync.Map       // interface and types -> *interfaceMapping, interface_objects.go
+	views    sync.Map       // viewKey -> *cachedView, objectset_interfaces.go
+	console  http.Handler   // Options.Console
+	slots    chan struct{}  // admit.go; nil: no bound
+	derived  *derivedBudget // derived_budget.go; nil: no bound
+	certs    *certificates  // tls.go; nil without server.tls
+	stream   *streamHub     // stream_hub.go
 	// temporary holds the object sets of createTemporary (temporary_sets.go).
 	temporary *temporarySets
 	// listings holds the snapshots of listings with snapshot: true
@@ -108,6 +109,7 @@ func New(engine Engine, opts Options) (*Server, error) {
 	if n := s.cfg.MaxConcurrentRequests; n > 0 {
 		s.slots = make(chan struct{}, n)
 	}
+	s.derived = newDerivedBudget(s.cfg.MaxDerivedObjects)
 	if t := s.cfg.TLS; t.Enabled() {
 		t.CertFile, t.KeyFile = cfg.Path(t.CertFile), cfg.Path(t.KeyFile)
 		if t.ClientCAFile != "" {

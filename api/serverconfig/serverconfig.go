@@ -45,6 +45,13 @@ type Server struct {
 	// once; the others wait in turn (0: DefaultRequestsPerCPU per CPU the
 	// process may use; -1: no bound).
 	MaxConcurrentRequests int `yaml:"maxConcurrentRequests" json:"maxConcurrentRequests"`
+	// MaxDerivedObjects bounds the objects that the derived property
+	// evaluations in flight read into memory, over all requests: each
+	// evaluation is weighed, before it reads, by the objects of its set
+	// and those its links may reach; the others wait in turn, and one
+	// heavier than the whole bound runs alone (0: DefaultMaxDerivedObjects;
+	// -1: no bound).
+	MaxDerivedObjects int64 `yaml:"maxDerivedObjects" json:"maxDerivedObjects"`
 	// TLS, when its certFile is set, serves HTTPS (and HTTP/2) instead of
 	// cleartext HTTP/1.1 (tls.go).
 	TLS TLS `yaml:"tls" json:"tls"`
@@ -97,6 +104,10 @@ const (
 	// the end of the headers, so a shorter one could cut a response the
 	// request was allowed to compute.
 	DefaultWriteMargin = 30 * time.Second
+	// DefaultMaxDerivedObjects is two evaluations over a 10M-object type
+	// and the 10M objects of one link: about 32 bytes an object of weight
+	// (docs/benchmarks.md), so 1.3 GB.
+	DefaultMaxDerivedObjects = 40_000_000
 )
 
 // Auth configures bearer-token authentication. With no tokens the
@@ -195,6 +206,12 @@ func Validate(s *Server, a *Auth, isType func(apiName string) bool) []error {
 		bad("server.maxConcurrentRequests", "must be positive, 0 for the default or -1 for no bound")
 	case s.MaxConcurrentRequests == 0:
 		s.MaxConcurrentRequests = DefaultRequestsPerCPU * runtime.GOMAXPROCS(0)
+	}
+	switch {
+	case s.MaxDerivedObjects < -1:
+		bad("server.maxDerivedObjects", "must be positive, 0 for the default or -1 for no bound")
+	case s.MaxDerivedObjects == 0:
+		s.MaxDerivedObjects = DefaultMaxDerivedObjects
 	}
 	switch {
 	case s.MaxBodyBytes < 0:

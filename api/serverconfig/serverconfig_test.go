@@ -32,6 +32,7 @@ func TestValidate_defaults(t *testing.T) {
 		Listen: "127.0.0.1:8080", MaxBodyBytes: 1 << 20, DefaultPageSize: 1000, MaxPageSize: 10000,
 		RequestTimeout: 30 * time.Second, ShutdownTimeout: 10 * time.Second, MaxWhereDepth: 32, MaxWhereClauses: 1000,
 		MaxQueryTerms: 100000, MaxAggregationGroups: 10000, MaxConcurrentRequests: 4 * runtime.GOMAXPROCS(0),
+		MaxDerivedObjects: 40_000_000,
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second, WriteTimeout: 2 * time.Minute,
 		IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10,
 		Subscriptions: serverconfig.Subscriptions{MaxPerConnection: 1000, MaxTotal: 100_000, MaxConnections: 10_000,
@@ -54,7 +55,7 @@ func TestValidate(t *testing.T) {
 		yaml  string
 		field string // "" for a valid config
 	}{
-		{"set values", "server: {listen: '0.0.0.0:9000', maxBodyBytes: 2048, maxPageSize: 50, defaultPageSize: 10, requestTimeout: 5s, maxWhereDepth: 4, maxWhereClauses: 9, maxQueryTerms: 7, maxAggregationGroups: 3, maxConcurrentRequests: 5}\nauth: {tokens: [{name: app, token: '${APP_TOKEN}', objectTypes: ['*']}]}", ""},
+		{"set values", "server: {listen: '0.0.0.0:9000', maxBodyBytes: 2048, maxPageSize: 50, defaultPageSize: 10, requestTimeout: 5s, maxWhereDepth: 4, maxWhereClauses: 9, maxQueryTerms: 7, maxAggregationGroups: 3, maxConcurrentRequests: 5, maxDerivedObjects: 1000}\nauth: {tokens: [{name: app, token: '${APP_TOKEN}', objectTypes: ['*']}]}", ""},
 		{"token by digest", "auth: {tokens: [{name: app, sha256: " + hexDigest + ", objectTypes: [Person]}]}", ""},
 		{"ipv6 loopback", "server: {listen: '[::1]:8080'}", ""},
 		{"localhost", "server: {listen: 'localhost:8080'}", ""},
@@ -67,6 +68,8 @@ func TestValidate(t *testing.T) {
 		{"negative depth", "server: {maxWhereDepth: -1}", "server.maxWhereDepth"},
 		{"no bound on requests", "server: {maxConcurrentRequests: -1}", ""},
 		{"bad bound on requests", "server: {maxConcurrentRequests: -2}", "server.maxConcurrentRequests"},
+		{"no bound on derived objects", "server: {maxDerivedObjects: -1}", ""},
+		{"bad bound on derived objects", "server: {maxDerivedObjects: -2}", "server.maxDerivedObjects"},
 		{"anonymous on all interfaces", "server: {listen: ':8080'}", "auth.tokens"},
 		{"anonymous on a public address", "server: {listen: '192.0.2.7:8080'}", "auth.tokens"},
 		{"token without name", "auth: {tokens: [{token: '${APP_TOKEN}', objectTypes: ['*']}]}", "auth.tokens[0].name"},
@@ -100,7 +103,7 @@ func TestValidate(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if tt.name == "set values" && (cfg.Server.MaxPageSize != 50 || cfg.Server.RequestTimeout != 5*time.Second || cfg.Server.MaxAggregationGroups != 3 || cfg.Server.MaxConcurrentRequests != 5) {
+				if tt.name == "set values" && (cfg.Server.MaxPageSize != 50 || cfg.Server.RequestTimeout != 5*time.Second || cfg.Server.MaxAggregationGroups != 3 || cfg.Server.MaxConcurrentRequests != 5 || cfg.Server.MaxDerivedObjects != 1000) {
 					t.Fatalf("got %+v", cfg.Server)
 				}
 				return
