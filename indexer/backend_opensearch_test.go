@@ -106,17 +106,7 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 		// Chunks of 50 rows: the build fails after the backend took the
 		// third chunk's objects, before the store committed it.
 		f := newBackendFixture(t, c.URL(), "resume-", 4, func(cfg *config.Config) { cfg.Build.ChunkRows = 50 })
-		var mu sync.Mutex
-		writes := 0
-		injected := errors.New("injected")
-		indexer.SetAfterBackend(f.ix, func(_, step string) error {
-			mu.Lock()
-			defer mu.Unlock()
-			if writes++; writes == 3 {
-				return injected
-			}
-			return nil
-		})
+		injected := failAtWrite(f.ix, 3)
 		if _, err := f.ix.Build(f.ctx, "Item", indexer.BuildOptions{}); !errors.Is(err, injected) {
 			t.Fatalf("build: %v, want the injected failure", err)
 		}
@@ -137,17 +127,7 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 		if err := f.tbl.Append(f.ctx, f.rows(19700, "more")); err != nil {
 			t.Fatal(err)
 		}
-		var mu sync.Mutex
-		writes := 0
-		injected := errors.New("injected")
-		indexer.SetAfterBackend(f.ix, func(_, step string) error {
-			mu.Lock()
-			defer mu.Unlock()
-			if writes++; writes == 4 {
-				return injected
-			}
-			return nil
-		})
+		injected := failAtWrite(f.ix, 4)
 		if _, err := f.ix.Build(f.ctx, "Item", indexer.BuildOptions{}); !errors.Is(err, injected) {
 			t.Fatalf("build: %v, want the injected failure", err)
 		}
@@ -274,4 +254,21 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 			t.Fatalf("backend status after the cluster returned: %+v", st.Backend)
 		}
 	})
+}
+
+// failAtWrite makes the n-th write of ix to its backend (counting from 1)
+// fail with the error it returns, once the backend took it.
+func failAtWrite(ix *indexer.Indexer, n int) error {
+	var mu sync.Mutex
+	writes := 0
+	injected := errors.New("injected")
+	indexer.SetAfterBackend(ix, func(_, step string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if writes++; writes == n {
+			return injected
+		}
+		return nil
+	})
+	return injected
 }
