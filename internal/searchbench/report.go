@@ -284,3 +284,14 @@ func notes(r *Report) []string {
 	}
 	return n
 }
+
+// measuredLine is a query's figures as the progress shows them once it is
+// measured: q/s and p50 of each side and their ratio.
+func measuredLine(q QueryReport) string {
+	line := fmt.Sprintf("ontoindex %s q/s p50 %s ms, PostgreSQL %s q/s p50 %s ms", stat(q.Ontoindex, "qps"), stat(q.Ontoindex, "p50"),
+		stat(q.Postgres, "qps"), stat(q.Postgres, "p50"))
+	if q.Ontoindex != nil && q.Postgres != nil && q.Postgres.QPS > 0 {
+		line += ", ratio " + num(q.Ontoindex.QPS/q.Postgres.QPS)
+	}
+	return line
+}

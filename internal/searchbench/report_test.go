@@ -45,3 +45,25 @@ func TestReport_targets(t *testing.T) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
+
+func TestMeasuredLine(t *testing.T) {
+	st := func(qps, p50 float64) *Stats { return &Stats{Requests: 1, QPS: qps, P50Ms: p50} }
+	for _, tc := range []struct {
+		name string
+		q    QueryReport
+		want string
+	}{
+		{"both sides", QueryReport{Ontoindex: st(1483, 37.3), Postgres: st(1197, 37.8)},
+			"ontoindex 1483 q/s p50 37.3 ms, PostgreSQL 1197 q/s p50 37.8 ms, ratio 1.24"},
+		{"PostgreSQL only", QueryReport{Postgres: st(15, 3022)},
+			"ontoindex - q/s p50 - ms, PostgreSQL 15 q/s p50 3022 ms"},
+		{"ontoindex only", QueryReport{Ontoindex: st(20, 2)},
+			"ontoindex 20 q/s p50 2.00 ms, PostgreSQL - q/s p50 - ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := measuredLine(tc.q); got != tc.want {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
