@@ -108,14 +108,7 @@ func (m *morWriter) cowStep(tb testing.TB, step int) {
 	case op < 75:
 		what, err = "compaction", f.tb.Compact(ctx)
 	case op < 93:
-		var ancestors []int64
-		md := f.tb.T.Metadata()
-		for s := md.CurrentSnapshot(); s != nil && s.ParentSnapshotID != nil; {
-			s = md.SnapshotByID(*s.ParentSnapshotID)
-			if s != nil {
-				ancestors = append(ancestors, s.SnapshotID)
-			}
-		}
+		ancestors := f.tb.Ancestors()
 		if len(ancestors) == 0 {
 			return
 		}

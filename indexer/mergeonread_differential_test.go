@@ -141,14 +141,7 @@ func (m *morWriter) step(tb testing.TB, step int) {
 	case op < 88:
 		what, err = "compaction", f.tb.Compact(ctx)
 	case op < 95:
-		var ancestors []int64
-		md := f.tb.T.Metadata()
-		for s := md.CurrentSnapshot(); s != nil && s.ParentSnapshotID != nil; {
-			s = md.SnapshotByID(*s.ParentSnapshotID)
-			if s != nil {
-				ancestors = append(ancestors, s.SnapshotID)
-			}
-		}
+		ancestors := f.tb.Ancestors()
 		if len(ancestors) == 0 {
 			return
 		}

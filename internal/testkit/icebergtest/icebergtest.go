@@ -269,6 +269,19 @@ func (t *Table) Rollback(ctx context.Context, snapshotID int64) error {
 	return t.Commit(ctx, func(tx *table.Transaction) error { return tx.RollbackToSnapshot(snapshotID) })
 }
 
+// Ancestors lists the ids of the current snapshot's ancestors, its
+// parent first: the snapshots Rollback may go back to.
+func (t *Table) Ancestors() []int64 {
+	var ids []int64
+	md := t.T.Metadata()
+	for s := md.CurrentSnapshot(); s != nil && s.ParentSnapshotID != nil; {
+		if s = md.SnapshotByID(*s.ParentSnapshotID); s != nil {
+			ids = append(ids, s.SnapshotID)
+		}
+	}
+	return ids
+}
+
 // ReadRows reads every row of a snapshot (0 = current) with all deletes
 // applied, as JSON-like maps, independently of the indexer.
 func (t *Table) ReadRows(ctx context.Context, snapshotID int64) ([]Row, error) {
