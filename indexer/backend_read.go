@@ -31,49 +31,42 @@ func (v *View) backendAnswers(q *query.Search) bool {
 // backendSearch is Search answered by the backend.
 func (v *View) backendSearch(ctx context.Context, q *query.Search) (*Page, error) {
 	res, err := v.backend.Search(ctx, q)
-	if err == nil {
-		return v.backendPage(res, q)
+	if err != nil {
+		return fallBack(ctx, v, err, func() (*Page, error) { return v.search(ctx, q, true) })
 	}
-	var embedded *Page
-	if ferr := v.fallback(ctx, err, func() error { var err error; embedded, err = v.search(ctx, q, true); return err }); ferr != nil {
-		return nil, ferr
-	}
-	return embedded, nil
+	return v.backendPage(res, q)
 }
 
 // backendAggregate is Aggregate answered by the backend.
 func (v *View) backendAggregate(ctx context.Context, q *query.Aggregate) (*query.AggregateResult, error) {
 	res, err := v.backend.Aggregate(ctx, q)
-	if err == nil {
-		return res, nil
+	if err != nil {
+		return fallBack(ctx, v, err, func() (*query.AggregateResult, error) { return v.embeddedAggregate(ctx, q) })
 	}
-	var embedded *query.AggregateResult
-	if ferr := v.fallback(ctx, err, func() error { var err error; embedded, err = v.embeddedAggregate(ctx, q); return err }); ferr != nil {
-		return nil, ferr
-	}
-	return embedded, nil
+	return res, nil
 }
 
-// fallback decides what a read the backend failed with err returns: an
-// unreachable backend's error (named by the type), or, when the embedded
-// index refuses the read too, its error, which the API knows how to
-// report (a bad filter); nil when the embedded index answers it, which
-// embedded has done (the backend refused a read the engine answers),
-// counted in the type's backend status.
-func (v *View) fallback(ctx context.Context, err error, embedded func() error) error {
+// fallBack answers a read the backend failed with err: an unreachable
+// backend's error (named by the type); else the embedded index's answer,
+// or its error when it refuses the read too (a bad filter, which the API
+// knows how to report). An embedded answer to a read the backend refused
+// is counted in the type's backend status.
+func fallBack[T any](ctx context.Context, v *View, err error, embedded func() (T, error)) (T, error) {
 	name := v.cp.Type.APIName
 	var ue *opensearch.UnreachableError
 	if errors.As(err, &ue) || ctx.Err() != nil {
-		return fmt.Errorf("object type %s: %w", name, err)
+		var zero T
+		return zero, fmt.Errorf("object type %s: %w", name, err)
 	}
-	if eerr := embedded(); eerr != nil {
-		return eerr
+	out, eerr := embedded()
+	if eerr != nil {
+		return out, eerr
 	}
 	if st := v.ix.backendStats(name); st != nil {
 		st.fellBack(err)
 	}
 	v.ix.log.DebugContext(ctx, "the backend refused a read: the embedded index answered", "objectType", name, "error", err)
-	return nil
+	return out, nil
 }
 
 // backendPage is the page of the keys the backend found, their objects
