@@ -25,7 +25,9 @@ import (
 // served, so a heavy request is not passed over forever), and give them
 // back when their response starts: a response is rendered into memory
 // before it starts (admit.go), and the objects are garbage then. A
-// request waits at most until its deadline, or until its client leaves.
+// request waits at most until its deadline, or until its client leaves,
+// and only for its first set: a second set of the same request takes its
+// weight if it is free and runs without it otherwise (acquireMore).
 //
 // A request heavier than the whole budget takes all of it and runs
 // alone, rather than being refused: its weight is a bound that a
@@ -65,6 +67,28 @@ func (b *derivedBudget) acquire(ctx context.Context, weight int64, waited func()
 			return nil, fmt.Errorf("wait for %d objects of server.maxDerivedObjects: %w", w, err)
 		}
 	}
+	return b.took(w), nil
+}
+
+// acquireMore is acquire for a request that already holds weight (a
+// second set with derived properties): it takes weight only when it is
+// free, and never waits, since waiting while holding would wait on
+// itself when the two weights pass the budget, or on another request that
+// holds some and waits for the rest. The release it returns gives back
+// what it took (nothing, when it took nothing).
+func (b *derivedBudget) acquireMore(weight int64) (release func()) {
+	if b == nil {
+		return func() {}
+	}
+	w := min(max(weight, 1), b.size)
+	if !b.sem.TryAcquire(w) {
+		return func() {}
+	}
+	return b.took(w)
+}
+
+// took records w taken from the semaphore and returns its release.
+func (b *derivedBudget) took(w int64) func() {
 	now := b.held.Add(w)
 	for p := b.peak.Load(); now > p && !b.peak.CompareAndSwap(p, now); p = b.peak.Load() {
 	}
@@ -74,7 +98,7 @@ func (b *derivedBudget) acquire(ctx context.Context, weight int64, waited func()
 			b.held.Add(-w)
 			b.sem.Release(w)
 		}
-	}, nil
+	}
 }
 
 // claimDerived takes the weight of an evaluation of der over the objects
@@ -91,11 +115,16 @@ func (d *setDecoder) claimDerived(ctx context.Context, typ string, f *query.Filt
 	if err != nil {
 		return nil, err
 	}
+	info := requestInfoFrom(ctx)
+	if info != nil && len(info.derived) > 0 {
+		info.holdDerived(s.derived.acquireMore(weight))
+		return func() {}, nil
+	}
 	release, err := s.derived.acquire(ctx, weight, s.hm.derivedQueued.Inc)
 	if err != nil {
 		return nil, err
 	}
-	if info := requestInfoFrom(ctx); info != nil {
+	if info != nil {
 		info.holdDerived(release)
 		return func() {}, nil
 	}

@@ -61,6 +61,30 @@ func TestDerivedBudget_acquire(t *testing.T) {
 			t.Fatal("acquire with the budget held and a cancelled context: no error")
 		}
 	})
+	t.Run("more for a holder never waits", func(t *testing.T) {
+		b := newDerivedBudget(10)
+		release, err := b.acquire(context.Background(), 8, func() {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		more := b.acquireMore(8) // not free: taken nowhere, no wait
+		if got := b.held.Load(); got != 8 {
+			t.Fatalf("held %d after more than is free, want 8", got)
+		}
+		more()
+		if got := b.held.Load(); got != 8 {
+			t.Fatalf("held %d after releasing what was not taken, want 8", got)
+		}
+		less := b.acquireMore(2) // free: taken
+		if got := b.held.Load(); got != 10 {
+			t.Fatalf("held %d after 2 more that were free, want 10", got)
+		}
+		less()
+		release()
+		if got := b.held.Load(); got != 0 || !b.sem.TryAcquire(10) {
+			t.Fatalf("held %d at the end, want 0 and the whole budget free", got)
+		}
+	})
 	t.Run("no bound", func(t *testing.T) {
 		if b := newDerivedBudget(-1); b != nil {
 			t.Fatalf("budget of -1: %+v, want none", b)
