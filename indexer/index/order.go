@@ -38,6 +38,9 @@ type orderBlock struct {
 type ties interface {
 	exactOf(d uint32) string
 	keyOf(d uint32) string
+	// exactParts reports whether exactOf may return more than "": when
+	// not, the pres alone order the values.
+	exactParts() bool
 }
 
 // entry is a (value, key, document) that an order holds or will hold.
@@ -198,6 +201,7 @@ type noTies struct{}
 
 func (noTies) exactOf(uint32) string { return "" }
 func (noTies) keyOf(uint32) string   { return "" }
+func (noTies) exactParts() bool      { return false }
 
 // update returns a copy of o without the removed entries and with the
 // added ones. Both hold the values and keys the entries have (removed:

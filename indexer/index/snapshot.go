@@ -201,12 +201,14 @@ func (t propertyTies) exactOf(d uint32) string {
 	return t.col.get(d).exact
 }
 func (t propertyTies) keyOf(d uint32) string { return t.keys.get(d) }
+func (t propertyTies) exactParts() bool      { return t.col.exact }
 
 // keyTies breaks ties in the primary-key order: the exact part is the key.
 type keyTies struct{ keys *keyColumn }
 
 func (t keyTies) exactOf(d uint32) string { return t.keys.get(d) }
 func (t keyTies) keyOf(d uint32) string   { return t.keys.get(d) }
+func (keyTies) exactParts() bool          { return true }
 
 func keyEntry(key string, d uint32) entry {
 	return entry{value: valueKey{pre: keyPre(key), exact: key}, key: key, doc: d}
