@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 )
@@ -57,6 +58,29 @@ func (s *Server) admit(next http.Handler) http.Handler {
 		defer info.leave() // if the response never started
 		next.ServeHTTP(w, r)
 	})
+}
+
+// rejoin takes an admission slot again for a request that gave its own
+// back (leave) while it waited for something other requests hold: a
+// derived evaluation's weight (derived_budget.go). Waiting so holds no
+// slot, so that gets and searches go on beside requests that wait; it
+// waits like admit, at most as long as ctx lives.
+func (s *Server) rejoin(ctx context.Context, info *requestInfo) error {
+	if s.slots == nil || info.slot != nil {
+		return nil
+	}
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		s.hm.queued.Inc()
+		select {
+		case s.slots <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	info.slot = s.slots
+	return nil
 }
 
 // leave gives back the request's admission slot, if it holds one.

@@ -26,7 +26,8 @@ import (
 // back when their response starts: a response is rendered into memory
 // before it starts (admit.go), and the objects are garbage then. A
 // request waits at most until its deadline, or until its client leaves,
-// and only for its first set: a second set of the same request takes its
+// without its admission slot (admit.go's rejoin), and only for its first
+// set: a second set of the same request takes its
 // weight if it is free and runs without it otherwise (acquireMore).
 //
 // A request heavier than the whole budget takes all of it and runs
@@ -120,9 +121,22 @@ func (d *setDecoder) claimDerived(ctx context.Context, typ string, f *query.Filt
 		info.holdDerived(s.derived.acquireMore(weight))
 		return func() {}, nil
 	}
-	release, err := s.derived.acquire(ctx, weight, s.hm.derivedQueued.Inc)
+	left := false
+	release, err := s.derived.acquire(ctx, weight, func() {
+		s.hm.derivedQueued.Inc()
+		if info != nil && info.slot != nil {
+			info.leave() // while it waits: see rejoin
+			left = true
+		}
+	})
 	if err != nil {
 		return nil, err
+	}
+	if left {
+		if err := s.rejoin(ctx, info); err != nil {
+			release()
+			return nil, fmt.Errorf("wait for a slot of server.maxConcurrentRequests: %w", err)
+		}
 	}
 	if info != nil {
 		info.holdDerived(release)

@@ -150,6 +150,35 @@ func TestDerived_budget(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	t.Run("a request waiting for the weight holds no admission slot", func(t *testing.T) {
+		// One slot: were it held by the waiting request, the search
+		// after it would wait until its deadline (a RequestTimeout).
+		e := mustLinksEnv(t, 25, budget(300, 20*time.Second), func(c *config.Config) { c.Server.MaxConcurrentRequests = 1 })
+		release := api.HoldDerived(e.api, 200)
+		done := make(chan error, 1)
+		go func() {
+			status, m, err := postDerived(e, derivedTopBody(4))
+			if err == nil {
+				err = checkTop(e, status, m, 4)
+			}
+			done <- err
+		}()
+		for api.DerivedQueued(e.api) < 1 {
+			select {
+			case err := <-done:
+				t.Fatalf("the request answered while the budget was held (err %v)", err)
+			case <-time.After(time.Millisecond):
+			}
+		}
+		page := e.ok(t, http.MethodPost, ontologyPath+"/objects/Customer/search", map[string]any{"pageSize": 2})
+		if data, _ := page["data"].([]any); len(data) != 2 {
+			t.Fatalf("search beside the waiting request: %v", page)
+		}
+		release()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("a request that waits past its deadline is a RequestTimeout", func(t *testing.T) {
 		e := mustLinksEnv(t, 24, budget(300, 50*time.Millisecond))
 		release := api.HoldDerived(e.api, 300)
