@@ -34,20 +34,19 @@ func (s *Snapshot) Distinct(ctx context.Context, f *query.Filter, limits query.L
 	if !pi.nulls.IsEmpty() && bm.Intersects(pi.nulls) {
 		bm = roaring.AndNot(bm, pi.nulls)
 	}
-	docs := bm.ToArray()
-	if err := ctx.Err(); err != nil {
+	if !pi.column.exact {
+		return distinctPres(ctx, pi, bm)
+	}
+	vks := make([]valueKey, 0, bm.GetCardinality())
+	err = eachDocs(ctx, bm, func(docs []uint32) {
+		for _, d := range docs {
+			vks = append(vks, pi.column.get(d))
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
-	var vks []valueKey
-	if pi.column.exact {
-		vks = make([]valueKey, len(docs))
-		for i, d := range docs {
-			vks[i] = pi.column.get(d)
-		}
-		slices.SortFunc(vks, compareValueKeys)
-	} else {
-		vks = distinctPres(pi.column, docs)
-	}
+	slices.SortFunc(vks, compareValueKeys)
 	vks = slices.CompactFunc(vks, func(a, b valueKey) bool { return compareValueKeys(a, b) == 0 })
 	out := make([]any, len(vks))
 	for i, vk := range vks {
@@ -56,19 +55,47 @@ func (s *Snapshot) Distinct(ctx context.Context, f *query.Filter, limits query.L
 	return out, nil
 }
 
-// distinctPres is the values of a column without exact parts at docs, in
-// order. A link from a hundred thousand customers reads as many cold
-// lines: the loop that reads them does nothing else, so that the
-// processor overlaps the misses, and the pres are sorted by radix.
-func distinctPres(c *column, docs []uint32) []valueKey {
-	ps := make([]rankedPair, len(docs))
-	for i, d := range docs {
-		ps[i] = rankedPair{pre: c.get(d).pre, rank: uint32(i)}
+// distinctPres is Distinct of a property whose values are their pres
+// alone (numbers, dates). A link from a hundred thousand customers reads
+// as many cold lines in the column: the loop that reads them does nothing
+// else, so that the processor overlaps the misses; the pres are then
+// sorted by radix and made unique in place (16 bytes a document at most,
+// with the output).
+func distinctPres(ctx context.Context, pi *propertyIndex, bm *roaring.Bitmap) ([]any, error) {
+	ps := make([]rankedPair, 0, bm.GetCardinality())
+	err := eachDocs(ctx, bm, func(docs []uint32) {
+		for _, d := range docs {
+			ps = append(ps, rankedPair{pre: pi.column.get(d).pre, rank: uint32(len(ps))})
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	sortRanked(ps)
-	vks := make([]valueKey, len(ps))
-	for i, p := range ps {
-		vks[i].pre = p.pre
+	n := 0
+	for _, p := range ps {
+		if n == 0 || p.pre != ps[n-1].pre {
+			ps[n] = p
+			n++
+		}
 	}
-	return vks
+	out := make([]any, n)
+	for i, p := range ps[:n] {
+		out[i] = valueOf(pi.elementType, valueKey{pre: p.pre})
+	}
+	return out, nil
+}
+
+// eachDocs calls fn with the documents of bm in order, a few thousand at
+// a time, until ctx ends.
+func eachDocs(ctx context.Context, bm *roaring.Bitmap, fn func(docs []uint32)) error {
+	buf := make([]uint32, 4096)
+	it := bm.ManyIterator()
+	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fn(buf[:n])
+	}
+	return nil
 }
