@@ -184,6 +184,10 @@
 // the alias. A page asks for PageSize+1 hits to know whether a next page
 // exists, so PageSize is at most index.max_result_window-1 (9999).
 // totalCount is exact (track_total_hits: true); NoTotal turns it off.
+// Every search is sent with allow_partial_search_results false: a shard
+// that no copy answered (a node gone before a replica took over) fails
+// the search, where the cluster's default answers with the other shards'
+// hits, a wrong answer that looks right.
 // Relevance order and Limits.MaxTerms are not supported.
 //
 // Aggregations walk a composite aggregation of one terms source per exact
