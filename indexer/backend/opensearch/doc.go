@@ -46,8 +46,14 @@
 // version and be refused). Items the cluster rejects for load (429) are
 // sent again with a growing wait; a document the cluster refuses (a value
 // its mapping cannot parse) fails the batch with a *RejectedError naming
-// the object's primary key and the property; a cluster that does not
-// answer fails it with an *UnreachableError naming the cluster. A batch
+// the object's primary key and the property; writes the cluster could
+// not take for want of an active primary (a shard's node gone with no
+// in-sync replica, past the bulk's timeout of a minute) fail it with an
+// *UnavailableError; a cluster that does not answer fails it with an
+// *UnreachableError naming the cluster. A generation's index is created
+// with wait_for_active_shards all, so that its replicas are in sync
+// before the first write: one still recovering when its primary's node
+// goes could not be promoted. A batch
 // has been acknowledged when Write returns nil: the caller moves its
 // checkpoint only then.
 //

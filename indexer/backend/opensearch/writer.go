@@ -65,9 +65,20 @@ func (w *Writer) CreateIndex(ctx context.Context, gen uint64) error {
 		return err
 	}
 	index := w.Index(gen)
-	resp, err := w.c.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: index, Body: bytes.NewReader(body)})
+	// The creation waits until every copy of every shard has started
+	// (up to the request's timeout, 30s): a replica that is still
+	// recovering when the build's first writes go out is not in sync, and
+	// should its primary's node go, the shard would have no copy to
+	// promote and every write to it would wait for that node to return.
+	resp, err := w.c.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: index, Body: bytes.NewReader(body),
+		Params: opensearchapi.IndicesCreateParams{WaitForActiveShards: "all"}})
 	if err != nil && errorType(err) != "resource_already_exists_exception" {
 		return w.c.check(ctx, "create index "+index, resp, err)
+	}
+	if err == nil && !resp.ShardsAcknowledged {
+		// A copy could not start in time (a node short of the replicas):
+		// the build goes on with the copies there are.
+		w.c.log.WarnContext(ctx, "opensearch index created without all its shard copies started", "index", index)
 	}
 	w.c.log.DebugContext(ctx, "opensearch index created", "index", index, "existed", err != nil)
 	w.setKnown(index, true)
