@@ -51,9 +51,10 @@
 // in-sync replica, past the bulk's timeout of a minute) fail it with an
 // *UnavailableError; a cluster that does not answer fails it with an
 // *UnreachableError naming the cluster. A generation's index is created
-// with wait_for_active_shards all, so that its replicas are in sync
-// before the first write: one still recovering when its primary's node
-// goes could not be promoted. A batch
+// waiting for as many copies of its shards as the cluster's data nodes
+// hold (wait_for_active_shards), so that its replicas are in sync before
+// the first write: one still recovering when its primary's node goes
+// could not be promoted. A batch
 // has been acknowledged when Write returns nil: the caller moves its
 // checkpoint only then.
 //
