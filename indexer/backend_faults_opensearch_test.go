@@ -26,7 +26,8 @@ import (
 // the cluster and the next one catches up; every query answered is the
 // embedded index's answer or an error naming the cluster, never another
 // answer; and after the last build each type's index, read from its
-// primaries and from its replicas, holds exactly the table's rows.
+// primaries and from its replicas, holds exactly the table's rows. Then
+// a shard without a replica loses its node (checkNoCopyLeft).
 func TestIndexer_Build_openSearchNodeKilled(t *testing.T) {
 	testStart := time.Now()
 	c := opensearchtest.Must(t, opensearchtest.Options{Nodes: 3})
@@ -141,7 +142,9 @@ func TestIndexer_Build_openSearchNodeKilled(t *testing.T) {
 	for _, p := range phases {
 		t.Logf("queries %s: %d answered, %d failed with an error naming the cluster (%v)", p.name, p.ok.Load(), p.failed.Load(), p.errors())
 	}
-	t.Logf("reads the embedded index answered for the backend: %d; wall time %s", st.Backend.Fallbacks, time.Since(testStart).Round(100*time.Millisecond))
+	t.Logf("reads the embedded index answered for the backend: %d", st.Backend.Fallbacks)
+	t.Run("a shard with no copy left", func(t *testing.T) { checkNoCopyLeft(t, c, threeNodes) })
+	t.Logf("wall time %s", time.Since(testStart).Round(100*time.Millisecond))
 }
 
 // faultBuilder runs a type's builds while a test kills nodes: a full

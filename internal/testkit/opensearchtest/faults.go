@@ -73,11 +73,18 @@ func (c *Cluster) Manager(ctx context.Context, i int) (int, error) {
 	if code != http.StatusOK || json.Unmarshal(body, &managers) != nil || len(managers) != 1 {
 		return 0, fmt.Errorf("OpenSearch cluster manager: %d %s", code, body)
 	}
-	k := slices.IndexFunc(c.nodes, func(n *node) bool { return n.name == managers[0].Node })
-	if k < 0 {
+	k, ok := c.Node(managers[0].Node)
+	if !ok {
 		return 0, fmt.Errorf("OpenSearch cluster manager %q is no node of the cluster", managers[0].Node)
 	}
 	return k, nil
+}
+
+// Node is the index of the node named name (node.name, as _cat APIs
+// write it); false for none.
+func (c *Cluster) Node(name string) (int, bool) {
+	k := slices.IndexFunc(c.nodes, func(n *node) bool { return n.name == name })
+	return k, k >= 0
 }
 
 // names are the names of the cluster's nodes.
