@@ -170,7 +170,7 @@ func queryLoop(ctx context.Context, t *testing.T, f *backendFixture, phase *atom
 		// Room for the nodes on a shared machine.
 		select {
 		case <-ctx.Done():
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }

@@ -89,7 +89,7 @@ func TestIndexer_Build_openSearchNodeKilled(t *testing.T) {
 		joined := time.Since(start)
 		phases = append(phases, &queryTally{name: fmt.Sprintf("node-%d back", i)})
 		phase.Store(phases[len(phases)-1])
-		b.waitBuilds(t, 2)
+		b.waitBuilds(t, 1) // while its shards recover
 		if err := c.WaitHealth(t.Context(), "green"); err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func TestIndexer_Build_openSearchNodeKilled(t *testing.T) {
 		t.Fatal("the builds stopped before the full build's third write")
 	}
 	kill(first, fmt.Sprintf("during the full build, after %d batches", b.written.Load()))
-	b.waitBuilds(t, 4) // the full build (or its retries), then incremental ones
+	b.waitBuilds(t, 3) // the full build (or its retries), then incremental ones
 	restart(first)
 
 	// Round two: the cluster manager, between and during incremental builds.
@@ -118,7 +118,7 @@ func TestIndexer_Build_openSearchNodeKilled(t *testing.T) {
 	}
 	b.waitBuilds(t, 1)
 	kill(second, "during incremental builds")
-	b.waitBuilds(t, 3)
+	b.waitBuilds(t, 2)
 	restart(second)
 
 	b.halt()
@@ -200,7 +200,7 @@ func (b *faultBuilder) run(t *testing.T) {
 		b.ok++
 		b.end()
 		// Room for the nodes and the queries on a shared machine.
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(250 * time.Millisecond)
 	}
 }
 
