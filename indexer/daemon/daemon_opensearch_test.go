@@ -4,6 +4,7 @@ package daemon_test
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/ontoindex/ontoindex/internal/testkit/opensearchtest"
 	"github.com/ontoindex/ontoindex/internal/testkit/peopletest"
 	"github.com/ontoindex/ontoindex/objects"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // TestDaemon_Run_openSearch: the daemon builds a type with an OpenSearch
@@ -35,7 +37,20 @@ func TestDaemon_Run_openSearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := indexertest.Open(t, cfg)
-	d := mustRunDaemon(t, ix, daemon.Options{})
+	reg := prometheus.NewRegistry()
+	d := mustRunDaemon(t, ix, daemon.Options{Registerer: reg})
+	series := map[string]string{"backend": "cluster", "object_type": "Person"}
+	metric := func(name string, labels ...string) float64 {
+		t.Helper()
+		l := maps.Clone(series)
+		for i := 0; i+1 < len(labels); i += 2 {
+			l[labels[i]] = labels[i+1]
+		}
+		if !hasSeries(t, reg, name, l) {
+			t.Fatalf("no series %s%v", name, l)
+		}
+		return metricValue(t, reg, name, l)
+	}
 	// found is how many people the cluster finds in Lisbon, and in all.
 	found := func() (lisbon, all int64) {
 		t.Helper()
@@ -65,6 +80,13 @@ func TestDaemon_Run_openSearch(t *testing.T) {
 	if lisbon, all := found(); lisbon != 6 || all != 23 {
 		t.Fatalf("after the append the cluster finds %d in Lisbon, %d in all; want 6 and 23", lisbon, all)
 	}
+	writes := metric(daemon.MetricBackendBulkWrites)
+	if writes < 2 || metric(daemon.MetricBackendBulkDuration) != writes || metric(daemon.MetricBackendDocuments, "result", "indexed") != 23 ||
+		metric(daemon.MetricBackendFailures) != 0 || metric(daemon.MetricBackendLagSeconds) != 0 {
+		t.Fatalf("backend metrics after two builds: %v writes (%v timed), %v documents indexed, %v failures, lag %v; want 2 or more, 23, none, 0",
+			writes, metric(daemon.MetricBackendBulkDuration), metric(daemon.MetricBackendDocuments, "result", "indexed"),
+			metric(daemon.MetricBackendFailures), metric(daemon.MetricBackendLagSeconds))
+	}
 
 	p.Down(t)
 	before := tbl.T.CurrentSnapshot().SnapshotID
@@ -77,10 +99,16 @@ func TestDaemon_Run_openSearch(t *testing.T) {
 	if st.CheckpointSnapshotID != before || !strings.Contains(st.LastError.Message, `"cluster"`) || st.Backend.LagSeconds <= 0 {
 		t.Fatalf("status with the cluster down: checkpoint %d (want %d), error %q, backend %+v", st.CheckpointSnapshotID, before, st.LastError.Message, st.Backend)
 	}
+	if failures, lag := metric(daemon.MetricBackendFailures), metric(daemon.MetricBackendLagSeconds); failures == 0 || lag <= 0 {
+		t.Fatalf("backend metrics with the cluster down: %v failures, lag %v", failures, lag)
+	}
 
 	p.Up(t)
 	daemontest.WaitStatus(t, d.Daemon, "Person", "catching up after the cluster returned", daemontest.UpToDate(tbl))
 	if lisbon, all := found(); lisbon != 7 || all != 27 {
 		t.Fatalf("after the cluster returned it finds %d in Lisbon, %d in all; want 7 and 27", lisbon, all)
+	}
+	if lag := metric(daemon.MetricBackendLagSeconds); lag != 0 {
+		t.Fatalf("backend lag %v after the cluster returned", lag)
 	}
 }

@@ -169,6 +169,8 @@ func metricValue(tb testing.TB, reg *prometheus.Registry, name string, labels ma
 				return m.GetGauge().GetValue()
 			case m.Histogram != nil:
 				return float64(m.GetHistogram().GetSampleCount())
+			case m.Summary != nil:
+				return float64(m.GetSummary().GetSampleCount())
 			}
 		}
 	}

@@ -8,9 +8,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Metric names. Every metric has the label object_type; build metrics also
-// have kind (full, incremental, none), and the build counter result (ok, or
-// the error code of a failed build, such as MERGE_ON_READ).
+// Metric names (the search backends' are in metrics_backend.go). Every
+// metric has the label object_type; build metrics also have kind (full,
+// incremental, none), and the build counter result (ok, or the error code
+// of a failed build, such as MERGE_ON_READ).
 const (
 	MetricBuilds          = "ontoindex_builds_total"
 	MetricBuildDuration   = "ontoindex_build_duration_seconds"
@@ -160,7 +161,7 @@ var (
 )
 
 func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descBuildsRunning, descLagSeconds, descLagSnapshots, descObjects, descGeneration, descCheckpointAge, descState} {
+	for _, d := range append([]*prometheus.Desc{descBuildsRunning, descLagSeconds, descLagSnapshots, descObjects, descGeneration, descCheckpointAge, descState}, backendDescs()...) {
 		ch <- d
 	}
 }
@@ -189,6 +190,7 @@ func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 			g(descState, v, string(s))
 		}
+		collectBackend(ch, st.ObjectType, st.Backend)
 	}
 	ch <- prometheus.MustNewConstMetric(descBuildsRunning, prometheus.GaugeValue, float64(running))
 }

@@ -283,7 +283,7 @@ func (r *Reader) search(ctx context.Context, body map[string]any, out any) error
 	if err != nil {
 		return err
 	}
-	return r.do(ctx, "aggregate "+r.alias, &opensearchapi.SearchReq{Indices: []string{r.alias}, Body: strings.NewReader(string(raw))}, out)
+	return r.do(ctx, "aggregate "+r.alias, &opensearchapi.SearchReq{Indices: []string{r.alias}, Body: strings.NewReader(string(raw)), Params: wholeResults()}, out)
 }
 
 // group is the group of a composite key (its metrics not read yet).

@@ -151,6 +151,7 @@ func (w *Writer) sendOnce(ctx context.Context, index string, ops []op, st *Stats
 	}
 	var again []op
 	var rejected *RejectedError
+	var unavailable *UnavailableError
 	for i, item := range resp.Items {
 		for action, r := range item {
 			switch {
@@ -166,6 +167,13 @@ func (w *Writer) sendOnce(ctx context.Context, index string, ops []op, st *Stats
 				st.Stale++
 			case r.Status == 429:
 				again = append(again, ops[i])
+			case r.Status == 503:
+				// The cluster waited the bulk's timeout for a shard's
+				// primary: the cluster's trouble, not the document's.
+				if unavailable == nil {
+					unavailable = &UnavailableError{Cluster: w.c.opts.Name, Index: index, Reason: itemReason(r)}
+				}
+				unavailable.Items++
 			default:
 				if rejected != nil {
 					rejected.More++
@@ -179,21 +187,32 @@ func (w *Writer) sendOnce(ctx context.Context, index string, ops []op, st *Stats
 	if rejected != nil {
 		return nil, rejected
 	}
+	if unavailable != nil {
+		return nil, unavailable
+	}
 	return again, nil
 }
 
 // rejected is the error of an item the cluster refused.
 func (w *Writer) rejected(index string, c Change, r opensearchapi.BulkRespItem) *RejectedError {
-	e := &RejectedError{Cluster: w.c.opts.Name, Index: index, Type: w.typ.APIName, Key: w.keyString(c),
-		Reason: fmt.Sprintf("status %d", r.Status)}
+	e := &RejectedError{Cluster: w.c.opts.Name, Index: index, Type: w.typ.APIName, Key: w.keyString(c), Reason: itemReason(r)}
 	if r.Error != nil {
-		e.Reason = r.Error.Type + ": " + r.Error.Reason
-		if r.Error.Cause.Reason != "" {
-			e.Reason += " (" + r.Error.Cause.Type + ": " + r.Error.Cause.Reason + ")"
-		}
 		e.Property = errorProperty(r.Error.Reason, r.Error.Cause.Reason)
 	}
 	return e
+}
+
+// itemReason is the cluster's error of a bulk item: its type, then its
+// reason and cause.
+func itemReason(r opensearchapi.BulkRespItem) string {
+	if r.Error == nil {
+		return fmt.Sprintf("status %d", r.Status)
+	}
+	reason := r.Error.Type + ": " + r.Error.Reason
+	if r.Error.Cause.Reason != "" {
+		reason += " (" + r.Error.Cause.Type + ": " + r.Error.Cause.Reason + ")"
+	}
+	return reason
 }
 
 // keyString is the primary key of a change as users address it.

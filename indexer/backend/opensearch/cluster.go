@@ -98,7 +98,14 @@ func New(o Options, log *slog.Logger) (*Cluster, error) {
 		// 429 is the cluster shedding load: worth another try, like the
 		// gateway errors the client retries by default.
 		RetryOnStatus: []int{http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout},
-		MaxRetries:    3,
+		// A request that got no answer (a node killed: connection refused
+		// or reset) goes to the next URL, and the node that did not answer
+		// is skipped for a while: the client's default, which keeps builds
+		// and reads going while a node of several is down
+		// (TestIndexer_Build_openSearchNodeKilled). A bulk request sent
+		// again is safe: its external versions make a replay change
+		// nothing.
+		MaxRetries: 3,
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("opensearch cluster %q: %w", o.Name, err)

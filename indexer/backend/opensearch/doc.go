@@ -46,8 +46,15 @@
 // version and be refused). Items the cluster rejects for load (429) are
 // sent again with a growing wait; a document the cluster refuses (a value
 // its mapping cannot parse) fails the batch with a *RejectedError naming
-// the object's primary key and the property; a cluster that does not
-// answer fails it with an *UnreachableError naming the cluster. A batch
+// the object's primary key and the property; writes the cluster could
+// not take for want of an active primary (a shard's node gone with no
+// in-sync replica, past the bulk's timeout of a minute) fail it with an
+// *UnavailableError; a cluster that does not answer fails it with an
+// *UnreachableError naming the cluster. A generation's index is created
+// waiting for as many copies of its shards as the cluster's data nodes
+// hold (wait_for_active_shards), so that its replicas are in sync before
+// the first write: one still recovering when its primary's node goes
+// could not be promoted. A batch
 // has been acknowledged when Write returns nil: the caller moves its
 // checkpoint only then.
 //
@@ -184,6 +191,10 @@
 // the alias. A page asks for PageSize+1 hits to know whether a next page
 // exists, so PageSize is at most index.max_result_window-1 (9999).
 // totalCount is exact (track_total_hits: true); NoTotal turns it off.
+// Every search is sent with allow_partial_search_results false: a shard
+// that no copy answered (a node gone before a replica took over) fails
+// the search, where the cluster's default answers with the other shards'
+// hits, a wrong answer that looks right.
 // Relevance order and Limits.MaxTerms are not supported.
 //
 // Aggregations walk a composite aggregation of one terms source per exact

@@ -36,6 +36,21 @@ func (e *RejectedError) Error() string {
 	return b.String()
 }
 
+// UnavailableError is a bulk request whose writes to a shard the cluster
+// could not take: the shard's primary was not active within the
+// request's timeout (its node gone, and no in-sync replica to promote).
+// Nothing is wrong with the documents: the next build sends them again.
+type UnavailableError struct {
+	Cluster string
+	Index   string
+	Items   int    // the writes of the request not taken
+	Reason  string // the cluster's error of the first
+}
+
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("opensearch cluster %q could not take %d writes to %s, a shard being unavailable: %s", e.Cluster, e.Items, e.Index, e.Reason)
+}
+
 // UnreachableError is a cluster that did not answer.
 type UnreachableError struct {
 	Cluster string

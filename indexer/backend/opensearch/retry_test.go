@@ -3,6 +3,7 @@ package opensearch
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -20,7 +21,8 @@ import (
 // come, every other item 201. It records the ids of each request.
 type loadShedder struct {
 	mu       sync.Mutex
-	refuse   map[string]int // id -> refusals left
+	refuse   map[string]int  // id -> refusals left
+	down     map[string]bool // ids whose shard has no active primary: 503
 	requests [][]string
 }
 
@@ -52,7 +54,12 @@ func (s *loadShedder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				s.refuse[id]--
 				status = 429
 			}
-			items = append(items, map[string]any{name: map[string]any{"_id": id, "status": status}})
+			item := map[string]any{"_id": id, "status": status}
+			if s.down[id] {
+				item["status"] = 503
+				item["error"] = map[string]any{"type": "unavailable_shards_exception", "reason": "primary shard is not active Timeout: [1m]"}
+			}
+			items = append(items, map[string]any{name: item})
 			if name == "index" {
 				sc.Scan() // the document
 			}
@@ -118,3 +125,34 @@ func TestWriter_retries(t *testing.T) {
 
 // docID is the document id of a change.
 func docID(c Change) string { return objects.DocID(c.Key) }
+
+// TestWriter_unavailable: writes the cluster could not take for want of
+// a shard fail the batch with an *UnavailableError naming the cluster and
+// counting them, not with a *RejectedError that blames a document.
+func TestWriter_unavailable(t *testing.T) {
+	typ := flightType()
+	r := rand.New(rand.NewPCG(5, 5))
+	var changes []Change
+	for n := range 5 {
+		o := randomFlight(r, n)
+		changes = append(changes, Change{Key: key(typ, o), Object: o})
+	}
+	s := &loadShedder{down: map[string]bool{docID(changes[1]): true, docID(changes[4]): true}}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	c, err := New(Options{Name: "c", URLs: []string{srv.URL}, IndexPrefix: "x-"}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Writer(typ).Write(t.Context(), 1, 1, changes)
+	var ue *UnavailableError
+	var re *RejectedError
+	if !errors.As(err, &ue) || errors.As(err, &re) || ue.Items != 2 || !strings.Contains(err.Error(), `"c"`) ||
+		!strings.Contains(err.Error(), "unavailable_shards_exception") {
+		t.Fatalf("err = %v, want an unavailable error of 2 writes naming the cluster", err)
+	}
+	if len(s.requests) != 1 {
+		t.Errorf("%d bulk requests, want 1 (the cluster waited for the shard already)", len(s.requests))
+	}
+}

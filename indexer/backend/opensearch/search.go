@@ -187,13 +187,21 @@ type searchAnswer struct {
 	Aggregations json.RawMessage `json:"aggregations"`
 }
 
+// wholeResults are the parameters of every search: the cluster fails it
+// when a shard could not answer (a node gone, its copies not promoted
+// yet) rather than answer with the other shards' hits, totals and
+// buckets, which would be a wrong answer that looks right.
+func wholeResults() opensearchapi.SearchParams {
+	return opensearchapi.SearchParams{AllowPartialSearchResults: new(false)}
+}
+
 // errPITGone is a point in time the cluster no longer has.
 var errPITGone = errors.New("point in time gone")
 
 // page runs a search on the point in time pit, or on the alias when
 // there is none.
 func (r *Reader) page(ctx context.Context, body map[string]any, pit string) (*searchAnswer, error) {
-	req := &opensearchapi.SearchReq{Indices: []string{r.alias}}
+	req := &opensearchapi.SearchReq{Indices: []string{r.alias}, Params: wholeResults()}
 	if pit != "" {
 		req.Indices = nil
 		body["pit"] = map[string]any{"id": pit, "keep_alive": fmt.Sprintf("%dms", r.KeepAlive.Milliseconds())}
@@ -226,6 +234,15 @@ func (r *Reader) openPIT(ctx context.Context) (string, error) {
 	}
 	if err != nil {
 		return "", r.c.check(ctx, "open a point in time on "+r.alias, resp, err)
+	}
+	if resp.Shards.Failed > 0 {
+		// The cluster opens a point in time without the shards no copy
+		// answered for (allow_partial_pit_creation, which the client
+		// cannot turn off): its pages would miss their objects. The
+		// listing pages on the alias, whose searches fail instead.
+		r.c.log.WarnContext(ctx, "opensearch point in time missed shards: the listing pages on the alias", "alias", r.alias, "failed", resp.Shards.Failed)
+		r.closePIT(ctx, resp.PitID)
+		return "", nil
 	}
 	return resp.PitID, nil
 }

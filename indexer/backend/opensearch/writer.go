@@ -65,13 +65,38 @@ func (w *Writer) CreateIndex(ctx context.Context, gen uint64) error {
 		return err
 	}
 	index := w.Index(gen)
-	resp, err := w.c.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: index, Body: bytes.NewReader(body)})
+	copies, err := w.startedCopies(ctx)
+	if err != nil {
+		return err
+	}
+	resp, err := w.c.client.Indices.Create(ctx, opensearchapi.IndicesCreateReq{Index: index, Body: bytes.NewReader(body),
+		Params: opensearchapi.IndicesCreateParams{WaitForActiveShards: strconv.Itoa(copies)}})
 	if err != nil && errorType(err) != "resource_already_exists_exception" {
 		return w.c.check(ctx, "create index "+index, resp, err)
+	}
+	if err == nil && !resp.ShardsAcknowledged {
+		// A copy could not start in time (a node short of the replicas):
+		// the build goes on with the copies there are.
+		w.c.log.WarnContext(ctx, "opensearch index created without all its shard copies started", "index", index)
 	}
 	w.c.log.DebugContext(ctx, "opensearch index created", "index", index, "existed", err != nil)
 	w.setKnown(index, true)
 	return nil
+}
+
+// startedCopies is how many copies of each shard a new index waits for
+// (wait_for_active_shards, up to the request's timeout, 30s): every copy
+// the cluster's data nodes can hold. A replica still recovering when a
+// build's first writes go out is not in sync, and should its primary's
+// node go, the shard would have no copy to promote: every write to it
+// would wait for that node to return. Copies no node can hold (a
+// replica on a one-node cluster) are not waited for.
+func (w *Writer) startedCopies(ctx context.Context) (int, error) {
+	resp, err := w.c.client.Cluster.Health(ctx, nil)
+	if err != nil {
+		return 0, w.c.check(ctx, "cluster health", resp, err)
+	}
+	return max(1, min(w.c.opts.Replicas+1, resp.NumberOfDataNodes)), nil
 }
 
 // Drop deletes generation gen's index (an abandoned full build's); a

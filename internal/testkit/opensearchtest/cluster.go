@@ -37,6 +37,9 @@ type Cluster struct {
 	name  string
 	dir   string
 	nodes []*node
+	// java, classpath and heapMB start a node again (Restart).
+	java, classpath string
+	heapMB          int
 
 	stopOnce sync.Once
 	stopErr  error
@@ -71,7 +74,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{name: "ontoindex-test-" + filepath.Base(dir), dir: dir}
+	c := &Cluster{name: "ontoindex-test-" + filepath.Base(dir), dir: dir, java: java, classpath: cp, heapMB: o.HeapMB}
 	defer func() {
 		if err != nil {
 			_ = c.Stop()
@@ -93,7 +96,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 	// The JVMs start side by side: their startup is most of the wait.
 	for _, n := range c.nodes {
-		if err := n.start(java, cp, o.HeapMB); err != nil {
+		if err := n.start(c.java, c.classpath, c.heapMB); err != nil {
 			return nil, err
 		}
 	}
@@ -137,9 +140,10 @@ func (c *Cluster) settings(n *node, names []string) []setting {
 		{"path.logs", filepath.Join(n.home, "logs")},
 		{"network.host", "127.0.0.1"},
 		// Ports the kernel chooses, written to logs/http.ports and
-		// logs/transport.ports once bound.
-		{"http.port", 0},
-		{"transport.port", 0},
+		// logs/transport.ports once bound; a restarted node binds the
+		// ones it had (Restart).
+		{"http.port", port(n.http)},
+		{"transport.port", port(n.transport)},
 		{"node.portsfile", true},
 		{"node.processors", 1},
 		// A shared machine's disk may be fuller than the watermarks.

@@ -255,3 +255,56 @@ func TestCluster_threeNodes(t *testing.T) {
 		t.Errorf("through node-2: %d hits (o07 %+v, o08 %+v), want 30 with o07 kept at version 3 and o08 at version 4", len(hits), at(hits, 7), at(hits, 8))
 	}
 }
+
+// TestCluster_Restart kills a node of three (SIGKILL) that holds a copy
+// of every shard: the others go on reading and writing its shards, and
+// the node started again over its data, on its ports, joins the cluster
+// and serves what was written while it was down.
+func TestCluster_Restart(t *testing.T) {
+	c := Must(t, Options{Nodes: 3})
+	// One shard, a copy on every node: whichever the victim, it holds one.
+	mustCreateIndex(t, c, "flights", 1, 2)
+	if err := c.WaitHealth(t.Context(), "green"); err != nil {
+		t.Fatal(err)
+	}
+	wantStatuses(t, mustBulk(t, c, 0, "flights", index("a", 1, 1), index("b", 1, 2)), 201, 201)
+	victim, err := c.Manager(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := (victim + 1) % 3
+	if err := c.Kill(victim); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.DoNode(t.Context(), victim, http.MethodGet, "/", nil); err == nil {
+		t.Fatalf("node-%d answers after it was killed", victim)
+	}
+	if err := c.Kill(victim); err == nil {
+		t.Error("a killed node killed again without an error")
+	}
+	// A write waits for a cluster manager elected among the two others.
+	wantStatuses(t, mustBulk(t, c, other, "flights", index("b", 2, 20), remove("a", 2)), 200, 200)
+	start := time.Now()
+	if err := c.Restart(t.Context(), victim); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("node-%d (the cluster manager) rejoined in %s", victim, time.Since(start).Round(100*time.Millisecond))
+	if err := c.WaitHealth(t.Context(), "green"); err != nil {
+		t.Fatal(err)
+	}
+	// Preference _local reads the copy of the node asked.
+	var answer struct {
+		Hits struct {
+			Hits []struct {
+				ID     string `json:"_id"`
+				Source struct {
+					N int `json:"n"`
+				} `json:"_source"`
+			} `json:"hits"`
+		} `json:"hits"`
+	}
+	c.MustDoNode(t, victim, http.MethodGet, "/flights/_search?preference=_local", nil, http.StatusOK, &answer)
+	if h := answer.Hits.Hits; len(h) != 1 || h[0].ID != "b" || h[0].Source.N != 20 {
+		t.Errorf("node-%d's copy after the restart: %+v, want b with n 20 alone", victim, h)
+	}
+}

@@ -30,6 +30,11 @@
 // counts one processor, which keeps its thread pools small on a
 // two-core machine.
 //
+// Kill kills a node with SIGKILL (a crash: nothing flushed, no goodbye to
+// the cluster) and Restart starts it again over its data directory, on
+// the ports it had, so that clients' URLs and the other nodes' seed hosts
+// still name it; Restart returns once it has joined the cluster again.
+//
 // Stop sends every node SIGTERM, which closes it (the launcher's shutdown
 // hook), waits for the JVMs to exit, kills the ones that do not in time,
 // and removes the cluster's directory.

@@ -88,16 +88,21 @@ type Health struct {
 
 // WaitHealth waits until the cluster has all its nodes and is at least
 // status (green, or yellow: yellow or green), asking any node that
-// answers. It fails when ctx is done or a node's JVM exits.
+// answers. It fails when ctx is done or a node's JVM exits; a killed node
+// (Kill) is not asked.
 func (c *Cluster) WaitHealth(ctx context.Context, status string) error {
 	path := "/_cluster/health?wait_for_status=" + url.QueryEscape(status) +
 		"&wait_for_nodes=" + strconv.Itoa(len(c.nodes)) + "&timeout=2s"
 	var last string
 	for {
 		for i, n := range c.nodes {
+			proc := n.process()
+			if proc == nil {
+				continue // killed (Kill): its node count is missing until Restart
+			}
 			select {
-			case <-n.proc.Exited():
-				return fmt.Errorf("OpenSearch node %s exited (%v):\n%s", n.name, n.proc.Err(), n.logTail())
+			case <-proc.Exited():
+				return fmt.Errorf("OpenSearch node %s exited (%v):\n%s", n.name, proc.Err(), n.logTail())
 			default:
 			}
 			code, body, err := c.DoNode(ctx, i, http.MethodGet, path, nil)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -37,7 +38,9 @@ func modules() []string {
 type node struct {
 	name string
 	home string
-	proc *subprocess.Process
+
+	mu   sync.Mutex
+	proc *subprocess.Process // nil before start and once killed
 
 	http      string // host:port of its HTTP API, once started
 	transport string // host:port of its transport, once started
@@ -117,13 +120,23 @@ func (n *node) start(java, classpath string, heapMB int) error {
 	if err != nil {
 		return fmt.Errorf("start OpenSearch node %s: %w", n.name, err)
 	}
+	n.mu.Lock()
 	n.proc = proc
+	n.mu.Unlock()
 	return nil
+}
+
+// process is the node's running JVM; nil when it is not running.
+func (n *node) process() *subprocess.Process {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.proc
 }
 
 // waitPorts waits until the node has written its ports files (it does
 // once its HTTP server listens) and reads them.
 func (n *node) waitPorts(ctx context.Context) error {
+	proc := n.process()
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -137,8 +150,8 @@ func (n *node) waitPorts(ctx context.Context) error {
 			return err
 		}
 		select {
-		case <-n.proc.Exited():
-			return fmt.Errorf("OpenSearch node %s exited during startup (%v):\n%s", n.name, n.proc.Err(), n.logTail())
+		case <-proc.Exited():
+			return fmt.Errorf("OpenSearch node %s exited during startup (%v):\n%s", n.name, proc.Err(), n.logTail())
 		case <-ctx.Done():
 			return fmt.Errorf("OpenSearch node %s did not listen in time: %w\n%s", n.name, ctx.Err(), n.logTail())
 		case <-tick.C:
@@ -163,13 +176,14 @@ func (n *node) readPorts(name string) (string, error) {
 // stop closes the node (SIGTERM: the launcher's shutdown hook closes it)
 // and kills it after grace.
 func (n *node) stop(grace time.Duration) error {
-	if n.proc == nil {
+	proc := n.process()
+	if proc == nil {
 		return nil
 	}
-	err := n.proc.Stop(syscall.SIGTERM, grace)
+	err := proc.Stop(syscall.SIGTERM, grace)
 	// The JVM exits with 128+SIGTERM once its shutdown hooks ran: the node
 	// closed as asked.
-	if err != nil && n.proc.ExitCode() == 128+int(syscall.SIGTERM) {
+	if err != nil && proc.ExitCode() == 128+int(syscall.SIGTERM) {
 		err = nil
 	}
 	if err != nil {
