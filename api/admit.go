@@ -37,16 +37,9 @@ func (s *Server) admit(next http.Handler) http.Handler {
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = readAhead(r.Body)
 		}
-		select {
-		case s.slots <- struct{}{}:
-		default:
-			s.hm.queued.Inc()
-			select {
-			case s.slots <- struct{}{}:
-			case <-r.Context().Done(): // the deadline, or the client left
-				s.writeError(w, r, r.Context().Err())
-				return
-			}
+		if err := s.takeSlot(r.Context()); err != nil { // the deadline, or the client left
+			s.writeError(w, r, err)
+			return
 		}
 		info := requestInfoFrom(r.Context()) // guard sets it
 		if info == nil {
@@ -69,18 +62,28 @@ func (s *Server) rejoin(ctx context.Context, info *requestInfo) error {
 	if s.slots == nil || info.slot != nil {
 		return nil
 	}
-	select {
-	case s.slots <- struct{}{}:
-	default:
-		s.hm.queued.Inc()
-		select {
-		case s.slots <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	if err := s.takeSlot(ctx); err != nil {
+		return err
 	}
 	info.slot = s.slots
 	return nil
+}
+
+// takeSlot waits for a free slot, at most as long as ctx lives, counting
+// the requests that wait.
+func (s *Server) takeSlot(ctx context.Context) error {
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	s.hm.queued.Inc()
+	select {
+	case s.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // leave gives back the request's admission slot, if it holds one.

@@ -138,13 +138,7 @@ func TestDerived_budget(t *testing.T) {
 			}
 			done <- err
 		}()
-		for api.DerivedQueued(e.api) < 1 {
-			select {
-			case err := <-done:
-				t.Fatalf("the request answered while the budget was held (err %v)", err)
-			case <-time.After(time.Millisecond):
-			}
-		}
+		waitQueued(t, e, done)
 		release()
 		if err := <-done; err != nil {
 			t.Fatal(err)
@@ -163,13 +157,7 @@ func TestDerived_budget(t *testing.T) {
 			}
 			done <- err
 		}()
-		for api.DerivedQueued(e.api) < 1 {
-			select {
-			case err := <-done:
-				t.Fatalf("the request answered while the budget was held (err %v)", err)
-			case <-time.After(time.Millisecond):
-			}
-		}
+		waitQueued(t, e, done)
 		page := e.ok(t, http.MethodPost, ontologyPath+"/objects/Customer/search", map[string]any{"pageSize": 2})
 		if data, _ := page["data"].([]any); len(data) != 2 {
 			t.Fatalf("search beside the waiting request: %v", page)
@@ -188,6 +176,19 @@ func TestDerived_budget(t *testing.T) {
 			t.Fatalf("queued %v, want 1", api.DerivedQueued(e.api))
 		}
 	})
+}
+
+// waitQueued waits until a derived request waits for weight; done is
+// where that request reports, which it must not before.
+func waitQueued(t *testing.T, e *linksEnv, done <-chan error) {
+	t.Helper()
+	for api.DerivedQueued(e.api) < 1 {
+		select {
+		case err := <-done:
+			t.Fatalf("the request answered while the budget was held (err %v)", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
 }
 
 // sortByTotal orders stats as derivedTopBody does: by total, descending,
