@@ -58,7 +58,7 @@ type openSearchSide struct {
 	// deepSkip is where the deep paging row starts (0: unknown yet); each
 	// start of the server finds its own token there.
 	deepSkip int
-	calls   map[string]*dslCalls // per query id, from the capture
+	calls    map[string]*dslCalls // per query id, from the capture
 }
 
 // startOpenSearch starts the cluster and builds the backend server's

@@ -178,7 +178,9 @@ func whole(body []byte, i, n int) bool {
 	if body[i] == '"' {
 		return true
 	}
-	numeric := func(c byte) bool { return c >= '0' && c <= '9' || c == '.' || c == '-' || c == 'e' || c == 'E' || c == '+' }
+	numeric := func(c byte) bool {
+		return c >= '0' && c <= '9' || c == '.' || c == '-' || c == 'e' || c == 'E' || c == '+'
+	}
 	return (i == 0 || !numeric(body[i-1])) && (i+n == len(body) || !numeric(body[i+n]))
 }
 

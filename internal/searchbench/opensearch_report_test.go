@@ -29,11 +29,11 @@ func TestReport_openSearch(t *testing.T) {
 	}
 	r.addTargets()
 	want := map[string]bool{
-		"OpenSearch: straight DSL q/s / backend q/s: text":       true,
-		"OpenSearch: embedded q/s / backend q/s: text":           true,
-		"OpenSearch: straight DSL q/s / backend q/s: group":        false,
-		"OpenSearch: embedded q/s / backend q/s: group":            false,
-		"OpenSearch: embedded q/s / backend q/s: around":           true,
+		"OpenSearch: straight DSL q/s / backend q/s: text":        true,
+		"OpenSearch: embedded q/s / backend q/s: text":            true,
+		"OpenSearch: straight DSL q/s / backend q/s: group":       false,
+		"OpenSearch: embedded q/s / backend q/s: group":           false,
+		"OpenSearch: embedded q/s / backend q/s: around":          true,
 		"OpenSearch: backend build docs/s / straight bulk docs/s": true,
 	}
 	if len(r.Targets) != len(want) {
