@@ -108,7 +108,7 @@ func TestCluster_keepsConnections(t *testing.T) {
 		for range wave {
 			wg.Go(func() {
 				req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil)
-				resp, err := c.client.Client.Perform(req)
+				resp, err := c.client.Client.Stream(req)
 				if err != nil {
 					t.Error(err)
 					return
