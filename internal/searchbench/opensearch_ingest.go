@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ontoindex/ontoindex/indexer/backend/opensearch"
 )
 
 // The ingest comparison: the documents the backend server's full builds
@@ -196,26 +198,47 @@ func (s *openSearchSide) createLike(ctx context.Context, alias, index string) er
 	return fmt.Errorf("no index behind %s", alias)
 }
 
-// bulk posts one bulk body and fails unless every item was indexed.
+// bulk posts one bulk body and fails unless every item was indexed. A
+// body the node refuses for load (429: its circuit breaker, before it
+// indexes anything) is sent again after a wait that doubles, as the
+// writer sends its items again (opensearch.DefaultRetries,
+// DefaultRetryWait).
 func (s *openSearchSide) bulk(ctx context.Context, client *http.Client, index string, body []byte) error {
+	wait := opensearch.DefaultRetryWait
+	for try := 0; ; try++ {
+		status, answer, err := s.post(ctx, client, index, body)
+		if err != nil {
+			return err
+		}
+		if status == http.StatusTooManyRequests && try < opensearch.DefaultRetries {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			wait *= 2
+			continue
+		}
+		if status != http.StatusOK || bytes.Contains(answer[:min(len(answer), 64)], []byte(`"errors":true`)) {
+			return fmt.Errorf("bulk into %s: %d %.300s", index, status, answer)
+		}
+		return nil
+	}
+}
+
+func (s *openSearchSide) post(ctx context.Context, client *http.Client, index string, body []byte) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.cluster.URL()+"/"+index+"/_bulk", bytes.NewReader(body))
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/x-ndjson")
 	resp, err := client.Do(req)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK || bytes.Contains(answer[:min(len(answer), 64)], []byte(`"errors":true`)) {
-		return fmt.Errorf("bulk into %s: %d %.300s", index, resp.StatusCode, answer)
-	}
-	return nil
+	return resp.StatusCode, answer, err
 }
 
 // getJSON sends a request (a GET, or a POST of body marshalled when not
