@@ -99,6 +99,7 @@ func (s *openSearchSide) measureIngest(ctx context.Context, f *OpenSearchFigures
 		in.Ratio = in.BulkSeconds / in.BuildSeconds
 	}
 	f.Ingest = in
+	say("straight bulk of %d documents: %.1f s, the builds' window %.1f s: ratio %.2f", docs, in.BulkSeconds, in.BuildSeconds, in.Ratio)
 	for _, alias := range aliases {
 		if err := s.ok(ctx, http.MethodDelete, "/"+ingestIndex(alias), nil); err != nil {
 			return fmt.Errorf("ingest: %w", err)
