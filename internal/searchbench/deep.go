@@ -18,7 +18,7 @@ const maxDeepPage = 1000
 // deepPage is where the deep rows start.
 type deepPage struct {
 	page         int    // 1-based page number
-	token        string // ontoindex page token that yields that page
+	token        string // ontoindex page token that yields that page (also the client's deepToken)
 	afterBalance float64
 	afterID      int64 // PostgreSQL keyset: the last row before the page
 }
@@ -50,6 +50,7 @@ func prepareDeep(ctx context.Context, c *ontoClient, pg *pgSide) (*deepPage, err
 	if d.token, err = tokenAt(ctx, c, d.offset()); err != nil {
 		return nil, fmt.Errorf("deep paging: %w", err)
 	}
+	c.deepToken = d.token
 	if pg != nil {
 		err := pg.pool.QueryRow(ctx, `SELECT balance, id FROM customers WHERE active ORDER BY balance, id OFFSET $1 LIMIT 1`,
 			d.offset()-1).Scan(&d.afterBalance, &d.afterID)

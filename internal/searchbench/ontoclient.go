@@ -15,6 +15,9 @@ import (
 type ontoClient struct {
 	http *rawHTTP
 	base string // /api/v2/ontologies/<ontology>
+	// deepToken is the page token of the deep paging row on this
+	// client's server (prepareDeep): a server's tokens are its own.
+	deepToken string
 }
 
 // newOntoClient returns a client of server (http://host:port).

@@ -106,18 +106,16 @@ var listeningLine = regexp.MustCompile(`listening on (http://\S+)`)
 // waits until it serves every object type. Lines the server prints go to
 // progress. The process runs until stop.
 func startOntoindex(ctx context.Context, bin string, env []string, cfgPath string, progress io.Writer) (*ontoServer, error) {
+	return startServe(ctx, bin, env, cfgPath, "ontoindex", progress)
+}
+
+// serveCommand is `bin serve --build` of the config at cfgPath, on a free
+// loopback port, in the config's directory.
+func serveCommand(bin string, env []string, cfgPath string) *exec.Cmd {
 	cmd := exec.Command(bin, "serve", "--config", cfgPath, "--listen", "127.0.0.1:0", "--build")
 	cmd.Env = env
 	cmd.Dir = filepath.Dir(cfgPath)
-	s, err := startChild(ctx, cmd, "ontoindex", progress)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.waitReady(ctx); err != nil {
-		s.stop()
-		return nil, err
-	}
-	return s, nil
+	return cmd
 }
 
 // startChild starts a server process and waits until it prints the
@@ -170,23 +168,28 @@ type Build struct {
 
 // status returns the server's status of a type.
 func (s *ontoServer) status(ctx context.Context, typ string) (typeStatus, error) {
+	var st typeStatus
+	return st, s.statusInto(ctx, typ, &st)
+}
+
+// statusInto decodes the server's status of a type into out.
+func (s *ontoServer) statusInto(ctx context.Context, typ string, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/api/indexer/v1/status/"+typ, nil)
 	if err != nil {
-		return typeStatus{}, err
+		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return typeStatus{}, fmt.Errorf("status of %s: %w", typ, err)
+		return fmt.Errorf("status of %s: %w", typ, err)
 	}
 	defer resp.Body.Close()
-	var st typeStatus
 	if resp.StatusCode != http.StatusOK {
-		return typeStatus{}, fmt.Errorf("status of %s: HTTP %d", typ, resp.StatusCode)
+		return fmt.Errorf("status of %s: HTTP %d", typ, resp.StatusCode)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return typeStatus{}, fmt.Errorf("status of %s: %w", typ, err)
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return fmt.Errorf("status of %s: %w", typ, err)
 	}
-	return st, nil
+	return nil
 }
 
 // stop shuts the server down gracefully (SIGTERM), killing it if that takes

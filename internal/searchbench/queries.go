@@ -207,7 +207,7 @@ func queries(rows int, deep *deepPage) []query {
 		{
 			id: "deepN", name: deep.label("deep paging: page %d (token / keyset)"), target: 1, gen: genNone,
 			onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
-				return pageResult(c.search(ctx, deepRequest(deep.token)))
+				return pageResult(c.search(ctx, deepRequest(c.deepToken)))
 			},
 			pg: func(ctx context.Context, db *pgSide, p params) (result, error) {
 				// balance >= $1 lets the btree on balance start at the

@@ -24,6 +24,8 @@ type Report struct {
 	Postgres  *PostgresFigures `json:"postgres,omitempty"` // nil when PostgreSQL is not available
 	// PostgresAbsent says why there are no PostgreSQL figures.
 	PostgresAbsent string `json:"postgresAbsent,omitempty"`
+	// OpenSearch is the OpenSearch backend's side (nil: not measured).
+	OpenSearch *OpenSearchFigures `json:"openSearch,omitempty"`
 
 	DeepPage int           `json:"deepPage"` // the page number of the deep paging rows
 	Queries  []QueryReport `json:"queries"`
@@ -60,6 +62,14 @@ type QueryReport struct {
 	// Floor is the get by key on a bare net/http server that answers the
 	// bytes of one get (floor.go); nil for the other queries.
 	Floor *Stats `json:"floor,omitempty"`
+	// Backend is the query on the OpenSearch backend's server, Straight
+	// its DSL sent straight to the node (opensearch_dsl.go); nil when not
+	// measured, OpenSearchNote saying why. OpenSearchSearches counts the
+	// searches a call sent the node (0: the embedded index answered).
+	Backend            *Stats `json:"openSearchBackend,omitempty"`
+	Straight           *Stats `json:"openSearchStraight,omitempty"`
+	OpenSearchSearches int    `json:"openSearchSearches,omitempty"`
+	OpenSearchNote     string `json:"openSearchNote,omitempty"`
 	// Ratio is ontoindex q/s over PostgreSQL q/s (0 without both).
 	Ratio  float64 `json:"ratio,omitempty"`
 	Target float64 `json:"target,omitempty"` // least ratio asked for; 0: information
@@ -107,6 +117,7 @@ func (r *Report) addTargets() {
 	if q := r.query("sorted"); q != nil && q.Ontoindex != nil {
 		r.Targets = append(r.Targets, newTarget("sorted search: ontoindex p99 ms", q.Ontoindex.P99Ms, "<=", 50))
 	}
+	r.openSearchTargets()
 }
 
 func (r *Report) query(id string) *QueryReport {
@@ -199,6 +210,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w)
+	r.writeOpenSearch(w, width)
 
 	met := 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -268,12 +280,16 @@ func notes(r *Report) []string {
 		"net/http floor: the get by key also runs, in the same rounds, on a bare net/http server (its own process, the default server timeouts) that answers the bytes of one ontoindex get: the standard library's cost of a request and response; ontoindex's CPU per get over the floor's is what the API adds",
 		"CPU per request: the server processes' user+system time over the measured window (/proc), divided by the requests; clients: the bench process's (the load generators, on the same cores); idle: the machine's CPU time nobody used in that window (other work on the machine shows as less idle and less CPU for both)",
 	}
+	if r.OpenSearch != nil {
+		n = append(n, openSearchNotes()...)
+	}
 	var errs []string
 	for _, q := range r.Queries {
 		for _, sys := range []struct {
 			name string
 			s    *Stats
-		}{{"ontoindex", q.Ontoindex}, {"PostgreSQL", q.Postgres}, {"the net/http floor", q.Floor}} {
+		}{{"ontoindex", q.Ontoindex}, {"PostgreSQL", q.Postgres}, {"the net/http floor", q.Floor},
+			{"the OpenSearch backend", q.Backend}, {"OpenSearch straight", q.Straight}} {
 			if sys.s != nil && sys.s.Errors > 0 {
 				errs = append(errs, fmt.Sprintf("%s on %s: %d errors, first: %s", q.Name, sys.name, sys.s.Errors, sys.s.FirstError))
 			}
@@ -292,6 +308,10 @@ func measuredLine(q QueryReport) string {
 		stat(q.Postgres, "qps"), stat(q.Postgres, "p50"))
 	if q.Ontoindex != nil && q.Postgres != nil && q.Postgres.QPS > 0 {
 		line += ", ratio " + num(q.Ontoindex.QPS/q.Postgres.QPS)
+	}
+	if q.Backend != nil {
+		line += fmt.Sprintf("; OpenSearch backend %s q/s p50 %s ms, straight %s q/s p50 %s ms", stat(q.Backend, "qps"), stat(q.Backend, "p50"),
+			stat(q.Straight, "qps"), stat(q.Straight, "p50"))
 	}
 	return line
 }

@@ -46,6 +46,11 @@ type Options struct {
 	// ServeBin: the floor is the standard library's whatever build of
 	// ontoindex serves.
 	FloorBin string
+	// OpenSearch runs the queries also on a second server whose types
+	// name a one-node OpenSearch cluster of the test kit as their backend,
+	// and their DSL straight on the cluster (opensearch.go; needs the
+	// kit's jars: .ci/install-opensearch).
+	OpenSearch bool
 	// PostgresBinDir holds initdb and postgres (empty: pgserver.FindBinDir).
 	PostgresBinDir string
 	// Queries are the ids of the queries to measure (empty: all). Every
@@ -160,6 +165,17 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 
+	var osSide *openSearchSide
+	if o.OpenSearch {
+		if osSide, err = startOpenSearch(ctx, o, work, rep, progress, say); err != nil {
+			return nil, err
+		}
+		defer osSide.close()
+		if err := osSide.check(ctx, qs, deep, onto, pg, o, progress, say); err != nil {
+			return nil, err
+		}
+	}
+
 	var floor *ontoClient
 	var floorSide func(query) side
 	if o.FloorBin != "" && measure["get"] {
@@ -184,9 +200,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			continue
 		}
 		qr := QueryReport{ID: q.id, Name: q.name, Target: q.target}
-		sides := make([]side, 2, 3) // ontoindex, PostgreSQL, the floor of a get
+		// ontoindex, PostgreSQL, the floor of a get, the OpenSearch
+		// backend, OpenSearch straight.
+		sides := make([]side, 5)
 		if q.id == "get" && floor != nil {
-			sides = append(sides, floorSide(q))
+			sides[2] = floorSide(q)
 		}
 		if q.onto != nil {
 			sides[0] = side{cpu: func() float64 { return procCPUSeconds(srv.pid()) }, call: func(ctx context.Context, r *rand.Rand) error {
@@ -200,19 +218,19 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 				return err
 			}}
 		}
+		if osSide != nil {
+			sides[3], sides[4] = osSide.sides(q)
+			osSide.describe(&qr)
+		}
 		say("measuring %s (%d rounds)", q.name, o.Rounds)
 		st, err := rounds(ctx, o, uint64(i), sides)
 		if err != nil {
 			return nil, err
 		}
-		if sides[0].call != nil {
-			qr.Ontoindex = &st[0]
-		}
-		if sides[1].call != nil {
-			qr.Postgres = &st[1]
-		}
-		if len(sides) > 2 {
-			qr.Floor = &st[2]
+		for k, to := range []**Stats{&qr.Ontoindex, &qr.Postgres, &qr.Floor, &qr.Backend, &qr.Straight} {
+			if sides[k].call != nil {
+				*to = &st[k]
+			}
 		}
 		if qr.Ontoindex != nil || qr.Postgres != nil {
 			rep.Queries = append(rep.Queries, qr)
@@ -226,6 +244,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	rep.Ontoindex.ServingRSSMiB = procStatusMiB(srv.pid(), "VmRSS")
 	if pg != nil {
 		rep.Postgres.ServingPSSMiB = pg.pss()
+	}
+	if osSide != nil {
+		osSide.memory(rep.OpenSearch)
 	}
 	rep.addTargets()
 	rep.Notes = notes(rep)

@@ -20,7 +20,13 @@
 # definitions of the served config, which tsc compiles to $OSDK_TYPES
 # (osdk-generated.test.mjs imports them).
 #
+# With E2E_OPENSEARCH=1 (after .ci/install-opensearch) it first starts a
+# one-node OpenSearch cluster of the test kit (./opensearch), and every
+# object type of every server names it as its backend: the same tests
+# against the backend's searches and aggregations.
+#
 #   bash api/testdata/e2e/run.sh
+#   E2E_OPENSEARCH=1 bash api/testdata/e2e/run.sh
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -29,9 +35,12 @@ work="$(mktemp -d)"
 # The servers started, by pid, and their names (the name of their log).
 server_pids=()
 server_names=()
+# The OpenSearch node's command (E2E_OPENSEARCH=1), stopped after the
+# servers.
+opensearch_pid=""
 
 cleanup() {
-  for pid in "${server_pids[@]}"; do
+  for pid in "${server_pids[@]}" $opensearch_pid; do
     if kill -0 "$pid" 2>/dev/null; then
       kill "$pid" 2>/dev/null || true
       wait "$pid" 2>/dev/null || true
@@ -60,7 +69,27 @@ export LIMITED_TOKEN="e2e-limited-$RANDOM-$RANDOM-$RANDOM"
 export ADMIN_TOKEN="e2e-admin-$RANDOM-$RANDOM-$RANDOM"
 (cd "$root" && go build -o "$work/indexer" ./cmd/indexer && go build -o "$work/commit" ./api/testdata/e2e/commit &&
   go build -o "$work/seed" ./api/testdata/e2e/seed)
-"$work/seed" -dir "$work"
+seed_flags=()
+if [ "${E2E_OPENSEARCH:-}" = 1 ]; then
+  echo "e2e: start a one-node OpenSearch cluster; every object type names it as its backend"
+  (cd "$root" && go build -o "$work/opensearch" ./api/testdata/e2e/opensearch)
+  "$work/opensearch" >"$work/opensearch.url" 2>"$work/opensearch.log" &
+  opensearch_pid=$!
+  for _ in $(seq 1 600); do
+    [ -s "$work/opensearch.url" ] && break
+    if ! kill -0 "$opensearch_pid" 2>/dev/null; then
+      echo "e2e: the OpenSearch node did not start:" >&2
+      tail -n 40 "$work/opensearch.log" >&2
+      exit 1
+    fi
+    sleep 0.5
+  done
+  opensearch_url="$(head -n 1 "$work/opensearch.url")"
+  [ -n "$opensearch_url" ] || { echo "e2e: the OpenSearch node did not start in 5 minutes" >&2; exit 1; }
+  echo "e2e: OpenSearch at $opensearch_url"
+  seed_flags=(-opensearch "$opensearch_url")
+fi
+"$work/seed" -dir "$work" "${seed_flags[@]}"
 # build.yaml is config.yaml without Ghost, which must stay never built:
 # building all of it builds every object type and the link table of
 # Order.tags, which `indexer build --type` cannot name.
@@ -124,8 +153,8 @@ serve_url="$url"
 
 echo "e2e: the warehouses of the subscription test, one with a CA and a server certificate"
 # Each live server has a warehouse of its own: the test commits to it.
-"$work/seed" -dir "$work/live"
-"$work/seed" -dir "$work/live-tls" -tls
+"$work/seed" -dir "$work/live" "${seed_flags[@]}"
+"$work/seed" -dir "$work/live-tls" -tls "${seed_flags[@]}"
 
 echo "e2e: start indexer serve with the daemon, over cleartext and over TLS"
 start_server live "$work/live/subscribe.yaml"

@@ -2,10 +2,15 @@ package opensearch
 
 import (
 	"errors"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestCluster_unreachable: a cluster that does not listen fails every
@@ -66,5 +71,63 @@ func TestWriter_names(t *testing.T) {
 		if gen, ok := w.generation(tt.index); gen != tt.gen || ok != tt.ok {
 			t.Errorf("generation(%s) = %d, %v; want %d, %v", tt.index, gen, ok, tt.gen, tt.ok)
 		}
+	}
+}
+
+// TestCluster_keepsConnections: requests from more goroutines than
+// net/http's default of 2 idle connections a host reuse their connections
+// in the next wave instead of opening new ones.
+func TestCluster_keepsConnections(t *testing.T) {
+	const wave = 8
+	var mu sync.Mutex
+	opened := 0
+	arrived := make(chan struct{}, wave)
+	release := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-release // every request of a wave holds its connection until all came
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			opened++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c, err := New(Options{Name: "search-east", URLs: []string{srv.URL}}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 2 {
+		var wg sync.WaitGroup
+		for range wave {
+			wg.Go(func() {
+				req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil)
+				resp, err := c.client.Client.Stream(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			})
+		}
+		for range wave {
+			<-arrived
+		}
+		close(release)
+		wg.Wait()
+		release = make(chan struct{})
+		time.Sleep(50 * time.Millisecond) // the transport puts a connection back after the body's end
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if opened > wave+2 {
+		t.Errorf("two waves of %d requests opened %d connections, want %d (the second reuses the first's)", wave, opened, wave)
 	}
 }

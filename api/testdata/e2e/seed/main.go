@@ -2,7 +2,7 @@
 // Iceberg tables (internal/testkit/apidemo), the config that serves them, and the
 // rows as JSON for the Node test to compute its expectations from.
 //
-//	go run ./api/testdata/e2e/seed -dir DIR [-tls]
+//	go run ./api/testdata/e2e/seed -dir DIR [-tls] [-opensearch URL]
 //
 // writes DIR/warehouse, DIR/config.yaml (tokens from $APP_TOKEN and the
 // SHA-256 digest of $LIMITED_TOKEN), DIR/build.yaml (the same without
@@ -18,6 +18,11 @@
 // admin token from $ADMIN_TOKEN (for the rebuild endpoint), and with -tls
 // serves TLS with a certificate of a CA made for it
 // (internal/testkit/tlstest): DIR/tls/ca.pem, cert.pem and key.pem.
+//
+// With -opensearch, every object type of every config names the
+// OpenSearch cluster at URL as its backend, under an index prefix of
+// DIR's own, so that the servers of several seeded directories share one
+// cluster (run.sh's E2E_OPENSEARCH mode).
 package main
 
 import (
@@ -29,6 +34,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/ontoindex/ontoindex/internal/testkit/apidemo"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
@@ -39,18 +45,19 @@ import (
 func main() {
 	dir := flag.String("dir", "", "directory to write the warehouse, config and data into")
 	tls := flag.Bool("tls", false, "subscribe.yaml serves TLS with a certificate of a CA made here (DIR/tls)")
+	openSearch := flag.String("opensearch", "", "`URL` of an OpenSearch cluster every object type names as its backend (default: the embedded index)")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "seed: -dir is required")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *dir, *tls); err != nil {
+	if err := run(context.Background(), *dir, *tls, *openSearch); err != nil {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir string, tls bool) error {
+func run(ctx context.Context, dir string, tls bool, openSearch string) error {
 	limited := os.Getenv("LIMITED_TOKEN")
 	if limited == "" {
 		return fmt.Errorf("LIMITED_TOKEN is not set")
@@ -79,7 +86,8 @@ func run(ctx context.Context, dir string, tls bool) error {
 	types = append(types, apidemo.PlaceSpecs("warehouse")...)
 	types = append(types, apidemo.ArticleSpecs("warehouse")...)
 	digest := sha256.Sum256([]byte(limited))
-	if err := writeConfig(filepath.Join(dir, "config.yaml"), types, digest, serving{}); err != nil {
+	backend := backendOf(dir, openSearch)
+	if err := writeConfig(filepath.Join(dir, "config.yaml"), types, digest, serving{backend: backend}); err != nil {
 		return err
 	}
 	// build.yaml is config.yaml without Ghost, which the tests expect never
@@ -92,10 +100,10 @@ func run(ctx context.Context, dir string, tls bool) error {
 			built = append(built, t)
 		}
 	}
-	if err := writeConfig(filepath.Join(dir, "build.yaml"), built, digest, serving{}); err != nil {
+	if err := writeConfig(filepath.Join(dir, "build.yaml"), built, digest, serving{backend: backend}); err != nil {
 		return err
 	}
-	live := serving{live: true}
+	live := serving{live: true, backend: backend}
 	if tls {
 		if err := os.Mkdir(filepath.Join(dir, "tls"), 0o755); err != nil {
 			return err
@@ -147,11 +155,35 @@ type serving struct {
 	// token from $ADMIN_TOKEN.
 	live bool
 	tls  tlstest.Files // TLS when its Cert is set
+	// backend, when set, is the backends section that every type names
+	// (backendName).
+	backend string
+}
+
+// backendName is the backend of the types with -opensearch.
+const backendName = "cluster"
+
+// backendOf is the backends section of the configs of dir with the
+// cluster at url ("": none). Its index prefix is dir's: OpenSearch index
+// names are lower case, and each seeded directory is another server.
+func backendOf(dir, url string) string {
+	if url == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return fmt.Sprintf("backends:\n  %s:\n    type: opensearch\n    urls: [%q]\n    indexPrefix: e2e-%x-\n    replicas: 0\n",
+		backendName, url, sum[:4])
 }
 
 // writeConfig writes a config serving types from the warehouse beside it,
 // with the app token from $APP_TOKEN and the limited one by its digest.
 func writeConfig(path string, types []objects.TypeSpec, limitedDigest [sha256.Size]byte, how serving) error {
+	if how.backend != "" {
+		types = slices.Clone(types)
+		for i := range types {
+			types[i].Backend = backendName
+		}
+	}
 	specs, err := json.Marshal(types)
 	if err != nil {
 		return err
@@ -181,7 +213,7 @@ catalogs:
   warehouse:
     type: hadoop
     warehouse: ./warehouse
-interfaces: %s
+%sinterfaces: %s
 objectTypes: %s
 %sserver:
   listen: 127.0.0.1:0%s
@@ -193,6 +225,6 @@ auth:
     - name: limited
       sha256: %s
       objectTypes: ["Assignment"]%s
-`, interfaces, specs, daemon, server, hex.EncodeToString(limitedDigest[:]), admin)
+`, how.backend, interfaces, specs, daemon, server, hex.EncodeToString(limitedDigest[:]), admin)
 	return os.WriteFile(path, []byte(cfg), 0o644)
 }
