@@ -150,6 +150,25 @@ func countObjects(tb testing.TB, ix *indexer.Indexer, name string) int64 {
 // exactly the given labels (0 when absent).
 func metricValue(tb testing.TB, reg *prometheus.Registry, name string, labels map[string]string) float64 {
 	tb.Helper()
+	m := findSeries(tb, reg, name, labels)
+	switch {
+	case m == nil:
+	case m.Counter != nil:
+		return m.GetCounter().GetValue()
+	case m.Gauge != nil:
+		return m.GetGauge().GetValue()
+	case m.Histogram != nil:
+		return float64(m.GetHistogram().GetSampleCount())
+	case m.Summary != nil:
+		return float64(m.GetSummary().GetSampleCount())
+	}
+	return 0
+}
+
+// findSeries gathers reg and returns the series of name with exactly the
+// given labels, nil when there is none.
+func findSeries(tb testing.TB, reg *prometheus.Registry, name string, labels map[string]string) *dto.Metric {
+	tb.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
 		tb.Fatal(err)
@@ -159,22 +178,12 @@ func metricValue(tb testing.TB, reg *prometheus.Registry, name string, labels ma
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			if !sameLabels(m.GetLabel(), labels) {
-				continue
-			}
-			switch {
-			case m.Counter != nil:
-				return m.GetCounter().GetValue()
-			case m.Gauge != nil:
-				return m.GetGauge().GetValue()
-			case m.Histogram != nil:
-				return float64(m.GetHistogram().GetSampleCount())
-			case m.Summary != nil:
-				return float64(m.GetSummary().GetSampleCount())
+			if sameLabels(m.GetLabel(), labels) {
+				return m
 			}
 		}
 	}
-	return 0
+	return nil
 }
 
 func sameLabels(got []*dto.LabelPair, want map[string]string) bool {

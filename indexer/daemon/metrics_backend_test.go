@@ -102,19 +102,5 @@ func TestDaemon_Run_backendMetrics(t *testing.T) {
 // labels.
 func hasSeries(tb testing.TB, reg *prometheus.Registry, name string, labels map[string]string) bool {
 	tb.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			if sameLabels(m.GetLabel(), labels) {
-				return true
-			}
-		}
-	}
-	return false
+	return findSeries(tb, reg, name, labels) != nil
 }
