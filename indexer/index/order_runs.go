@@ -80,8 +80,8 @@ func (o *order) seekFrom(bi, j int, pre uint64) (int, int, int) {
 	return bi, k, o.starts[bi] + k
 }
 
-// touchGuesses reads the entry where each of vks is guessed to fall, from
-// block bi on (see runsOf).
+// touchGuesses reads the entries around where each of vks is guessed to
+// fall, from block bi on (see runsOfPres).
 func (o *order) touchGuesses(vks []valueKey, bi int) {
 	var x uint64
 	for _, v := range vks {
@@ -101,12 +101,13 @@ func (o *order) touchGuesses(vks []valueKey, bi int) {
 
 // guess is the offset in block bi where pre would fall if the block's
 // pres spread evenly between the previous block's last and its own last:
-// both are in o.lastPre, so the guess reads no block.
+// those and the block's length are in o.lastPre and o.starts, so the
+// guess reads nothing of the block.
 func (o *order) guess(bi int, pre uint64) int {
 	if bi == 0 {
 		return 0
 	}
-	first, last, n := o.lastPre[bi-1], o.lastPre[bi], len(o.blocks[bi].doc)
+	first, last, n := o.lastPre[bi-1], o.lastPre[bi], o.starts[bi+1]-o.starts[bi]
 	if pre <= first || last <= first {
 		return 0
 	}
