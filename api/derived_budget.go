@@ -27,8 +27,8 @@ import (
 // before it starts (admit.go), and the objects are garbage then. A
 // request waits at most until its deadline, or until its client leaves,
 // without its admission slot (admit.go's rejoin), and only for its first
-// set: a second set of the same request takes its
-// weight if it is free and runs without it otherwise (acquireMore).
+// set: a second set of the same request takes its weight if it is free
+// and runs without it otherwise (acquireMore).
 //
 // A request heavier than the whole budget takes all of it and runs
 // alone, rather than being refused: its weight is a bound that a
