@@ -83,11 +83,22 @@ func TestDurationBucketer_Start(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					for range 2000 {
+					// Half the values from a few days, again and again and
+					// 1024 days apart (one slot of the calendar memo).
+					pool, base := make([]int64, 8), r.Int64N(200_000)-100_000
+					for i := range pool {
+						pool[i] = base + r.Int64N(4) + int64(i%3)*memoDays
+					}
+					for i := range 2000 {
 						var v any
-						if typ.Kind == objects.KindDate {
+						switch {
+						case i%2 == 0 && typ.Kind == objects.KindDate:
+							v = objects.Date(pool[r.IntN(len(pool))])
+						case i%2 == 0:
+							v = time.UnixMicro(pool[r.IntN(len(pool))]*microsPerDay + r.Int64N(microsPerDay)).UTC()
+						case typ.Kind == objects.KindDate:
 							v = objects.Date(r.Int64N(292_000) - 134_000) // 1603..2409
-						} else {
+						default:
 							v = time.UnixMicro(r.Int64N(2e16) - 1e16).UTC()
 						}
 						vk, err := valueKeyOf(typ.Kind, v)
