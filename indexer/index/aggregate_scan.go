@@ -61,7 +61,7 @@ func (a *aggregation) needsLoad() bool {
 }
 
 // values returns the non-null values of a property of a document (array
-// elements each).
+// elements each), in the aggregation's buffer: valid until the next call.
 func (a *aggregation) values(pi *propertyIndex, d uint32) ([]valueKey, error) {
 	a.valueBuf = a.valueBuf[:0]
 	if pi.nulls.Contains(d) {
@@ -69,7 +69,11 @@ func (a *aggregation) values(pi *propertyIndex, d uint32) ([]valueKey, error) {
 	}
 	switch {
 	case pi.column != nil:
-		return append(a.valueBuf, pi.column.get(d)), nil
+		// Kept in valueBuf, as the cases below: returned without, the
+		// buffer never grew and every call allocated (a third of a
+		// month histogram's sum of a million orders).
+		a.valueBuf = append(a.valueBuf, pi.column.get(d))
+		return a.valueBuf, nil
 	case pi.listColumn != nil:
 		a.valueBuf = pi.listColumn.get(d, a.valueBuf)
 		return a.valueBuf, nil
@@ -85,7 +89,8 @@ func (a *aggregation) values(pi *propertyIndex, d uint32) ([]valueKey, error) {
 		return els, err
 	}
 	vk, err := valueKeyOf(pi.elementType.Kind, v)
-	return append(a.valueBuf, vk), err
+	a.valueBuf = append(a.valueBuf, vk)
+	return a.valueBuf, err
 }
 
 // add accumulates one document into each group it belongs to.
