@@ -92,8 +92,11 @@ func (pb pairBuffers) put(ps []rankedPair) {
 func (s *Snapshot) buildKeyOrder(bufs pairBuffers) (*order, []uint32) {
 	ps := bufs.get(s.alive.GetCardinality())
 	defer func() { bufs.put(ps) }()
-	eachDoc(s.alive, func(d uint32) {
-		ps = append(ps, rankedPair{pre: keyPre(s.keys.get(d)), rank: d, doc: d})
+	eachDocs(s.alive, func(docs []uint32) bool {
+		for _, d := range docs {
+			ps = append(ps, rankedPair{pre: keyPre(s.keys.get(d)), rank: d, doc: d})
+		}
+		return true
 	})
 	o := rankedOrder(ps, s.keys.get)
 	rank := make([]uint32, s.maxDoc)
@@ -114,8 +117,11 @@ func (s *Snapshot) buildPropertyOrder(pi *propertyIndex, rank []uint32, bufs pai
 	ps := bufs.get(present.GetCardinality())
 	defer func() { bufs.put(ps) }()
 	c := pi.column
-	eachDoc(present, func(d uint32) {
-		ps = append(ps, rankedPair{pre: c.chunks[d>>chunkShift].pre[d&chunkMask], rank: rank[d], doc: d})
+	eachDocs(present, func(docs []uint32) bool {
+		for _, d := range docs {
+			ps = append(ps, rankedPair{pre: c.chunks[d>>chunkShift].pre[d&chunkMask], rank: rank[d], doc: d})
+		}
+		return true
 	})
 	var exactOf func(uint32) string
 	if c.exact {
@@ -124,13 +130,16 @@ func (s *Snapshot) buildPropertyOrder(pi *propertyIndex, rank []uint32, bufs pai
 	return rankedOrder(ps, exactOf)
 }
 
-// eachDoc calls fn for the documents of bm in increasing order.
-func eachDoc(bm *roaring.Bitmap, fn func(d uint32)) {
+// eachDocs calls fn with the documents of bm in increasing order, a few
+// thousand at a time, until fn returns false: a loop over a batch that
+// does nothing but read lets the processor overlap its cache misses.
+func eachDocs(bm *roaring.Bitmap, fn func(docs []uint32) bool) {
 	it := bm.ManyIterator()
 	buf := make([]uint32, 4096)
-	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-		for _, d := range buf[:n] {
-			fn(d)
+	for {
+		n := it.NextMany(buf)
+		if n == 0 || !fn(buf[:n]) {
+			return
 		}
 	}
 }

@@ -38,10 +38,12 @@ func (s *Snapshot) Distinct(ctx context.Context, f *query.Filter, limits query.L
 		return distinctPres(ctx, pi, bm)
 	}
 	vks := make([]valueKey, 0, bm.GetCardinality())
-	err = eachDocs(ctx, bm, func(docs []uint32) {
+	eachDocs(bm, func(docs []uint32) bool {
 		for _, d := range docs {
 			vks = append(vks, pi.column.get(d))
 		}
+		err = ctx.Err()
+		return err == nil
 	})
 	if err != nil {
 		return nil, err
@@ -63,10 +65,13 @@ func (s *Snapshot) Distinct(ctx context.Context, f *query.Filter, limits query.L
 // with the output).
 func distinctPres(ctx context.Context, pi *propertyIndex, bm *roaring.Bitmap) ([]any, error) {
 	ps := make([]rankedPair, 0, bm.GetCardinality())
-	err := eachDocs(ctx, bm, func(docs []uint32) {
+	var err error
+	eachDocs(bm, func(docs []uint32) bool {
 		for _, d := range docs {
 			ps = append(ps, rankedPair{pre: pi.column.get(d).pre, rank: uint32(len(ps))})
 		}
+		err = ctx.Err()
+		return err == nil
 	})
 	if err != nil {
 		return nil, err
@@ -84,18 +89,4 @@ func distinctPres(ctx context.Context, pi *propertyIndex, bm *roaring.Bitmap) ([
 		out[i] = valueOf(pi.elementType, valueKey{pre: p.pre})
 	}
 	return out, nil
-}
-
-// eachDocs calls fn with the documents of bm in order, a few thousand at
-// a time, until ctx ends.
-func eachDocs(ctx context.Context, bm *roaring.Bitmap, fn func(docs []uint32)) error {
-	buf := make([]uint32, 4096)
-	it := bm.ManyIterator()
-	for n := it.NextMany(buf); n > 0; n = it.NextMany(buf) {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		fn(buf[:n])
-	}
-	return nil
 }

@@ -56,13 +56,6 @@ const (
 // rows, at 8 clients, opened about one connection a 6 requests).
 const idleConnsPerNode = 64
 
-// The client asks for answers uncompressed: net/http's transport would
-// ask for gzip, which a node grants by default (http.compression), and
-// the answers the backend reads are small (keys and sort values, bulk
-// items, aggregation buckets): compressing and inflating each one cost
-// the node and the indexer more CPU than the bytes saved (the search
-// bench's sorted search: inflating was a tenth of the indexer's CPU).
-
 func (o Options) withDefaults() Options {
 	o.IndexPrefix = cmp.Or(o.IndexPrefix, config.DefaultIndexPrefix)
 	o.Shards = cmp.Or(o.Shards, config.DefaultShards)
@@ -108,6 +101,12 @@ func New(o Options, log *slog.Logger) (*Cluster, error) {
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConnsPerHost = idleConnsPerNode
 	transport.MaxIdleConns = idleConnsPerNode * len(o.URLs)
+	// Answers uncompressed: net/http's transport would ask for gzip, which
+	// a node grants by default (http.compression), and the answers the
+	// backend reads are small (keys and sort values, bulk items,
+	// aggregation buckets): compressing and inflating each cost the node
+	// and the indexer more CPU than the bytes saved (the search bench's
+	// sorted search: inflating was a tenth of the indexer's CPU).
 	transport.DisableCompression = true
 	client, err := opensearchapi.NewClient(opensearchapi.Config{Client: opensearchgo.Config{
 		Transport: transport,
