@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/objects"
 	bolt "go.etcd.io/bbolt"
@@ -59,11 +60,11 @@ type Writer struct {
 	keys    keyRanges
 	runFile uint64 // the data file of the keys' run
 	// removing, carried and aliasTo are the aliases of the diff in
-	// progress (writer_alias.go): the files it removes, the keys carried
-	// over without a write (to the id of their new file), and the file
-	// each removed file's id will name.
+	// progress (writer_alias.go): the files it removes, the documents of
+	// the rows carried over without a write, and the file each removed
+	// file's id will name.
 	removing map[string]bool
-	carried  map[string]uint64
+	carried  *roaring.Bitmap
 	aliasTo  map[uint64]uint64
 	// leftFrom counts, per removed file, its rows that added files hold.
 	leftFrom map[uint64]int64

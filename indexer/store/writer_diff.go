@@ -35,8 +35,8 @@ func (w *Writer) Lookup(key []byte) (string, uint64, bool, error) {
 	if _, cached := w.paths[r.fileID]; w.appendOnly && !cached && w.b.fileIDs.Get(fileIDKey(r.fileID)) == nil {
 		return "", r.hash, true, nil // compacted since (AppendOnly)
 	}
-	if to, ok := w.carriedTo(key); ok {
-		return to, r.hash, true, nil
+	if to, ok, err := w.carriedTo(r); err != nil || ok {
+		return to, r.hash, true, err
 	}
 	p, err := w.path(r.fileID)
 	return p, r.hash, true, err
@@ -53,17 +53,14 @@ func (w *Writer) FileKeys(path string, fn func(key []byte) error) error {
 	}
 	// The keys first, then fn: fn may delete a key's entry (Apply), and a
 	// bbolt cursor does not survive deletes in its bucket. Keys carried
-	// out of the file in this diff are not the file's any more (Lookup
-	// finds them in their new file): they are left out.
+	// out of the file in this diff are still recorded under it, and
+	// yielded: Lookup finds them in the file they were carried into.
 	var keys [][]byte
 	for _, id := range w.fileIDs(id) {
 		prefix := fileIDKey(id)
 		c := w.b.fileKeys.Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			key := k[len(prefix):]
-			if _, carried := w.carried[string(key)]; !carried {
-				keys = append(keys, bytes.Clone(key))
-			}
+			keys = append(keys, bytes.Clone(k[len(prefix):]))
 		}
 	}
 	for _, k := range keys {
@@ -82,7 +79,7 @@ func (w *Writer) Apply(c *changelog.Change) error {
 		if err != nil || !ok {
 			return err
 		}
-		w.uncarry(c.Key)
+		w.uncarry(prev)
 		w.movedObjects()
 		if err := w.b.objects.Delete(c.Key); err != nil {
 			return err
@@ -106,11 +103,13 @@ func (w *Writer) Apply(c *changelog.Change) error {
 		}
 	}
 	if ok && c.Type == changelog.CarryOver {
-		if carried, err := w.carry(c.Key, prev, c.File); err != nil || carried {
+		if carried, err := w.carry(prev, c.File); err != nil || carried {
 			return err
 		}
 	}
-	w.uncarry(c.Key)
+	if ok {
+		w.uncarry(prev)
+	}
 	id, _, err := w.fileID(c.File, true)
 	if err != nil {
 		return err
