@@ -275,8 +275,10 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 	dc := d.ix.Config().Daemon.WithDefaults()
 	interval := jittered(dc.TypePollInterval(spec), dc.Jitter, d.rand())
 
+	start := d.now()
 	p, err := d.poll(ctx, r.name)
 	now := d.now()
+	interval = sincePoll(interval, start, now)
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0

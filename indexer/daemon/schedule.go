@@ -125,10 +125,19 @@ func backoff(base, limit time.Duration, n int) time.Duration {
 	return base << (n - 1)
 }
 
-// jittered spreads d by up to ±frac of it; r is uniform in [0, 1).
+// jittered shortens d by up to frac of it; r is uniform in [0, 1). Only
+// shortened, so that a poll interval bounds how long a commit waits for
+// the poll that sees it, while the loops of many types still spread out.
 func jittered(d time.Duration, frac, r float64) time.Duration {
 	if frac <= 0 || d <= 0 {
 		return d
 	}
-	return time.Duration(float64(d) * (1 + frac*(2*r-1)))
+	return time.Duration(float64(d) * (1 - frac*r))
+}
+
+// sincePoll is what is left of a wait of d counted from a poll that
+// started at start: the table's metadata read and a build count against
+// the interval, rather than being added to it.
+func sincePoll(d time.Duration, start, now time.Time) time.Duration {
+	return max(d-now.Sub(start), 0)
 }

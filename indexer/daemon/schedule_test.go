@@ -162,9 +162,9 @@ func TestJittered(t *testing.T) {
 		r    float64
 		want time.Duration
 	}{
-		{10 * time.Second, 0.1, 0, 9 * time.Second},
-		{10 * time.Second, 0.1, 0.5, 10 * time.Second},
-		{10 * time.Second, 0.1, 0.75, 10500 * time.Millisecond},
+		{10 * time.Second, 0.1, 0, 10 * time.Second},
+		{10 * time.Second, 0.1, 0.5, 9500 * time.Millisecond},
+		{10 * time.Second, 0.1, 0.999, 9001 * time.Millisecond},
 		{10 * time.Second, 0, 0.9, 10 * time.Second},
 		{0, 0.1, 0.9, 0},
 	}
@@ -172,6 +172,26 @@ func TestJittered(t *testing.T) {
 		if got := jittered(tt.d, tt.frac, tt.r); got != tt.want {
 			t.Errorf("jittered(%s, %v, %v) = %s, want %s", tt.d, tt.frac, tt.r, got, tt.want)
 		}
+	}
+}
+
+func TestSincePoll(t *testing.T) {
+	start := time.Unix(1000, 0)
+	tests := []struct {
+		name    string
+		elapsed time.Duration
+		want    time.Duration
+	}{
+		{"a quick poll", 0, time.Second},
+		{"the poll's read counts", 30 * time.Millisecond, 970 * time.Millisecond},
+		{"a poll longer than the interval", 3 * time.Second, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sincePoll(time.Second, start, start.Add(tt.elapsed)); got != tt.want {
+				t.Errorf("sincePoll = %s, want %s", got, tt.want)
+			}
+		})
 	}
 }
 
