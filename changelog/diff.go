@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -175,133 +174,13 @@ func Classify(row, previous RowSource, found bool, live func(path string) bool) 
 // sends one change per key to sink; then deletes the keys of removed files
 // that no added file holds any more.
 func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error) {
-	var st Stats
-	t := in.Type
-	live := func(p string) bool { return in.Plan.Live[p] }
-	var dups []DuplicateKey
-	lookup := maskDeleted(base, in.Deleted)
-	var (
-		obj     objects.Object
-		encoded []byte
-		ch      Change
-	)
-	for _, f := range in.Plan.Added {
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		skip := in.Skip[f.Path]
-		var row int64
-		st.FilesRead++
-		var conv *objects.Converter
-		readBatch := func(rec arrow.RecordBatch) error {
-			if conv == nil {
-				var err error
-				if conv, err = objects.NewConverter(t, rec.Schema()); err != nil {
-					return fmt.Errorf("object type %s: data file %s: %w", t.APIName, f.Path, err)
-				}
-			}
-			n := int64(rec.NumRows())
-			if row+n <= skip {
-				row += n
-				return nil
-			}
-			batch, err := conv.Bind(rec)
-			if err != nil {
-				return fmt.Errorf("object type %s: data file %s: %w", t.APIName, f.Path, err)
-			}
-			for i := 0; i < batch.Len(); i, row = i+1, row+1 {
-				if row < skip {
-					continue
-				}
-				st.RowsRead++
-				invalid := func(key, reason string) error {
-					ir := InvalidRow{File: f.Path, Row: row, Key: key, Reason: reason}
-					if t.OnInvalidRow == objects.InvalidRowFail {
-						return &InvalidRowError{ObjectType: t.APIName, Row: ir}
-					}
-					st.Skipped++
-					if len(st.Samples) < MaxSamples {
-						st.Samples = append(st.Samples, ir)
-					}
-					return nil
-				}
-				if err := batch.Row(i, &obj); err != nil {
-					if err := invalid(t.InvalidRowKey(&obj, err), err.Error()); err != nil {
-						return err
-					}
-					continue
-				}
-				key, err := t.Key(&obj)
-				if err != nil {
-					if err := invalid("", err.Error()); err != nil {
-						return err
-					}
-					continue
-				}
-				if encoded, err = obj.Encode(encoded[:0]); err != nil {
-					return fmt.Errorf("object type %s: encode row %d of %s: %w", t.APIName, row, f.Path, err)
-				}
-				var hash uint64
-				if !in.AppendOnly {
-					hash = objects.Hash(encoded)
-				}
-				prevFile, prevHash, found, err := lookup(key)
-				if err != nil {
-					return err
-				}
-				typ := Classify(RowSource{File: f.Path, Hash: hash}, RowSource{File: prevFile, Hash: prevHash}, found, live)
-				if in.AppendOnly && found {
-					typ = ""
-				}
-				if typ == "" {
-					if len(dups) < MaxSamples {
-						dups = append(dups, DuplicateKey{Key: t.KeyString(&obj), Files: uniq(prevFile, f.Path)})
-					}
-					continue
-				}
-				ch = Change{Type: typ, Key: key, File: f.Path, Row: row, Hash: hash}
-				switch typ {
-				case Insert:
-					st.Inserts++
-				case UpdateAfter:
-					st.Updates++
-				case CarryOver:
-					st.CarryOvers++
-				}
-				if typ != CarryOver {
-					ch.Encoded, ch.Object = encoded, &obj
-				}
-				if err := sink.Apply(&ch); err != nil {
-					return err
-				}
-			}
-			if in.Progress != nil {
-				in.Progress(st.RowsRead)
-			}
-			return nil
-		}
-		var batchErr error
-		err := in.Reader.ReadFile(ctx, f, func(rec arrow.RecordBatch) error { batchErr = readBatch(rec); return batchErr })
-		st.BytesRead = in.Reader.BytesRead()
-		if err != nil && batchErr == nil && ctx.Err() == nil {
-			// The file could not be read: say which table and snapshot it
-			// is of (the errors of its rows name them already).
-			err = fmt.Errorf("object type %s: table %s: snapshot %d: %w", t.APIName, in.Table, in.SnapshotID, err)
-		}
-		if err != nil {
-			return st, err
-		}
-		if len(dups) >= MaxSamples {
-			break
-		}
-		if len(dups) == 0 {
-			if err := sink.FileDone(f); err != nil {
-				return st, err
-			}
-		}
+	d := &differ{in: &in, sink: sink, lookup: maskDeleted(base, in.Deleted)}
+	st, err := d.added(ctx)
+	if err != nil {
+		return st, err
 	}
-	if len(dups) > 0 {
-		return st, &DuplicateKeyError{ObjectType: t.APIName, Table: in.Table, SnapshotID: in.SnapshotID, Keys: dups}
+	if len(d.dups) > 0 {
+		return st, &DuplicateKeyError{ObjectType: in.Type.APIName, Table: in.Table, SnapshotID: in.SnapshotID, Keys: d.dups}
 	}
 	if err := applyDeleted(ctx, in.Deleted, base, sink, &st); err != nil {
 		return st, err
@@ -340,6 +219,110 @@ func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error
 		}
 	}
 	return st, nil
+}
+
+// differ compares the rows of the added files with the baseline, in
+// order, and applies them.
+type differ struct {
+	in     *Input
+	sink   Sink
+	lookup func(key []byte) (string, uint64, bool, error)
+	st     Stats
+	dups   []DuplicateKey
+	obj    objects.Object
+	ch     Change
+}
+
+// added diffs every added file; it stops after the file in which the
+// duplicates reached MaxSamples.
+func (d *differ) added(ctx context.Context) (Stats, error) {
+	free := make(chan *rowBatch, batchesAhead+2)
+	for _, f := range d.in.Plan.Added {
+		if err := ctx.Err(); err != nil {
+			return d.st, err
+		}
+		d.st.FilesRead++
+		rows := readRows(ctx, d.in, f, d.in.Skip[f.Path], free)
+		for b := range rows.out {
+			err := d.apply(f, b)
+			rows.release(b)
+			if err != nil {
+				rows.stop()
+				return d.st, err
+			}
+			if d.in.Progress != nil {
+				d.in.Progress(d.st.RowsRead)
+			}
+		}
+		err := rows.wait()
+		d.st.BytesRead = d.in.Reader.BytesRead()
+		if err != nil {
+			return d.st, err
+		}
+		if len(d.dups) >= MaxSamples {
+			break
+		}
+		if len(d.dups) == 0 {
+			if err := d.sink.FileDone(f); err != nil {
+				return d.st, err
+			}
+		}
+	}
+	return d.st, nil
+}
+
+// apply compares the converted rows of a batch of f with the baseline and
+// applies them.
+func (d *differ) apply(f DataFile, b *rowBatch) error {
+	t, st := d.in.Type, &d.st
+	live := func(p string) bool { return d.in.Plan.Live[p] }
+	for i := range b.rows {
+		cr := &b.rows[i]
+		st.RowsRead++
+		if cr.reason != "" {
+			ir := InvalidRow{File: f.Path, Row: cr.row, Key: cr.invalidKey, Reason: cr.reason}
+			if t.OnInvalidRow == objects.InvalidRowFail {
+				return &InvalidRowError{ObjectType: t.APIName, Row: ir}
+			}
+			st.Skipped++
+			if len(st.Samples) < MaxSamples {
+				st.Samples = append(st.Samples, ir)
+			}
+			continue
+		}
+		key := b.key(i)
+		prevFile, prevHash, found, err := d.lookup(key)
+		if err != nil {
+			return err
+		}
+		typ := Classify(RowSource{File: f.Path, Hash: cr.hash}, RowSource{File: prevFile, Hash: prevHash}, found, live)
+		if d.in.AppendOnly && found {
+			typ = ""
+		}
+		b.object(cr.at, &d.obj)
+		if typ == "" {
+			if len(d.dups) < MaxSamples {
+				d.dups = append(d.dups, DuplicateKey{Key: t.KeyString(&d.obj), Files: uniq(prevFile, f.Path)})
+			}
+			continue
+		}
+		d.ch = Change{Type: typ, Key: key, File: f.Path, Row: cr.row, Hash: cr.hash}
+		switch typ {
+		case Insert:
+			st.Inserts++
+		case UpdateAfter:
+			st.Updates++
+		case CarryOver:
+			st.CarryOvers++
+		}
+		if typ != CarryOver {
+			d.ch.Encoded, d.ch.Object = b.encoded(i), &d.obj
+		}
+		if err := d.sink.Apply(&d.ch); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func uniq(a, b string) []string {
