@@ -261,8 +261,9 @@ type ReloadResult struct {
 // through the daemon: changed object types are rebuilt as needed, added
 // ones start, removed ones stop serving. A config that cannot be read or
 // is invalid is rejected with an error wrapping indexer.ErrInvalidConfig,
-// and the old config keeps running. The server and auth sections are read
-// at start only: when they changed, RestartNeeded names them. The files of
+// and the old config keeps running. The server and auth sections and
+// memoryLimit are read at start only: when they changed, RestartNeeded
+// names them. The files of
 // server.tls are read again first (ReloadCertificates); when they do not
 // load, the error names the file and nothing is reloaded.
 func (s *Server) Reload(ctx context.Context) (*ReloadResult, error) {
@@ -292,6 +293,9 @@ func (s *Server) Reload(ctx context.Context) (*ReloadResult, error) {
 	}
 	if !reflect.DeepEqual(old.Auth, cfg.Auth) {
 		res.RestartNeeded = append(res.RestartNeeded, "auth")
+	}
+	if old.MemoryLimit != cfg.MemoryLimit {
+		res.RestartNeeded = append(res.RestartNeeded, "memoryLimit")
 	}
 	if len(res.RestartNeeded) > 0 {
 		s.log.Warn("config reloaded, but these sections take effect only at a restart", "sections", res.RestartNeeded)

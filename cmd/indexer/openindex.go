@@ -30,7 +30,9 @@ func openIndex(ctx context.Context, env *Env, req openRequest) (*indexer.Indexer
 	if !checkType(env, req.command, cfg, req.objectType) {
 		return nil, exitUsage, false
 	}
-	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: cli.Logger(env), Progress: req.progress})
+	log := cli.Logger(env)
+	setMemoryLimit(cfg, log)
+	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: log, Progress: req.progress})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "indexer %s: %v\n", req.command, err)
 		return nil, req.openFailed, false

@@ -121,6 +121,7 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 	if log == nil {
 		log = cli.Logger(env)
 	}
+	setMemoryLimit(cfg, log)
 	events := o.Events
 	if events == nil {
 		events = env.Stderr

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ontoindex/ontoindex/api/serverconfig"
+	"github.com/ontoindex/ontoindex/internal/memorylimit"
 	"github.com/ontoindex/ontoindex/objects"
 	"go.yaml.in/yaml/v3"
 )
@@ -32,6 +33,10 @@ type Config struct {
 	Daemon     Daemon                  `yaml:"daemon" json:"daemon"`
 	Server     serverconfig.Server     `yaml:"server" json:"server"`
 	Auth       serverconfig.Auth       `yaml:"auth" json:"auth"`
+	// MemoryLimit is the Go runtime's soft memory limit of the process
+	// (package memorylimit): "80%" of the memory available, a size, or
+	// "off". The environment's GOMEMLIMIT, when set, wins.
+	MemoryLimit string `yaml:"memoryLimit" json:"memoryLimit"`
 
 	// Dir is the directory relative paths in the file are resolved against
 	// (the config file's directory).
@@ -95,9 +100,10 @@ const (
 // Default returns a config with every default set.
 func Default() *Config {
 	return &Config{
-		Ontology: Ontology{APIName: DefaultOntologyAPIName, DisplayName: "Default Ontology"},
-		DataDir:  "./data",
-		Build:    Build{BatchRows: 8192, ChunkRows: DefaultChunkRows},
+		Ontology:    Ontology{APIName: DefaultOntologyAPIName, DisplayName: "Default Ontology"},
+		DataDir:     "./data",
+		Build:       Build{BatchRows: 8192, ChunkRows: DefaultChunkRows},
+		MemoryLimit: memorylimit.Default,
 	}
 }
 
@@ -222,6 +228,9 @@ func (c *Config) Validate() error {
 	}
 	if c.DataDir == "" {
 		bad("dataDir", "is required")
+	}
+	if _, err := memorylimit.Parse(c.MemoryLimit); err != nil {
+		bad("memoryLimit", "%v", err)
 	}
 	if len(c.Catalogs) == 0 {
 		bad("catalogs", "at least one catalog is required")

@@ -43,7 +43,7 @@ objectTypes:
 	if c, err := Parse([]byte(good+"    readMode: appendOnly\n"), "/tmp"); err != nil || c.ObjectTypes[0].Mode() != objects.ReadModeAppendOnly {
 		t.Errorf("readMode appendOnly: %v", err)
 	}
-	if cfg.ObjectTypes[0].PollInterval.Seconds() != 30 || cfg.Ontology.RID == "" || cfg.Build.ChunkRows != DefaultChunkRows {
+	if cfg.ObjectTypes[0].PollInterval.Seconds() != 30 || cfg.Ontology.RID == "" || cfg.Build.ChunkRows != DefaultChunkRows || cfg.MemoryLimit != "80%" {
 		t.Errorf("config = %+v", cfg)
 	}
 
@@ -58,6 +58,7 @@ objectTypes:
 		{"bad role", strings.Replace(good, "search: text", "search: fulltext", 1), "objectTypes[0].properties.name.search"},
 		{"duplicate type", good + "  - apiName: customer\n    table: warehouse.a.b\n", "objectTypes[1].apiName"},
 		{"no object types", "catalogs: {w: {type: hadoop, warehouse: x}}\n", "objectTypes: at least one"},
+		{"bad memoryLimit", good + "memoryLimit: 12GB\n", `memoryLimit: "12GB": want a percentage`},
 		{"hadoop without warehouse", strings.Replace(good, "    warehouse: ${WH_DIR:-./warehouse}\n", "", 1), "catalogs.warehouse.warehouse: is required"},
 	}
 	for _, tt := range tests {
