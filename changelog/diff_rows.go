@@ -65,12 +65,15 @@ type rowReader struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error // the read's error, once done is closed
+	// rowBytes is the most bytes of key and encoding a row of a batch
+	// took so far: the next batch's buffer is sized with it.
+	rowBytes int
 }
 
 // readRows starts reading the rows of f from row skip on.
 func readRows(ctx context.Context, in *Input, f DataFile, skip int64, free chan *rowBatch) *rowReader {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &rowReader{out: make(chan *rowBatch, batchesAhead), free: free, cancel: cancel, done: make(chan struct{})}
+	r := &rowReader{out: make(chan *rowBatch, batchesAhead), free: free, cancel: cancel, done: make(chan struct{}), rowBytes: 64}
 	go func() {
 		defer close(r.done)
 		defer close(r.out)
@@ -148,6 +151,14 @@ func (r *rowReader) read(ctx context.Context, in *Input, f DataFile, skip int64)
 		} else {
 			b.values = b.values[:need]
 		}
+		// Sized for the batch at once: grown by appends, a batch's
+		// buffers cost a tenth of a one-row edit's conversion.
+		if cap(b.rows) < batch.Len() {
+			b.rows = make([]convertedRow, 0, batch.Len())
+		}
+		if need := batch.Len() * r.rowBytes; cap(b.buf) < need {
+			b.buf = make([]byte, 0, need+need/8)
+		}
 		b.rows, b.buf = b.rows[:0], b.buf[:0]
 		for i := 0; i < batch.Len(); i, row = i+1, row+1 {
 			if row < skip {
@@ -160,14 +171,14 @@ func (r *rowReader) read(ctx context.Context, in *Input, f DataFile, skip int64)
 				b.rows = append(b.rows, cr)
 				continue
 			}
-			key, err := t.Key(&obj)
+			cr.keyAt = len(b.buf)
+			keyed, err := t.AppendKey(b.buf, &obj)
 			if err != nil {
 				cr.reason = err.Error()
 				b.rows = append(b.rows, cr)
 				continue
 			}
-			cr.keyAt = len(b.buf)
-			b.buf = append(b.buf, key...)
+			b.buf = keyed
 			cr.encAt = len(b.buf)
 			if b.buf, err = obj.Encode(b.buf); err != nil {
 				return fmt.Errorf("object type %s: encode row %d of %s: %w", t.APIName, row, f.Path, err)
@@ -177,6 +188,9 @@ func (r *rowReader) read(ctx context.Context, in *Input, f DataFile, skip int64)
 				cr.hash = objects.Hash(b.buf[cr.encAt:cr.end])
 			}
 			b.rows = append(b.rows, cr)
+		}
+		if len(b.rows) > 0 {
+			r.rowBytes = max(r.rowBytes, len(b.buf)/len(b.rows)+1)
 		}
 		rec.Retain()
 		b.rec = rec

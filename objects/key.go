@@ -92,9 +92,17 @@ func AppendKey(b []byte, v any) ([]byte, error) {
 }
 
 // Key returns the encoded primary key of an object of type t.
-func (t *Type) Key(o *Object) ([]byte, error) {
-	var b []byte
-	for _, i := range t.KeyIndexes() {
+func (t *Type) Key(o *Object) ([]byte, error) { return t.AppendKey(nil, o) }
+
+// AppendKey appends the encoded primary key of an object of type t to b:
+// for the key of each row a build reads, without a slice of its own or a
+// lookup of the key's properties by name.
+func (t *Type) AppendKey(b []byte, o *Object) ([]byte, error) {
+	idx := t.keyIdx
+	if idx == nil {
+		idx = t.KeyIndexes()
+	}
+	for _, i := range idx {
 		var err error
 		if b, err = AppendKey(b, o.Values[i]); err != nil {
 			if errors.Is(err, ErrNullKey) {

@@ -250,6 +250,7 @@ type Type struct {
 	OnInvalidRow       InvalidRowPolicy `json:"onInvalidRow"`
 
 	byName map[string]int // apiName to position in Properties; nil: scan
+	keyIdx []int          // KeyIndexes, made with byName; nil: work them out
 }
 
 // NewType returns a copy of t with its property-name index built, for
@@ -302,6 +303,7 @@ func (t *Type) index() {
 		m[p.APIName] = i
 	}
 	t.byName = m
+	t.keyIdx = t.KeyIndexes()
 }
 
 // Columns lists the table columns the type reads, in property order, each
