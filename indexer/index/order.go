@@ -265,17 +265,27 @@ func (o *order) update(t ties, removed, added []entry) (*order, error) {
 		e := editOf(bi)
 		e.ins = append(e.ins, insert{at: j, e: a})
 	}
-	blocks := make([]*orderBlock, 0, len(o.blocks)+len(edits))
+	// The new order's index is made as its blocks are: an unchanged
+	// block's entries are copied from the old index rather than read from
+	// the block, a cold line a block (7 ms an edit at ten million).
+	n := &order{
+		blocks:  make([]*orderBlock, 0, len(o.blocks)+len(edits)),
+		starts:  make([]int, 1, len(o.blocks)+len(edits)+1),
+		lastPre: make([]uint64, 0, len(o.blocks)+len(edits)),
+		lastDoc: make([]uint32, 0, len(o.blocks)+len(edits)),
+	}
 	for bi, b := range o.blocks {
 		e := edits[bi]
 		if e == nil {
-			blocks = append(blocks, b)
+			n.blocks = append(n.blocks, b)
+			n.starts = append(n.starts, n.starts[len(n.starts)-1]+o.starts[bi+1]-o.starts[bi])
+			n.lastPre, n.lastDoc = append(n.lastPre, o.lastPre[bi]), append(n.lastDoc, o.lastDoc[bi])
 			continue
 		}
 		slices.Sort(e.drop)
 		// Added entries are sorted, so their offsets are too.
-		n := len(b.doc) - len(e.drop) + len(e.ins)
-		nb := &orderBlock{pre: make([]uint64, 0, n), doc: make([]uint32, 0, n)}
+		size := len(b.doc) - len(e.drop) + len(e.ins)
+		nb := &orderBlock{pre: make([]uint64, 0, size), doc: make([]uint32, 0, size)}
 		from, di, ii := 0, 0, 0
 		for from <= len(b.doc) {
 			// The next offset where something happens.
@@ -299,12 +309,20 @@ func (o *order) update(t ties, removed, added []entry) (*order, error) {
 			}
 		}
 		for len(nb.doc) > blockMax {
-			blocks = append(blocks, &orderBlock{pre: slices.Clip(nb.pre[:blockTarget]), doc: slices.Clip(nb.doc[:blockTarget])})
+			n.add(&orderBlock{pre: slices.Clip(nb.pre[:blockTarget]), doc: slices.Clip(nb.doc[:blockTarget])})
 			nb = &orderBlock{pre: nb.pre[blockTarget:], doc: nb.doc[blockTarget:]}
 		}
 		if len(nb.doc) > 0 {
-			blocks = append(blocks, nb)
+			n.add(nb)
 		}
 	}
-	return newOrder(blocks), nil
+	return n, nil
+}
+
+// add appends a non-empty block and its index entries.
+func (o *order) add(b *orderBlock) {
+	k := len(b.doc)
+	o.blocks = append(o.blocks, b)
+	o.starts = append(o.starts, o.starts[len(o.starts)-1]+k)
+	o.lastPre, o.lastDoc = append(o.lastPre, b.pre[k-1]), append(o.lastDoc, b.doc[k-1])
 }
