@@ -26,6 +26,10 @@ type BuildOptions struct {
 	Full bool
 	// SnapshotID builds to this snapshot instead of the current one.
 	SnapshotID int64
+	// Polled is the type's table as the caller just loaded it (Poll): the
+	// build targets its current snapshot rather than loading the table
+	// again, unless the type's table changed since.
+	Polled *Polled
 }
 
 // BuildResult reports one build of one object type. Its JSON is what

@@ -80,9 +80,14 @@ func (j *buildJob) run(ctx context.Context) error {
 // known, so that a failed build says what it tried.
 func (j *buildJob) plan(ctx context.Context) (Kind, error) {
 	spec, res := &j.ts.spec, j.res
-	tbl, err := j.ix.loadTable(ctx, spec.Table)
-	if err != nil {
-		return "", &tableError{fmt.Errorf("object type %s: %w", spec.APIName, err)}
+	var tbl *table.Table
+	if p := j.opts.Polled; p != nil && p.ref == spec.Table {
+		tbl = p.tbl
+	} else {
+		var err error
+		if tbl, err = j.ix.loadTable(ctx, spec.Table); err != nil {
+			return "", &tableError{fmt.Errorf("object type %s: %w", spec.APIName, err)}
+		}
 	}
 	snap, err := target(tbl, spec.Table, j.opts.SnapshotID)
 	if err != nil {

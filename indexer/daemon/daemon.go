@@ -81,6 +81,7 @@ type typeRun struct {
 
 // pollResult is what one poll saw.
 type pollResult struct {
+	table        *indexer.Polled // what the build the poll decides on plans from
 	at           time.Time
 	snapshotID   int64
 	checkpoint   int64 // the checkpoint the lag was counted from
@@ -316,7 +317,7 @@ func (d *Daemon) step(ctx, buildCtx context.Context, r *typeRun) time.Duration {
 	d.changedLocked()
 	d.mu.Unlock()
 	d.log.Debug("build", "objectType", r.name, "full", full, "why", dec.why)
-	res, err := d.ix.Build(buildCtx, r.name, indexer.BuildOptions{Full: full})
+	res, err := d.ix.Build(buildCtx, r.name, indexer.BuildOptions{Full: full, Polled: p.table})
 	d.limit.release()
 	d.m.build(res)
 
@@ -356,16 +357,17 @@ func (d *Daemon) backoff(dc config.Daemon, n int) time.Duration {
 // poll loads the table of an object type and measures how far the
 // checkpoint lags behind its current snapshot.
 func (d *Daemon) poll(ctx context.Context, name string) (pollResult, error) {
-	tbl, err := d.ix.Table(ctx, name)
+	polled, err := d.ix.Poll(ctx, name)
 	if err != nil {
 		return pollResult{}, err
 	}
+	tbl := polled.Table()
 	cp, err := d.ix.Checkpoint(name)
 	if err != nil {
 		return pollResult{}, err
 	}
 	md := tbl.Metadata()
-	p := pollResult{at: d.now()}
+	p := pollResult{at: d.now(), table: polled}
 	if s := md.CurrentSnapshot(); s != nil {
 		p.snapshotID = s.SnapshotID
 	}
