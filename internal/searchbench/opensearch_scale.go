@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -43,6 +44,9 @@ type ScaleOptions struct {
 	// sent again straight in bulk requests, for the node's own bulk rate
 	// (0: none).
 	Straight int64
+	// Baseline builds the same table into a server of the embedded
+	// index alone first, for its time to searchable.
+	Baseline bool
 	// Dir is the work directory (empty: a temporary one, removed after).
 	Dir      string
 	ServeBin string
@@ -85,6 +89,15 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 	}
 	rep.WriteTableSeconds = time.Since(start).Seconds()
 
+	cfg := serverConfigHead + fmt.Sprintf("daemon:\n  pollInterval: %s\n", o.PollInterval) + "objectTypes:\n" + customerTypeConfig
+	if o.Baseline {
+		say("baseline: %s serve --build of the embedded index alone", o.ServeBin)
+		if rep.Baseline, err = embeddedBaseline(ctx, o, work, cfg, progress); err != nil {
+			return nil, err
+		}
+		say("baseline: searchable after %.1f s (load average %.1f-%.1f)", rep.Baseline.SearchableSeconds, rep.Baseline.LoadMin, rep.Baseline.LoadMax)
+	}
+
 	say("starting %d OpenSearch %s nodes (heap %d MiB each, %s)", o.Nodes, opensearchtest.Version, o.HeapMB, o.Profile)
 	start = time.Now()
 	c, err := opensearchtest.Start(ctx, opensearchtest.Options{Nodes: o.Nodes, HeapMB: o.HeapMB, Profile: o.Profile})
@@ -98,7 +111,6 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 		return nil, err
 	}
 
-	cfg := serverConfigHead + fmt.Sprintf("daemon:\n  pollInterval: %s\n", o.PollInterval) + "objectTypes:\n" + customerTypeConfig
 	cfgPath, err := writeConfig(work, onBackend(cfg, c.URLs(), o.Shards, o.Replicas))
 	if err != nil {
 		return nil, err
@@ -188,6 +200,35 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 	rep.Edits.summarize()
 	rep.Memory = append(rep.Memory, memoryOf("after the edits", srv.pid(), nodes))
 	return rep, nil
+}
+
+// embeddedBaseline builds the table into a server of cfg, the embedded
+// index alone, in a directory of its own beside the warehouse, and stops
+// it once it serves.
+func embeddedBaseline(ctx context.Context, o ScaleOptions, work, cfg string, progress io.Writer) (*ScaleBaseline, error) {
+	dir := filepath.Join(work, "embedded")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	cfgPath, err := writeConfig(dir, strings.Replace(cfg, "warehouse: ./warehouse", "warehouse: ../warehouse", 1))
+	if err != nil {
+		return nil, err
+	}
+	load := sampleLoad(ctx, 5*time.Second)
+	start := time.Now()
+	srv, err := startServe(ctx, o.ServeBin, o.ServeEnv, cfgPath, "ontoindex", progress)
+	if err != nil {
+		load()
+		return nil, err
+	}
+	defer srv.stop()
+	b := &ScaleBaseline{SearchableSeconds: time.Since(start).Seconds(), CPUSeconds: procCPUSeconds(srv.pid()), PeakRSSMiB: procStatusMiB(srv.pid(), "VmHWM")}
+	b.LoadMin, b.LoadMax = load()
+	if b.Objects, err = srv.objects(ctx, objectType); err == nil && b.Objects != int64(o.Rows) {
+		err = fmt.Errorf("the embedded server serves %d customers, want %d", b.Objects, o.Rows)
+	}
+	return b, err
 }
 
 // fallbacks is how many reads of Customer the backend refused and the

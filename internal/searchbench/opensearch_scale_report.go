@@ -25,9 +25,12 @@ type ScaleReport struct {
 	WriteTableSeconds   float64 `json:"writeTableSeconds"`   // writing the Iceberg table: not part of time to searchable
 	ClusterStartSeconds float64 `json:"clusterStartSeconds"` // the nodes' start until green
 
-	Build  ScaleBuild    `json:"build"`
-	Edits  ScaleEdits    `json:"edits"`
-	Memory []ScaleMemory `json:"memory"`
+	// Baseline is the same table built into the embedded index alone
+	// (nil: not measured).
+	Baseline *ScaleBaseline `json:"baseline,omitempty"`
+	Build    ScaleBuild     `json:"build"`
+	Edits    ScaleEdits     `json:"edits"`
+	Memory   []ScaleMemory  `json:"memory"`
 }
 
 // ScaleBuild is the full build's figures.
@@ -58,6 +61,17 @@ type ScaleBuild struct {
 	// documents/s over the straight bulk's.
 	Straight    *IngestFigures `json:"straight,omitempty"`
 	IngestRatio float64        `json:"ingestRatio,omitempty"`
+}
+
+// ScaleBaseline is the table's build into a server of the embedded index
+// alone, before the cluster starts.
+type ScaleBaseline struct {
+	SearchableSeconds float64 `json:"searchableSeconds"` // process start until /readyz
+	LoadMin           float64 `json:"loadMin"`
+	LoadMax           float64 `json:"loadMax"`
+	Objects           int64   `json:"objects"`
+	CPUSeconds        float64 `json:"cpuSeconds"` // the server's user+system time until then
+	PeakRSSMiB        float64 `json:"peakRssMiB"`
 }
 
 // ScaleEdits are the one-row edits after the build.
@@ -121,6 +135,10 @@ func (r *ScaleReport) WriteText(w io.Writer) error {
 		r.OpenSearch, r.Nodes, r.HeapMiB, r.Profile, r.Shards, r.Replicas, num(r.ClusterStartSeconds))
 	fmt.Fprintf(&s, "full build: searchable after %s s (serve --build until /readyz; load average %.1f-%.1f), %d objects served\n",
 		num(b.SearchableSeconds), b.LoadMin, b.LoadMax, b.Objects)
+	if bl := r.Baseline; bl != nil && bl.SearchableSeconds > 0 {
+		fmt.Fprintf(&s, "  baseline, the embedded index alone: searchable after %s s (load average %.1f-%.1f), CPU %s s, peak RSS %.0f MiB: the backend %.2fx its time\n",
+			num(bl.SearchableSeconds), bl.LoadMin, bl.LoadMax, num(bl.CPUSeconds), bl.PeakRSSMiB, b.SearchableSeconds/bl.SearchableSeconds)
+	}
 	if b.SearchableSeconds > 0 {
 		fmt.Fprintf(&s, "  %s objects/s to searchable; the build %s s, %d documents indexed in %d writes (mean %s ms each)\n",
 			num(float64(b.Objects)/b.SearchableSeconds), num(b.Backend.Seconds), b.Backend.Indexed, b.Backend.Writes, num(b.Backend.MeanWriteMs))
