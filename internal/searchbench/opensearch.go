@@ -241,7 +241,7 @@ func backendBuilds(ctx context.Context, srv *ontoServer, types ...string) ([]Bac
 			return nil, fmt.Errorf("status of %s: no full build (%+v)", typ, b)
 		}
 		out = append(out, BackendBuild{Type: typ, Seconds: float64(b.DurationMs) / 1000, Indexed: st.Backend.Indexed,
-			Writes: st.Backend.Writes, MeanWriteMs: st.Backend.MeanBulkLatencyMs, FinishedAt: b.FinishedAt})
+			Writes: st.Backend.Writes, MeanWriteMs: st.Backend.MeanBulkLatencyMs, Retries: st.Backend.Retries, FinishedAt: b.FinishedAt})
 	}
 	return out, nil
 }
@@ -257,6 +257,7 @@ type backendTypeStatus struct {
 		Writes            int64   `json:"writes"`
 		Indexed           int64   `json:"indexed"`
 		MeanBulkLatencyMs float64 `json:"meanBulkLatencyMs"`
+		Retries           int64   `json:"retries"`
 		Fallbacks         int64   `json:"fallbacks"`
 	} `json:"backend"`
 }

@@ -35,6 +35,7 @@ type BackendBuild struct {
 	Indexed     int64     `json:"indexed"` // documents the backend's writes indexed
 	Writes      int64     `json:"writes"`  // Writes acknowledged (each several bulk requests)
 	MeanWriteMs float64   `json:"meanWriteMs"`
+	Retries     int64     `json:"retries"` // documents sent again after the cluster refused them for load (429)
 	FinishedAt  time.Time `json:"finishedAt"`
 }
 

@@ -140,8 +140,8 @@ func (r *ScaleReport) WriteText(w io.Writer) error {
 			num(bl.SearchableSeconds), bl.LoadMin, bl.LoadMax, num(bl.CPUSeconds), bl.PeakRSSMiB, b.SearchableSeconds/bl.SearchableSeconds)
 	}
 	if b.SearchableSeconds > 0 {
-		fmt.Fprintf(&s, "  %s objects/s to searchable; the build %s s, %d documents indexed in %d writes (mean %s ms each)\n",
-			num(float64(b.Objects)/b.SearchableSeconds), num(b.Backend.Seconds), b.Backend.Indexed, b.Backend.Writes, num(b.Backend.MeanWriteMs))
+		fmt.Fprintf(&s, "  %s objects/s to searchable; the build %s s, %d documents indexed in %d writes (mean %s ms each), %d sent again after a 429\n",
+			num(float64(b.Objects)/b.SearchableSeconds), num(b.Backend.Seconds), b.Backend.Indexed, b.Backend.Writes, num(b.Backend.MeanWriteMs), b.Backend.Retries)
 	}
 	if b.Objects > 0 {
 		fmt.Fprintf(&s, "  CPU: the indexer %s s (%s µs an object), the nodes %s s (%s µs an object)\n",
