@@ -23,8 +23,8 @@ import (
 )
 
 // runBench dispatches to `bench build` (also plain `bench`, as before
-// there were two), `bench search`, `bench subscribe`, `bench interface`,
-// `bench geo` and `bench floor`,
+// there were two), `bench search`, `bench subscribe`, `bench opensearch`,
+// `bench interface`, `bench geo` and `bench floor`,
 // the net/http server bench search measures a get by key on besides
 // ontoindex.
 func runBench(ctx context.Context, env *Env, args []string) int {
@@ -38,6 +38,8 @@ func runBench(ctx context.Context, env *Env, args []string) int {
 			return runBenchFloor(ctx, env, args[1:])
 		case "subscribe":
 			return runBenchSubscribe(ctx, env, args[1:])
+		case "opensearch":
+			return runBenchOpenSearch(ctx, env, args[1:])
 		case "interface":
 			return runBenchInterface(ctx, env, args[1:])
 		case "geo":
@@ -90,6 +92,7 @@ func runBenchBuild(ctx context.Context, env *Env, name string, args []string) in
 		"through a sql catalog on SQLite in the work directory; the S3 connection is iceberg-go's, from\n"+
 		"AWS_S3_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. `ontolab bench search -h`\n"+
 		"describes the search benchmark, `ontolab bench subscribe -h` the subscriptions benchmark,\n"+
+		"`ontolab bench opensearch -h` the OpenSearch backend's scale run,\n"+
 		"`ontolab bench interface -h` the benchmark of a search over an interface, `ontolab bench geo -h`\n"+
 		"the geo filters against PostGIS.")
 	rows := fs.Int("rows", 1_000_000, "rows in the benchmark table")

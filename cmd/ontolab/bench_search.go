@@ -19,7 +19,7 @@ import (
 // runBenchSearch is `ontolab bench search`: ontoindex against PostgreSQL on
 // the same rows (internal/searchbench).
 func runBenchSearch(ctx context.Context, env *Env, args []string) int {
-	fs := newFlags(env, "bench search", "[--rows N] [--clients C] [--duration D] [--files N] [--dir D] [--json] [--seed N] [--opensearch]\n\n"+
+	fs := newFlags(env, "bench search", "[--rows N] [--clients C] [--duration D] [--files N] [--dir D] [--json] [--seed N] [--opensearch [--opensearch-tuned=false]]\n\n"+
 		"Writes a customers table and an orders table linked to it with iceberg-go and the same rows\n"+
 		"into a throwaway PostgreSQL (when installed), serves the tables with a real `indexer serve`,\n"+
 		"checks that both systems answer alike, and measures each query from C concurrent clients on\n"+
@@ -37,6 +37,7 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the rows and of the query parameters")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	fs.BoolVar(&o.OpenSearch, "opensearch", false, "also measure the queries on a second server whose types have a one-node OpenSearch cluster (the test kit's, from .ci/install-opensearch) as their backend, and their query DSL sent straight to the cluster")
+	fs.BoolVar(&o.OpenSearchTuned, "opensearch-tuned", true, "run the OpenSearch node as the distribution does (G1, both JIT compilers, every processor); false: the test kit's cheap settings (serial GC, client compiler, one processor), which the figures before 2026-12-05 had")
 	floor := fs.Bool("floor", true, "measure the get by key also on a bare net/http server that answers the bytes of one get (the standard library's floor)")
 	// Expert flags, for measuring another build of ontoindex or another
 	// PostgreSQL installation.

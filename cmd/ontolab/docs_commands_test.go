@@ -11,7 +11,7 @@ import (
 // (bench floor excepted: bench search starts it), each row naming every
 // flag that the command's -h lists, and no flag that it does not.
 func TestDocs_commandLine(t *testing.T) {
-	commands := [][]string{{"bench", "search"}, {"bench", "subscribe"}, {"bench", "interface"}, {"bench", "geo"}, {"bench", "vector"}}
+	commands := [][]string{{"bench", "search"}, {"bench", "subscribe"}, {"bench", "opensearch"}, {"bench", "interface"}, {"bench", "geo"}, {"bench", "vector"}}
 	for _, c := range commandTable() {
 		commands = append(commands, []string{c.Name})
 	}

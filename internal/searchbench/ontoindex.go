@@ -42,8 +42,11 @@ server:
   requestTimeout: 10m
 `
 
-const serverConfigTypes = `objectTypes:
-  - apiName: ` + objectType + `
+const serverConfigTypes = "objectTypes:\n" + customerTypeConfig + orderTypeConfig
+
+// customerTypeConfig and orderTypeConfig are the two types' items of
+// objectTypes.
+const customerTypeConfig = `  - apiName: ` + objectType + `
     table: warehouse.` + benchdata.CustomersIdent + `
     primaryKey: [id]
     titleProperty: name
@@ -54,7 +57,9 @@ const serverConfigTypes = `objectTypes:
       balance: {column: balance, search: numeric}
       visits: {column: visits, search: numeric}
       active: {column: active, search: boolean}
-  - apiName: ` + orderType + `
+`
+
+const orderTypeConfig = `  - apiName: ` + orderType + `
     table: warehouse.` + benchdata.OrdersIdent + `
     primaryKey: [id]
     properties:

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,8 +42,15 @@ const openSearchHeapMB = 2048
 // directory beside the warehouse's: the types name the cluster at url.
 func backendConfig(url string) string {
 	cfg := strings.Replace(serverConfig, "warehouse: ./warehouse", "warehouse: ../warehouse", 1)
-	backends := "backends:\n  " + openSearchBackend + ":\n    type: opensearch\n    urls: [" + url + "]\n" +
-		"    indexPrefix: bench-\n    shards: 1\n    replicas: 0\n"
+	return onBackend(cfg, []string{url}, 1, 0)
+}
+
+// onBackend is cfg with a backends section of the cluster at urls, whose
+// new indexes have shards shards of replicas replicas each, and every
+// type naming it.
+func onBackend(cfg string, urls []string, shards, replicas int) string {
+	backends := fmt.Sprintf("backends:\n  %s:\n    type: opensearch\n    urls: [%s]\n    indexPrefix: bench-\n    shards: %d\n    replicas: %d\n",
+		openSearchBackend, strings.Join(urls, ", "), shards, replicas)
 	cfg = strings.Replace(cfg, "objectTypes:\n", backends+"objectTypes:\n", 1)
 	return strings.ReplaceAll(cfg, "\n    primaryKey: [id]\n", "\n    primaryKey: [id]\n    backend: "+openSearchBackend+"\n")
 }
@@ -66,9 +74,13 @@ type openSearchSide struct {
 // startOpenSearch starts the cluster and builds the backend server's
 // types into it, filling rep.OpenSearch's time to searchable.
 func startOpenSearch(ctx context.Context, o Options, work string, rep *Report, progress *lockedWriter, say func(string, ...any)) (_ *openSearchSide, err error) {
-	say("starting a one-node OpenSearch %s cluster (heap %d MiB)", opensearchtest.Version, openSearchHeapMB)
+	profile := opensearchtest.ProfileTest
+	if o.OpenSearchTuned {
+		profile = opensearchtest.ProfileBench
+	}
+	say("starting a one-node OpenSearch %s cluster (heap %d MiB, %s)", opensearchtest.Version, openSearchHeapMB, profile)
 	start := time.Now()
-	c, err := opensearchtest.Start(ctx, opensearchtest.Options{HeapMB: openSearchHeapMB})
+	c, err := opensearchtest.Start(ctx, opensearchtest.Options{HeapMB: openSearchHeapMB, Profile: profile})
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: %w", err)
 	}
@@ -78,7 +90,7 @@ func startOpenSearch(ctx context.Context, o Options, work string, rep *Report, p
 			s.close()
 		}
 	}()
-	rep.OpenSearch = &OpenSearchFigures{Version: opensearchtest.Version, Nodes: 1, HeapMiB: openSearchHeapMB, StartSeconds: time.Since(start).Seconds()}
+	rep.OpenSearch = &OpenSearchFigures{Version: opensearchtest.Version, Nodes: 1, HeapMiB: openSearchHeapMB, Profile: profile.String(), StartSeconds: time.Since(start).Seconds()}
 	if s.jvmPID, err = s.nodePID(ctx); err != nil {
 		return nil, err
 	}
@@ -166,32 +178,61 @@ func (s *openSearchSide) close() {
 
 // nodePID is the process id of the node's JVM, as the node reports it.
 func (s *openSearchSide) nodePID(ctx context.Context) (int, error) {
-	status, body, err := s.cluster.Do(ctx, http.MethodGet, "/_nodes/_local/process", nil)
+	nodes, err := nodeProcesses(ctx, s.cluster)
 	if err != nil {
 		return 0, err
 	}
+	if len(nodes) != 1 {
+		return 0, fmt.Errorf("opensearch: %d nodes, want 1", len(nodes))
+	}
+	return nodes[0].pid, nil
+}
+
+// nodeProcess is a node's name and its JVM's process id.
+type nodeProcess struct {
+	name string
+	pid  int
+}
+
+// nodeProcesses are the cluster's nodes' JVMs, as the nodes report them,
+// in the order of their names.
+func nodeProcesses(ctx context.Context, c *opensearchtest.Cluster) ([]nodeProcess, error) {
+	status, body, err := c.Do(ctx, http.MethodGet, "/_nodes/process", nil)
+	if err != nil {
+		return nil, err
+	}
 	var ans struct {
 		Nodes map[string]struct {
+			Name    string `json:"name"`
 			Process struct {
 				ID int `json:"id"`
 			} `json:"process"`
 		} `json:"nodes"`
 	}
-	if status != http.StatusOK || json.Unmarshal(body, &ans) != nil || len(ans.Nodes) != 1 {
-		return 0, fmt.Errorf("opensearch: the node's process: %d %.200s", status, body)
+	if status != http.StatusOK || json.Unmarshal(body, &ans) != nil || len(ans.Nodes) == 0 {
+		return nil, fmt.Errorf("opensearch: the nodes' processes: %d %.200s", status, body)
 	}
+	var out []nodeProcess
 	for _, n := range ans.Nodes {
-		return n.Process.ID, nil
+		out = append(out, nodeProcess{name: n.Name, pid: n.Process.ID})
 	}
-	return 0, nil
+	slices.SortFunc(out, func(a, b nodeProcess) int { return strings.Compare(a.name, b.name) })
+	return out, nil
 }
 
 // builds are the backend server's full builds, one a type, with what its
 // status says of the backend's bulk writes.
 func (s *openSearchSide) builds(ctx context.Context) ([]BackendBuild, error) {
+	return backendBuilds(ctx, s.srv, objectType, orderType)
+}
+
+// backendBuilds are the full builds of types on a server whose types name
+// a backend, with what its status says of the backend's bulk writes.
+func backendBuilds(ctx context.Context, srv *ontoServer, types ...string) ([]BackendBuild, error) {
 	var out []BackendBuild
-	for _, typ := range []string{objectType, orderType} {
-		st, err := s.backendStatus(ctx, typ)
+	for _, typ := range types {
+		var st backendTypeStatus
+		err := srv.statusInto(ctx, typ, &st)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +241,7 @@ func (s *openSearchSide) builds(ctx context.Context) ([]BackendBuild, error) {
 			return nil, fmt.Errorf("status of %s: no full build (%+v)", typ, b)
 		}
 		out = append(out, BackendBuild{Type: typ, Seconds: float64(b.DurationMs) / 1000, Indexed: st.Backend.Indexed,
-			Writes: st.Backend.Writes, MeanWriteMs: st.Backend.MeanBulkLatencyMs, FinishedAt: b.FinishedAt})
+			Writes: st.Backend.Writes, MeanWriteMs: st.Backend.MeanBulkLatencyMs, Retries: st.Backend.Retries, FinishedAt: b.FinishedAt})
 	}
 	return out, nil
 }
@@ -216,13 +257,9 @@ type backendTypeStatus struct {
 		Writes            int64   `json:"writes"`
 		Indexed           int64   `json:"indexed"`
 		MeanBulkLatencyMs float64 `json:"meanBulkLatencyMs"`
+		Retries           int64   `json:"retries"`
 		Fallbacks         int64   `json:"fallbacks"`
 	} `json:"backend"`
-}
-
-func (s *openSearchSide) backendStatus(ctx context.Context, typ string) (backendTypeStatus, error) {
-	var st backendTypeStatus
-	return st, s.srv.statusInto(ctx, typ, &st)
 }
 
 // sides are the backend's and the straight DSL's ways to run q; a nil

@@ -35,18 +35,36 @@ func ingestIndex(alias string) string { return alias + "-straight" }
 // fills f.Ingest.
 func (s *openSearchSide) measureIngest(ctx context.Context, f *OpenSearchFigures, say func(string, ...any)) error {
 	aliases := []string{"bench-" + strings.ToLower(objectType), "bench-" + strings.ToLower(orderType)}
+	in, err := s.straightBulk(ctx, aliases, 0, say)
+	if err != nil {
+		return err
+	}
+	if in.BuildSeconds = buildWindow(f.Builds); in.BuildSeconds > 0 {
+		in.Ratio = in.BulkSeconds / in.BuildSeconds
+	}
+	f.Ingest = in
+	say("straight bulk of %d documents: %.1f s, the builds' window %.1f s: ratio %.2f", in.Documents, in.BulkSeconds, in.BuildSeconds, in.Ratio)
+	return nil
+}
+
+// straightBulk reads the documents of each alias back (the first limit
+// in the order of their keys; 0: all) and sends them straight in bulk
+// requests, the aliases at once, into new indexes like theirs, until
+// refreshed; then it deletes those. The figures leave BuildSeconds and
+// Ratio to the caller.
+func (s *openSearchSide) straightBulk(ctx context.Context, aliases []string, limit int64, say func(string, ...any)) (*IngestFigures, error) {
 	bodies := make([][][]byte, len(aliases))
 	docs := int64(0)
 	for i, alias := range aliases {
 		say("reading %s's documents back for the straight bulk", alias)
-		b, n, err := s.bulkBodies(ctx, alias)
+		b, n, err := s.bulkBodies(ctx, alias, limit)
 		if err != nil {
-			return fmt.Errorf("ingest: %s: %w", alias, err)
+			return nil, fmt.Errorf("ingest: %s: %w", alias, err)
 		}
 		bodies[i] = b
 		docs += n
 		if err := s.createLike(ctx, alias, ingestIndex(alias)); err != nil {
-			return fmt.Errorf("ingest: %s: %w", alias, err)
+			return nil, fmt.Errorf("ingest: %s: %w", alias, err)
 		}
 	}
 	say("sending %d documents straight in bulk requests", docs)
@@ -87,25 +105,20 @@ func (s *openSearchSide) measureIngest(ctx context.Context, f *OpenSearchFigures
 	wg.Wait()
 	close(errs)
 	if err := <-errs; err != nil {
-		return fmt.Errorf("ingest: %w", err)
+		return nil, fmt.Errorf("ingest: %w", err)
 	}
 	for _, alias := range aliases {
 		if err := s.ok(ctx, http.MethodPost, "/"+ingestIndex(alias)+"/_refresh", nil); err != nil {
-			return fmt.Errorf("ingest: %w", err)
+			return nil, fmt.Errorf("ingest: %w", err)
 		}
 	}
-	in := &IngestFigures{Documents: docs, BulkSeconds: time.Since(start).Seconds(), Requests: requests, BuildSeconds: buildWindow(f.Builds)}
-	if in.BuildSeconds > 0 {
-		in.Ratio = in.BulkSeconds / in.BuildSeconds
-	}
-	f.Ingest = in
-	say("straight bulk of %d documents: %.1f s, the builds' window %.1f s: ratio %.2f", docs, in.BulkSeconds, in.BuildSeconds, in.Ratio)
+	in := &IngestFigures{Documents: docs, BulkSeconds: time.Since(start).Seconds(), Requests: requests}
 	for _, alias := range aliases {
 		if err := s.ok(ctx, http.MethodDelete, "/"+ingestIndex(alias), nil); err != nil {
-			return fmt.Errorf("ingest: %w", err)
+			return nil, fmt.Errorf("ingest: %w", err)
 		}
 	}
-	return nil
+	return in, nil
 }
 
 // buildWindow is the time from the first build's start to the last
@@ -124,15 +137,20 @@ func buildWindow(builds []BackendBuild) float64 {
 	return last.Sub(first).Seconds()
 }
 
-// bulkBodies reads every document of alias in the order of its key and
-// makes the bulk requests of them, with the builds' action lines.
-func (s *openSearchSide) bulkBodies(ctx context.Context, alias string) ([][]byte, int64, error) {
+// bulkBodies reads the documents of alias in the order of their keys
+// (the first limit; 0: every one) and makes the bulk requests of them,
+// with the builds' action lines.
+func (s *openSearchSide) bulkBodies(ctx context.Context, alias string, limit int64) ([][]byte, int64, error) {
 	var bodies [][]byte
 	var body []byte
 	var after json.RawMessage
 	n, inBody := int64(0), 0
 	for {
-		req := map[string]any{"size": ingestPage, "version": true, "sort": []any{map[string]any{"__key": "asc"}}, "track_total_hits": false}
+		page := int64(ingestPage)
+		if limit > 0 {
+			page = min(page, limit-n)
+		}
+		req := map[string]any{"size": page, "version": true, "sort": []any{map[string]any{"__key": "asc"}}, "track_total_hits": false}
 		if after != nil {
 			req["search_after"] = after
 		}
@@ -159,7 +177,7 @@ func (s *openSearchSide) bulkBodies(ctx context.Context, alias string) ([][]byte
 				bodies, body, inBody = append(bodies, body), nil, 0
 			}
 		}
-		if len(ans.Hits.Hits) < ingestPage {
+		if int64(len(ans.Hits.Hits)) < page || n == limit {
 			break
 		}
 		after = ans.Hits.Hits[len(ans.Hits.Hits)-1].Sort

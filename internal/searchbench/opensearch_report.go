@@ -11,6 +11,7 @@ type OpenSearchFigures struct {
 	Version      string  `json:"version"`
 	Nodes        int     `json:"nodes"`
 	HeapMiB      int     `json:"heapMiB"`
+	Profile      string  `json:"profile"`      // the test kit's profile of the node (opensearchtest.Profile)
 	StartSeconds float64 `json:"startSeconds"` // the cluster's start until green
 	// SearchableSeconds is the backend server's process start until
 	// /readyz answers 200: both types built into OpenSearch (and into the
@@ -34,6 +35,7 @@ type BackendBuild struct {
 	Indexed     int64     `json:"indexed"` // documents the backend's writes indexed
 	Writes      int64     `json:"writes"`  // Writes acknowledged (each several bulk requests)
 	MeanWriteMs float64   `json:"meanWriteMs"`
+	Retries     int64     `json:"retries"` // documents sent again after the cluster refused them for load (429)
 	FinishedAt  time.Time `json:"finishedAt"`
 }
 
@@ -83,8 +85,8 @@ func (r *Report) writeOpenSearch(w io.Writer, width int) {
 	if f == nil {
 		return
 	}
-	fmt.Fprintf(w, "OpenSearch backend: OpenSearch %s, %d node, heap %d MiB (the test kit's node: serial GC, client compiler, 1 processor); the same queries on a second ontoindex whose types name it\n",
-		f.Version, f.Nodes, f.HeapMiB)
+	fmt.Fprintf(w, "OpenSearch backend: OpenSearch %s, %d node, heap %d MiB (the test kit's %s profile); the same queries on a second ontoindex whose types name it\n",
+		f.Version, f.Nodes, f.HeapMiB, f.Profile)
 	row := func(cells ...string) {
 		fmt.Fprintf(w, "%-*s  %8s  %12s %8s %8s  %13s %8s %8s  %10s  %10s\n", width, cells[0],
 			cells[1], cells[2], cells[3], cells[4], cells[5], cells[6], cells[7], cells[8], cells[9])

@@ -51,6 +51,10 @@ type Options struct {
 	// and their DSL straight on the cluster (opensearch.go; needs the
 	// kit's jars: .ci/install-opensearch).
 	OpenSearch bool
+	// OpenSearchTuned runs the node as the distribution would
+	// (opensearchtest.ProfileBench) rather than with the test kit's cheap
+	// settings, which slow it.
+	OpenSearchTuned bool
 	// PostgresBinDir holds initdb and postgres (empty: pgserver.FindBinDir).
 	PostgresBinDir string
 	// Queries are the ids of the queries to measure (empty: all). Every

@@ -30,6 +30,9 @@ type Options struct {
 	// StartTimeout bounds a start, the cluster's health included
 	// (default 4m: three JVMs on a loaded two-core machine).
 	StartTimeout time.Duration
+	// Profile is how each node's JVM and thread pools are set up: the
+	// zero value, ProfileTest, is the cheap one tests run.
+	Profile Profile
 }
 
 // Cluster is a running OpenSearch cluster.
@@ -37,9 +40,10 @@ type Cluster struct {
 	name  string
 	dir   string
 	nodes []*node
-	// java, classpath and heapMB start a node again (Restart).
+	// java, classpath, heapMB and profile start a node again (Restart).
 	java, classpath string
 	heapMB          int
+	profile         Profile
 
 	stopOnce sync.Once
 	stopErr  error
@@ -74,7 +78,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{name: "ontoindex-test-" + filepath.Base(dir), dir: dir, java: java, classpath: cp, heapMB: o.HeapMB}
+	c := &Cluster{name: "ontoindex-test-" + filepath.Base(dir), dir: dir, java: java, classpath: cp, heapMB: o.HeapMB, profile: o.Profile}
 	defer func() {
 		if err != nil {
 			_ = c.Stop()
@@ -96,7 +100,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 	// The JVMs start side by side: their startup is most of the wait.
 	for _, n := range c.nodes {
-		if err := n.start(c.java, c.classpath, c.heapMB); err != nil {
+		if err := n.start(c.java, c.classpath, c.heapMB, c.profile); err != nil {
 			return nil, err
 		}
 	}
@@ -145,9 +149,11 @@ func (c *Cluster) settings(n *node, names []string) []setting {
 		{"http.port", port(n.http)},
 		{"transport.port", port(n.transport)},
 		{"node.portsfile", true},
-		{"node.processors", 1},
 		// A shared machine's disk may be fuller than the watermarks.
 		{"cluster.routing.allocation.disk.threshold_enabled", false},
+	}
+	if c.profile == ProfileTest {
+		s = append(s, setting{"node.processors", 1})
 	}
 	if len(names) == 1 {
 		return append(s, setting{"discovery.type", "single-node"})

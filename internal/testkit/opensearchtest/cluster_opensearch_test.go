@@ -5,6 +5,7 @@ package opensearchtest
 import (
 	"fmt"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -306,5 +307,47 @@ func TestCluster_Restart(t *testing.T) {
 	c.MustDoNode(t, victim, http.MethodGet, "/flights/_search?preference=_local", nil, http.StatusOK, &answer)
 	if h := answer.Hits.Hits; len(h) != 1 || h[0].ID != "b" || h[0].Source.N != 20 {
 		t.Errorf("node-%d's copy after the restart: %+v, want b with n 20 alone", victim, h)
+	}
+}
+
+// TestCluster_profile starts a node of each profile and reads back what
+// the node says of its JVM: its collectors, its compiler flags and the
+// processors its thread pools are sized by.
+func TestCluster_profile(t *testing.T) {
+	for _, tc := range []struct {
+		profile    Profile
+		collector  string
+		processors int
+		clientOnly bool // -XX:TieredStopAtLevel=1
+	}{
+		{ProfileTest, "Copy", 1, true},
+		{ProfileBench, "G1 Young Generation", runtime.NumCPU(), false},
+	} {
+		t.Run(tc.profile.String(), func(t *testing.T) {
+			c := Must(t, Options{HeapMB: 256, Profile: tc.profile})
+			var info struct {
+				Nodes map[string]struct {
+					OS struct {
+						AllocatedProcessors int `json:"allocated_processors"`
+					} `json:"os"`
+					JVM struct {
+						GCCollectors   []string `json:"gc_collectors"`
+						InputArguments []string `json:"input_arguments"`
+					} `json:"jvm"`
+				} `json:"nodes"`
+			}
+			c.MustDoNode(t, 0, http.MethodGet, "/_nodes/_local/os,jvm", nil, http.StatusOK, &info)
+			for _, n := range info.Nodes {
+				if n.OS.AllocatedProcessors != tc.processors {
+					t.Errorf("allocated processors %d, want %d", n.OS.AllocatedProcessors, tc.processors)
+				}
+				if !slices.Contains(n.JVM.GCCollectors, tc.collector) {
+					t.Errorf("collectors %v, want %s among them", n.JVM.GCCollectors, tc.collector)
+				}
+				if got := slices.Contains(n.JVM.InputArguments, "-XX:TieredStopAtLevel=1"); got != tc.clientOnly {
+					t.Errorf("client compiler only: %v, want %v (%v)", got, tc.clientOnly, n.JVM.InputArguments)
+				}
+			}
+		})
 	}
 }

@@ -26,9 +26,12 @@
 // The launcher installs no security manager, runs no bootstrap checks and
 // loads no native library (no JNA, no memory lock, no seccomp): it is a
 // test cluster, not a production one. Its nodes ignore disk watermarks so
-// that a full shared disk does not turn a test yellow, and each one
-// counts one processor, which keeps its thread pools small on a
-// two-core machine.
+// that a full shared disk does not turn a test yellow. By default
+// (ProfileTest) each one counts one processor, which keeps its thread
+// pools small on a two-core machine, and runs the serial collector and
+// the client compiler only; benchmarks start ProfileBench nodes (G1, both
+// compilers, every processor), as the distribution runs them, so that
+// the test settings do not slow the node they compare with.
 //
 // Kill kills a node with SIGKILL (a crash: nothing flushed, no goodbye to
 // the cluster) and Restart starts it again over its data directory, on

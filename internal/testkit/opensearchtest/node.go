@@ -88,28 +88,26 @@ rootLogger.appenderRef.console.ref = console
 
 func (n *node) logFile() string { return filepath.Join(n.home, "logs", "node.log") }
 
-// start starts the node's JVM with the heap given and returns at once.
-func (n *node) start(java, classpath string, heapMB int) error {
+// start starts the node's JVM with the heap and profile given and returns
+// at once.
+func (n *node) start(java, classpath string, heapMB int, profile Profile) error {
 	logf, err := os.OpenFile(n.logFile(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer logf.Close() // the child holds its own descriptor
 	heap := "-Xmx" + strconv.Itoa(heapMB) + "m"
-	args := []string{
-		"-Xms" + strconv.Itoa(heapMB) + "m", heap, "-Xss1m",
-		// One GC thread and the client compiler: three nodes share two
-		// cores with the tests' own process.
-		"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+	args := append([]string{"-Xms" + strconv.Itoa(heapMB) + "m", heap, "-Xss1m"}, profile.jvmArgs()...)
+	args = append(args,
 		"-XX:-OmitStackTraceInFastThrow",
 		// As the distribution's jvm.options: log4j without JMX and its
 		// own shutdown hook (the launcher's closes the node, logging).
 		"-Dlog4j2.disable.jmx=true", "-Dlog4j.shutdownHookEnabled=false",
 		"-Dio.netty.noUnsafe=true", "-Dio.netty.noKeySetOptimization=true",
 		"-Dio.netty.recycler.maxCapacityPerThread=0",
-		"-Djava.io.tmpdir=" + filepath.Join(n.home, "tmp"),
+		"-Djava.io.tmpdir="+filepath.Join(n.home, "tmp"),
 		"-cp", classpath, launcherClass, n.home,
-	}
+	)
 	if err := os.MkdirAll(filepath.Join(n.home, "tmp"), 0o755); err != nil {
 		return err
 	}
