@@ -29,6 +29,9 @@ type generation struct {
 	prev   *index.Snapshot // the one before it, for readers still at its version
 	staged *index.Snapshot // the next one, while its commit runs
 	dirty  int             // documents changed since the index file; -1: no file yet
+	// changed counts the documents changed by the commits promoted, from
+	// the generation's start: a save knows what changed while it wrote.
+	changed int
 
 	mu      sync.Mutex
 	refs    int
@@ -73,6 +76,7 @@ func (g *generation) promote(ok bool, changed int) {
 	defer g.snapMu.Unlock()
 	if ok && g.staged != nil {
 		g.prev, g.cur = g.cur, g.staged
+		g.changed += changed
 		if g.dirty >= 0 {
 			g.dirty += changed
 		}
@@ -128,10 +132,10 @@ func (g *generation) close() error {
 	g.closed = true
 	g.mu.Unlock()
 	g.snapMu.RLock()
-	s, dirty := g.cur, g.dirty
+	s, dirty, changed := g.cur, g.dirty, g.changed
 	g.snapMu.RUnlock()
 	if s != nil && dirty != 0 {
-		return g.ix.saveIndex(g, s)
+		return g.ix.saveIndex(g, s, changed)
 	}
 	return nil
 }

@@ -146,28 +146,38 @@ func (ix *Indexer) saveIndexFile(name string, n int, s *index.Snapshot) error {
 	return ix.db.ClearDirty(name, n, s.Version())
 }
 
-// saveIndex writes the index file of a generation's snapshot.
-func (ix *Indexer) saveIndex(g *generation, s *index.Snapshot) error {
+// saveIndex writes the index file of a generation's snapshot s, which was
+// current when the generation had counted changed documents: what changed
+// after it (commits while the file was written) is the next file's.
+func (ix *Indexer) saveIndex(g *generation, s *index.Snapshot, changed int) error {
 	if err := ix.saveIndexFile(g.name, g.n, s); err != nil {
 		return fmt.Errorf("object type %s: generation %d: %w", g.name, g.n, err)
 	}
-	g.snapMu.Lock()
-	if g.cur == s {
-		g.dirty = 0
-	}
-	g.snapMu.Unlock()
+	g.saved(changed)
 	return nil
 }
 
+// saved records that the index file holds the snapshot that was current
+// at changed: the documents changed after it are dirty. Not "no file yet"
+// any more, even when commits came during the write: left at -1, a type
+// committed to more often than its file takes to write (30 s at ten
+// million objects) had its file written again and again, a core's worth.
+func (g *generation) saved(changed int) {
+	g.snapMu.Lock()
+	g.dirty = g.changed - changed
+	g.snapMu.Unlock()
+}
+
 // needsSave reports whether a generation's file is missing or enough
-// documents changed since it was written.
-func (g *generation) needsSave() (*index.Snapshot, bool) {
+// documents changed since it was written, and returns the snapshot to
+// save with the generation's count of changes.
+func (g *generation) needsSave() (*index.Snapshot, int, bool) {
 	g.snapMu.RLock()
 	defer g.snapMu.RUnlock()
 	if g.cur == nil || g.dirty == 0 {
-		return nil, false
+		return nil, 0, false
 	}
-	return g.cur, g.dirty < 0 || g.dirty >= max(saveEvery, int(g.cur.Objects()/16))
+	return g.cur, g.changed, g.dirty < 0 || g.dirty >= max(saveEvery, int(g.cur.Objects()/16))
 }
 
 // saver writes index files in the background, so that a build is served
@@ -196,8 +206,8 @@ func (sv *saver) start(ix *Indexer) {
 					g.release()
 					continue
 				}
-				if s, ok := g.needsSave(); ok {
-					if err := ix.saveIndex(g, s); err != nil {
+				if s, changed, ok := g.needsSave(); ok {
+					if err := ix.saveIndex(g, s, changed); err != nil {
 						// The store stays the truth; a start rebuilds what it must.
 						ix.log.Warn("save index file", "objectType", g.name, "generation", g.n, "error", err)
 					}
