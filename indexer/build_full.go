@@ -123,7 +123,7 @@ func (j *buildJob) full(ctx context.Context) error {
 	}
 	const firstVersion = 1
 	// dirty -1: no index file yet; the saver writes it.
-	gen := &generation{ix: ix, name: name, n: bs.Generation, cur: docs.b.Finish(firstVersion), dirty: -1}
+	gen := &generation{ix: ix, name: name, n: bs.Generation, cur: docs.b.Finish(firstVersion), noFile: true}
 	// The switch also drops the build record.
 	w.Finish(firstVersion)
 	if err := j.commit(w, next); err != nil {

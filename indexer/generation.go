@@ -28,10 +28,10 @@ type generation struct {
 	cur    *index.Snapshot // the newest committed snapshot
 	prev   *index.Snapshot // the one before it, for readers still at its version
 	staged *index.Snapshot // the next one, while its commit runs
-	dirty  int             // documents changed since the index file; -1: no file yet
-	// changed counts the documents changed by the commits promoted, from
-	// the generation's start: a save knows what changed while it wrote.
-	changed int
+	// dirty counts the documents changed since the snapshot the index
+	// file holds (since the generation's start when noFile).
+	dirty  int
+	noFile bool // the generation has no index file yet
 
 	mu      sync.Mutex
 	refs    int
@@ -76,10 +76,7 @@ func (g *generation) promote(ok bool, changed int) {
 	defer g.snapMu.Unlock()
 	if ok && g.staged != nil {
 		g.prev, g.cur = g.cur, g.staged
-		g.changed += changed
-		if g.dirty >= 0 {
-			g.dirty += changed
-		}
+		g.dirty += changed
 	}
 	g.staged = nil
 }
@@ -132,10 +129,10 @@ func (g *generation) close() error {
 	g.closed = true
 	g.mu.Unlock()
 	g.snapMu.RLock()
-	s, dirty, changed := g.cur, g.dirty, g.changed
+	s, dirty, save := g.cur, g.dirty, g.noFile || g.dirty != 0
 	g.snapMu.RUnlock()
-	if s != nil && dirty != 0 {
-		return g.ix.saveIndex(g, s, changed)
+	if s != nil && save {
+		return g.ix.saveIndex(g, s, dirty)
 	}
 	return nil
 }

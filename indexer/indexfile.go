@@ -147,37 +147,39 @@ func (ix *Indexer) saveIndexFile(name string, n int, s *index.Snapshot) error {
 }
 
 // saveIndex writes the index file of a generation's snapshot s, which was
-// current when the generation had counted changed documents: what changed
-// after it (commits while the file was written) is the next file's.
-func (ix *Indexer) saveIndex(g *generation, s *index.Snapshot, changed int) error {
+// current when the generation counted dirty documents: those changed after
+// it (commits while the file was written) stay dirty.
+func (ix *Indexer) saveIndex(g *generation, s *index.Snapshot, dirty int) error {
 	if err := ix.saveIndexFile(g.name, g.n, s); err != nil {
 		return fmt.Errorf("object type %s: generation %d: %w", g.name, g.n, err)
 	}
-	g.saved(changed)
+	g.saved(dirty)
 	return nil
 }
 
 // saved records that the index file holds the snapshot that was current
-// at changed: the documents changed after it are dirty. Not "no file yet"
-// any more, even when commits came during the write: left at -1, a type
-// committed to more often than its file takes to write (30 s at ten
-// million objects) had its file written again and again, a core's worth.
-func (g *generation) saved(changed int) {
+// when dirty documents were counted. Commits during the write stay
+// counted: had the generation stayed "no file yet" because of them, a
+// type committed to more often than its file takes to write (30 s at ten
+// million objects) would have its file written again and again, a core's
+// worth.
+func (g *generation) saved(dirty int) {
 	g.snapMu.Lock()
-	g.dirty = g.changed - changed
+	g.dirty -= dirty
+	g.noFile = false
 	g.snapMu.Unlock()
 }
 
 // needsSave reports whether a generation's file is missing or enough
 // documents changed since it was written, and returns the snapshot to
-// save with the generation's count of changes.
+// save with the count of dirty documents it covers.
 func (g *generation) needsSave() (*index.Snapshot, int, bool) {
 	g.snapMu.RLock()
 	defer g.snapMu.RUnlock()
-	if g.cur == nil || g.dirty == 0 {
+	if g.cur == nil || (!g.noFile && g.dirty == 0) {
 		return nil, 0, false
 	}
-	return g.cur, g.changed, g.dirty < 0 || g.dirty >= max(saveEvery, int(g.cur.Objects()/16))
+	return g.cur, g.dirty, g.noFile || g.dirty >= max(saveEvery, int(g.cur.Objects()/16))
 }
 
 // saver writes index files in the background, so that a build is served

@@ -16,17 +16,18 @@ func TestGeneration_saved(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
+		noFile    bool
 		dirty     int // before the save
 		during    []int
 		wantDirty int
 	}{
-		{"first file, no commit during the write", -1, nil, 0},
-		{"first file, commits during the write", -1, []int{3, 2}, 5},
-		{"a later file, commits during the write", saveEvery + 7, []int{1}, 1},
+		{"first file, no commit during the write", true, 0, nil, 0},
+		{"first file, commits during the write", true, 0, []int{3, 2}, 5},
+		{"a later file, commits during the write", false, saveEvery + 7, []int{1}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := &generation{cur: snap(1), dirty: tt.dirty}
+			g := &generation{cur: snap(1), dirty: tt.dirty, noFile: tt.noFile}
 			s, changed, ok := g.needsSave()
 			if !ok || s == nil {
 				t.Fatalf("needsSave = %v, %v; want a save", s, ok)
@@ -35,8 +36,8 @@ func TestGeneration_saved(t *testing.T) {
 				commit(g, uint64(i+2), n)
 			}
 			g.saved(changed)
-			if g.dirty != tt.wantDirty {
-				t.Fatalf("dirty after the save = %d, want %d", g.dirty, tt.wantDirty)
+			if g.dirty != tt.wantDirty || g.noFile {
+				t.Fatalf("after the save: dirty %d, noFile %v; want %d, false", g.dirty, g.noFile, tt.wantDirty)
 			}
 			if _, _, again := g.needsSave(); again {
 				t.Fatal("a few commits during the write ask for another save at once")
