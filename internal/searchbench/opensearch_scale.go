@@ -172,7 +172,7 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 	say("%d one-row copy-on-write edits, each timed until a search finds it", o.Edits)
 	ed := &editor{tbl: tbl, seed: o.Seed, rows: int64(o.Rows), client: client, timeout: o.EditTimeout}
 	r := rand.New(rand.NewPCG(o.Seed, 30))
-	rep.Edits.LoadBefore = loadAverage()
+	rep.Edits.LoadBefore = LoadAverage()
 	for i := range o.Edits {
 		// A commit at a random point of the poll interval, not in step
 		// with the server's polls (the edit before was found right after
@@ -189,7 +189,7 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 		rep.Edits.Edits = append(rep.Edits.Edits, e)
 		say("edit %d (customer %d): commit %.0f ms, then searchable after %.0f ms", i, e.Key, e.CommitMs, e.SearchableMs)
 	}
-	rep.Edits.LoadAfter = loadAverage()
+	rep.Edits.LoadAfter = LoadAverage()
 	fallbacks1, err := fallbacks(ctx, srv)
 	if err != nil {
 		return nil, err
@@ -277,7 +277,7 @@ func memoryOf(when string, server int, nodes []nodeProcess) ScaleMemory {
 func sampleLoad(ctx context.Context, every time.Duration) func() (lo, hi float64) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	lo, hi := loadAverage(), loadAverage()
+	lo, hi := LoadAverage(), LoadAverage()
 	go func() {
 		defer close(done)
 		tick := time.NewTicker(every)
@@ -287,7 +287,7 @@ func sampleLoad(ctx context.Context, every time.Duration) func() (lo, hi float64
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				l := loadAverage()
+				l := LoadAverage()
 				lo, hi = min(lo, l), max(hi, l)
 			}
 		}
@@ -297,15 +297,4 @@ func sampleLoad(ctx context.Context, every time.Duration) func() (lo, hi float64
 		<-done
 		return lo, hi
 	}
-}
-
-// loadAverage is the machine's 1-minute load average (Linux; 0: unknown).
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	var l float64
-	_, _ = fmt.Sscan(string(b), &l)
-	return l
 }

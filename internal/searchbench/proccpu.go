@@ -54,3 +54,17 @@ func machineCPUTicks() (idle, total float64) {
 	}
 	return idle, total
 }
+
+// LoadAverage is the machine's 1-minute load average (Linux; 0: unknown).
+func LoadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}

@@ -74,7 +74,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer removeWork()
 	rep := newReport(o)
-	rep.LoadAverage[0] = loadAverage()
+	rep.LoadAverage[0] = searchbench.LoadAverage()
 	rep.Version = searchbench.Version(ctx, o.ServeBin, o.ServeEnv)
 
 	say("writing %d customers and orders, starting %s serve (poll interval %s)", o.Rows, o.ServeBin, o.PollInterval)
@@ -152,7 +152,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		rep.Notes = append(rep.Notes, "server metrics: "+err.Error())
 	}
-	rep.LoadAverage[1] = loadAverage()
+	rep.LoadAverage[1] = searchbench.LoadAverage()
 	rep.finish()
 	return rep, nil
 }

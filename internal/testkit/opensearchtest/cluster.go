@@ -152,9 +152,7 @@ func (c *Cluster) settings(n *node, names []string) []setting {
 		// A shared machine's disk may be fuller than the watermarks.
 		{"cluster.routing.allocation.disk.threshold_enabled", false},
 	}
-	if c.profile == ProfileTest {
-		s = append(s, setting{"node.processors", 1})
-	}
+	s = append(s, c.profile.settings()...)
 	if len(names) == 1 {
 		return append(s, setting{"discovery.type", "single-node"})
 	}

@@ -35,3 +35,12 @@ func (p Profile) jvmArgs() []string {
 	// cores with the tests' own process.
 	return []string{"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"}
 }
+
+// settings are the lines of opensearch.yml the profile adds.
+func (p Profile) settings() []setting {
+	if p == ProfileBench {
+		return nil // thread pools sized by the processors the JVM sees
+	}
+	// One thread a pool: three nodes share two cores with the tests.
+	return []setting{{"node.processors", 1}}
+}
