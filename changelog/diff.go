@@ -174,7 +174,7 @@ func Classify(row, previous RowSource, found bool, live func(path string) bool) 
 // sends one change per key to sink; then deletes the keys of removed files
 // that no added file holds any more.
 func Diff(ctx context.Context, in Input, base Baseline, sink Sink) (Stats, error) {
-	d := &differ{in: &in, sink: sink, lookup: maskDeleted(base, in.Deleted)}
+	d := &differ{in: &in, sink: sink, lookup: maskDeleted(base, in.Deleted), live: func(p string) bool { return in.Plan.Live[p] }}
 	st, err := d.added(ctx)
 	if err != nil {
 		return st, err
@@ -227,6 +227,7 @@ type differ struct {
 	in     *Input
 	sink   Sink
 	lookup func(key []byte) (string, uint64, bool, error)
+	live   func(path string) bool // whether a file is live at the target
 	st     Stats
 	dups   []DuplicateKey
 	obj    objects.Object
@@ -275,7 +276,6 @@ func (d *differ) added(ctx context.Context) (Stats, error) {
 // applies them.
 func (d *differ) apply(f DataFile, b *rowBatch) error {
 	t, st := d.in.Type, &d.st
-	live := func(p string) bool { return d.in.Plan.Live[p] }
 	for i := range b.rows {
 		cr := &b.rows[i]
 		st.RowsRead++
@@ -295,7 +295,7 @@ func (d *differ) apply(f DataFile, b *rowBatch) error {
 		if err != nil {
 			return err
 		}
-		typ := Classify(RowSource{File: f.Path, Hash: cr.hash}, RowSource{File: prevFile, Hash: prevHash}, found, live)
+		typ := Classify(RowSource{File: f.Path, Hash: cr.hash}, RowSource{File: prevFile, Hash: prevHash}, found, d.live)
 		if d.in.AppendOnly && found {
 			typ = ""
 		}
