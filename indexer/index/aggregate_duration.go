@@ -215,14 +215,10 @@ func daysFromCivil(y, m, d int64) int64 {
 	return era*146097 + doe - 719468
 }
 
-// maxDenseBuckets bounds the slice byDuration indexes by bucket ordinal;
-// a query whose buckets spread wider goes through a map.
-const maxDenseBuckets = 1 << 16
-
 // byDuration accumulates one duration grouping over a scalar column: the
 // bucket ordinal of each match straight from the column's chunks, its
-// accumulator from a slice indexed by ordinal (a map past
-// maxDenseBuckets), and the metrics read from their columns.
+// accumulator from durationGroups, and the metrics read from their
+// columns.
 func (a *aggregation) byDuration(bm *roaring.Bitmap) (bool, error) {
 	if len(a.groups) != 1 || a.groups[0].Kind != query.Duration || a.groups[0].pi.column == nil || a.needsLoad() {
 		return false, nil
@@ -232,56 +228,7 @@ func (a *aggregation) byDuration(bm *roaring.Bitmap) (bool, error) {
 	if !g.pi.nulls.IsEmpty() {
 		bm = roaring.AndNot(bm, g.pi.nulls)
 	}
-	var (
-		dense  []*groupAccumulator // by ordinal - base
-		base   int64
-		sparse map[int64]*groupAccumulator
-		part   = []groupKeyPart{{kind: groupKeyDuration}}
-	)
-	// bucket is the accumulator of ordinal ord, made on first sight.
-	bucket := func(ord int64) (*groupAccumulator, error) {
-		if sparse == nil {
-			if dense == nil {
-				base = ord
-			}
-			if i := ord - base; i >= 0 && i < int64(len(dense)) && dense[i] != nil {
-				return dense[i], nil
-			}
-		} else if acc := sparse[ord]; acc != nil {
-			return acc, nil
-		}
-		part[0].bucket = g.bucketer.startOf(ord)
-		acc, err := a.group(part)
-		if err != nil {
-			return nil, err
-		}
-		switch lo, hi := min(base, ord), max(base+int64(len(dense))-1, ord); {
-		case sparse != nil:
-			sparse[ord] = acc
-		case hi-lo < maxDenseBuckets:
-			if ord < base || ord >= base+int64(len(dense)) {
-				// Grow at least twofold towards ord, so that filling
-				// the slice bucket by bucket costs linear time.
-				size := min(max(hi-lo+1, 2*int64(len(dense))), maxDenseBuckets)
-				at := lo
-				if ord < base {
-					at = hi - size + 1
-				}
-				grown := make([]*groupAccumulator, size)
-				copy(grown[base-at:], dense)
-				dense, base = grown, at
-			}
-			dense[ord-base] = acc
-		default:
-			sparse = map[int64]*groupAccumulator{ord: acc}
-			for i, x := range dense {
-				if x != nil {
-					sparse[base+int64(i)] = x
-				}
-			}
-		}
-		return acc, nil
-	}
+	buckets := newDurationGroups(a, g)
 	plain := a.countsOnly()
 	it := bm.ManyIterator()
 	batch := make([]uint32, 1024)
@@ -298,7 +245,7 @@ func (a *aggregation) byDuration(bm *roaring.Bitmap) (bool, error) {
 			if i := int(d >> chunkShift); i < len(col.chunks) {
 				pre = col.chunks[i].pre[d&chunkMask]
 			}
-			acc, err := bucket(g.bucketer.ordinal(pre))
+			acc, err := buckets.of(g.bucketer.ordinal(pre))
 			if err != nil {
 				return true, err
 			}

@@ -83,6 +83,12 @@ func (o *order) locate(p int) (int, int) {
 	return bi, p - o.starts[bi]
 }
 
+// pre returns the pre of the entry at position p.
+func (o *order) pre(p int) uint64 {
+	bi, j := o.locate(p)
+	return o.blocks[bi].pre[j]
+}
+
 // doc returns the document at position p.
 func (o *order) doc(p int) uint32 {
 	bi, j := o.locate(p)

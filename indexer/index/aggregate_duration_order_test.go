@@ -1,0 +1,96 @@
+package index
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/ontoindex/ontoindex/indexer/query"
+)
+
+// TestSnapshot_AggregateDurationOrder checks counts by duration bucket
+// that searches in the grouped property's order find (over every object,
+// and over ranges of that property) against the oracle and the column
+// walk, through rounds of edits, and that the order did answer them.
+func TestSnapshot_AggregateDurationOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	typ := testType(t)
+	want := randState(r, 3000)
+	s := mustBuild(t, typ, want)
+	keys := map[uint32][]byte{}
+	for d, o := range want {
+		keys[d] = mustKey(t, typ, o)
+	}
+	or := &oracle{t: typ}
+	// The test's dates span 100 days and its timestamps 1,000 seconds:
+	// groupings of a few buckets to as many as the values (the column
+	// walk's, then).
+	groups := []query.Group{
+		{Property: "day", Unit: query.Days, Every: 1}, {Property: "day", Unit: query.Days, Every: 3},
+		{Property: "day", Unit: query.Weeks, Every: 1}, {Property: "day", Unit: query.Months, Every: 1},
+		{Property: "day", Unit: query.Quarters, Every: 1}, {Property: "day", Unit: query.Years, Every: 2},
+		{Property: "at", Unit: query.Seconds, Every: 1}, {Property: "at", Unit: query.Seconds, Every: 10},
+		{Property: "at", Unit: query.Minutes, Every: 1}, {Property: "at", Unit: query.Minutes, Every: 7},
+		{Property: "at", Unit: query.Hours, Every: 1}, {Property: "at", Unit: query.Milliseconds, Every: 60_000},
+		{Property: "at", Unit: query.Days, Every: 1},
+	}
+	answered := 0
+	for round := range 4 {
+		if round > 0 {
+			s, keys = mustEdit(t, r, s, want, editMix{deleted: 1, rewritten: 2, outOf: 5})
+		}
+		for i := range 80 {
+			g := groups[r.IntN(len(groups))]
+			g.Kind = query.Duration
+			p, _ := typ.Property(g.Property)
+			pos := typ.PropertyIndex(g.Property)
+			var f *query.Filter
+			other := false // a filter of another property
+			switch r.IntN(4) {
+			case 1:
+				if v := randValue(r, p, want, pos); v != nil {
+					f = query.Compare([]query.Op{query.OpGt, query.OpGte, query.OpLt, query.OpLte}[r.IntN(4)], g.Property, v)
+				}
+			case 2:
+				lo, hi := randValue(r, p, want, pos), randValue(r, p, want, pos)
+				if lo != nil && hi != nil {
+					f = query.And(query.Compare(query.OpGte, g.Property, lo), query.Compare(query.OpLt, g.Property, hi))
+				}
+			case 3: // another property's filter: the column walk answers
+				f, other = query.Eq("city", testCities[r.IntN(len(testCities))]), true
+			}
+			if r.IntN(5) == 0 {
+				g.MaxGroupCount = 1 + r.IntN(4)
+			}
+			q := &query.Aggregate{Filter: f, Metrics: []query.Metric{{Kind: query.Count}}, Groups: []query.Group{g}}
+			what := "round " + strconv.Itoa(round) + ", " + strconv.Itoa(i) + ": " + f.String()
+			exp := or.aggregate(want, keys, q)
+			for _, opt := range []aggregateOptions{{}, {noDurationOrder: true}} {
+				res, err := s.aggregate(t.Context(), q, nil, opt)
+				if err != nil {
+					t.Fatalf("%s %+v: %v", what, opt, err)
+				}
+				checkAggregate(t, what, typ, q, res, or.aggregate(want, keys, q))
+			}
+			res, err := s.aggregate(t.Context(), q, nil, aggregateOptions{onlyDurationOrder: true})
+			switch {
+			case errors.Is(err, errNotByDurationOrder):
+				if other {
+					continue
+				}
+			case err != nil:
+				t.Fatalf("%s: %v", what, err)
+			default:
+				if other {
+					t.Fatalf("%s: the order answered a filter of another property", what)
+				}
+				answered++
+				checkAggregate(t, what+" (the order)", typ, q, res, exp)
+			}
+		}
+	}
+	if answered < 100 {
+		t.Fatalf("the order answered %d of 320 aggregations, want at least 100", answered)
+	}
+}
