@@ -22,9 +22,9 @@ type Loader func(docs []uint32) ([]*objects.Object, error)
 // aggregate_groups.go, whose metrics accumulate in aggregate_metrics.go
 // (percentiles in aggregate_percentile.go); aggregate_result.go orders
 // the groups. A lone duration grouping over a column reads its buckets
-// straight from the column's chunks (aggregate_duration.go), and a count
-// by one over all objects, or a range of its own property, searches the
-// property's order for them (aggregate_duration_order.go).
+// straight from the column's chunks (aggregate_duration.go); a count by
+// one duration or ranges grouping over all objects, or a range of the
+// grouped property, searches the property's order (aggregate_order.go).
 
 // metric is a metric of the query with the index of its property (nil for
 // a count).
@@ -61,8 +61,8 @@ type aggregation struct {
 	load         Loader
 	loaded       map[uint32]*objects.Object // loaded for the current batch
 	valueBuf     []valueKey
-	// noDurationOrder: see aggregateOptions.
-	noDurationOrder bool
+	// noOrderCounts: see aggregateOptions.
+	noOrderCounts bool
 }
 
 // Aggregate computes an aggregation over the documents a filter matches.
@@ -75,16 +75,16 @@ func (s *Snapshot) Aggregate(ctx context.Context, q *query.Aggregate, load Loade
 // benchmarks that compare every way to an answer.
 type aggregateOptions struct {
 	noPairs bool // count through the matches, not the pair counts
-	// noDurationOrder buckets durations from the matches' values, not by
-	// searches in the property's order.
-	noDurationOrder bool
-	// onlyDurationOrder fails with errNotByDurationOrder unless searches
-	// in the grouped property's order answer (tests).
-	onlyDurationOrder bool
+	// noOrderCounts counts duration buckets and ranges from the matches'
+	// values, not by searches in the grouped property's order.
+	noOrderCounts bool
+	// onlyOrderCounts fails with errNotByOrder unless searches in the
+	// grouped property's order answer (tests).
+	onlyOrderCounts bool
 }
 
-// errNotByDurationOrder: see aggregateOptions.onlyDurationOrder.
-var errNotByDurationOrder = errors.New("not a count by duration that the order answers")
+// errNotByOrder: see aggregateOptions.onlyOrderCounts.
+var errNotByOrder = errors.New("not a count that the grouped property's order answers")
 
 func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loader, opt aggregateOptions) (*query.AggregateResult, error) {
 	if err := ctx.Err(); err != nil {
@@ -97,7 +97,7 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 		return nil, err
 	}
 	a := &aggregation{x: x, limit: q.Limits.MaxGroups, accumulators: map[string]*groupAccumulator{}, load: load,
-		noDurationOrder: opt.noDurationOrder}
+		noOrderCounts: opt.noOrderCounts}
 	exactValues := q.ExactPercentileValues
 	if exactValues <= 0 {
 		exactValues = query.DefaultExactPercentileValues
@@ -157,14 +157,19 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 		}
 		return a.result(), nil
 	}
-	if ok, err := a.byDurationOrder(root); ok || err != nil {
-		if err != nil {
-			return nil, err
+	for _, by := range []func(node) (bool, error){a.byDurationOrder, a.byRangesOrder} {
+		if len(a.groups) != 1 {
+			break
 		}
-		return a.result(), nil
+		if ok, err := by(root); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			return a.result(), nil
+		}
 	}
-	if opt.onlyDurationOrder {
-		return nil, errNotByDurationOrder
+	if opt.onlyOrderCounts {
+		return nil, errNotByOrder
 	}
 	bm, err := root.bitmap(x)
 	if err != nil {

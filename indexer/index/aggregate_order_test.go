@@ -9,11 +9,12 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/query"
 )
 
-// TestSnapshot_AggregateDurationOrder checks counts by duration bucket
-// that searches in the grouped property's order find (over every object,
-// and over ranges of that property) against the oracle and the column
-// walk, through rounds of edits, and that the order did answer them.
-func TestSnapshot_AggregateDurationOrder(t *testing.T) {
+// TestSnapshot_AggregateByOrder checks counts by duration bucket and by
+// range that searches in the grouped property's order find (over every
+// object, and over ranges of that property) against the oracle and the
+// column walk, through rounds of edits, and that the order did answer
+// them.
+func TestSnapshot_AggregateByOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	typ := testType(t)
 	want := randState(r, 3000)
@@ -35,7 +36,7 @@ func TestSnapshot_AggregateDurationOrder(t *testing.T) {
 		{Property: "at", Unit: query.Hours, Every: 1}, {Property: "at", Unit: query.Milliseconds, Every: 60_000},
 		{Property: "at", Unit: query.Days, Every: 1},
 	}
-	answered := 0
+	answered := map[query.GroupKind]int{}
 	for round := range 4 {
 		if round > 0 {
 			s, keys = mustEdit(t, r, s, want, editMix{deleted: 1, rewritten: 2, outOf: 5})
@@ -43,8 +44,23 @@ func TestSnapshot_AggregateDurationOrder(t *testing.T) {
 		for i := range 80 {
 			g := groups[r.IntN(len(groups))]
 			g.Kind = query.Duration
+			if i%2 == 1 {
+				g = query.Group{Kind: query.Ranges, Property: []string{"day", "at", "visits", "balance", "amount"}[r.IntN(5)]}
+			}
 			p, _ := typ.Property(g.Property)
 			pos := typ.PropertyIndex(g.Property)
+			if g.Kind == query.Ranges {
+				for range 1 + r.IntN(4) {
+					lo, hi := randValue(r, p, want, pos), randValue(r, p, want, pos)
+					switch r.IntN(4) {
+					case 0:
+						lo = nil
+					case 1:
+						hi = nil
+					}
+					g.Ranges = append(g.Ranges, query.Range{Start: lo, End: hi})
+				}
+			}
 			var f *query.Filter
 			other := false // a filter of another property
 			switch r.IntN(4) {
@@ -66,16 +82,16 @@ func TestSnapshot_AggregateDurationOrder(t *testing.T) {
 			q := &query.Aggregate{Filter: f, Metrics: []query.Metric{{Kind: query.Count}}, Groups: []query.Group{g}}
 			what := "round " + strconv.Itoa(round) + ", " + strconv.Itoa(i) + ": " + f.String()
 			exp := or.aggregate(want, keys, q)
-			for _, opt := range []aggregateOptions{{}, {noDurationOrder: true}} {
+			for _, opt := range []aggregateOptions{{}, {noOrderCounts: true}} {
 				res, err := s.aggregate(t.Context(), q, nil, opt)
 				if err != nil {
 					t.Fatalf("%s %+v: %v", what, opt, err)
 				}
 				checkAggregate(t, what, typ, q, res, or.aggregate(want, keys, q))
 			}
-			res, err := s.aggregate(t.Context(), q, nil, aggregateOptions{onlyDurationOrder: true})
+			res, err := s.aggregate(t.Context(), q, nil, aggregateOptions{onlyOrderCounts: true})
 			switch {
-			case errors.Is(err, errNotByDurationOrder):
+			case errors.Is(err, errNotByOrder):
 				if other {
 					continue
 				}
@@ -85,12 +101,13 @@ func TestSnapshot_AggregateDurationOrder(t *testing.T) {
 				if other {
 					t.Fatalf("%s: the order answered a filter of another property", what)
 				}
-				answered++
+				answered[g.Kind]++
 				checkAggregate(t, what+" (the order)", typ, q, res, exp)
 			}
 		}
 	}
-	if answered < 100 {
-		t.Fatalf("the order answered %d of 320 aggregations, want at least 100", answered)
+	if answered[query.Duration] < 50 || answered[query.Ranges] < 50 {
+		t.Fatalf("the order answered %d groupings by duration and %d by ranges of 160 each, want at least 50 each",
+			answered[query.Duration], answered[query.Ranges])
 	}
 }
