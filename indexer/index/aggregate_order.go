@@ -1,6 +1,8 @@
 package index
 
 import (
+	"slices"
+
 	"github.com/ontoindex/ontoindex/indexer/query"
 )
 
@@ -40,8 +42,9 @@ func (a *aggregation) byDurationOrder(root node) (bool, error) {
 	if !ok || g.Kind != query.Duration {
 		return false, nil
 	}
+	runs = slices.DeleteFunc(slices.Clone(runs), func(r run) bool { return r.hi <= r.lo })
 	if len(runs) == 0 {
-		return true, nil
+		return true, nil // no values: no groups
 	}
 	o := g.pi.order
 	// A search a bucket beats reading every value only while buckets hold

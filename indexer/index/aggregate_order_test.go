@@ -111,3 +111,35 @@ func TestSnapshot_AggregateByOrder(t *testing.T) {
 			answered[query.Duration], answered[query.Ranges])
 	}
 }
+
+// TestSnapshot_AggregateByOrder_noValues groups a type without objects,
+// and one whose grouped property is null everywhere: no groups, from the
+// order's path as from the column walk.
+func TestSnapshot_AggregateByOrder_noValues(t *testing.T) {
+	typ := testType(t)
+	nulls := randState(rand.New(rand.NewPCG(33, 34)), 200)
+	day := typ.PropertyIndex("day")
+	for _, o := range nulls {
+		o.Values[day] = nil
+	}
+	for name, want := range map[string]state{"empty": {}, "nulls": nulls} {
+		t.Run(name, func(t *testing.T) {
+			s := mustBuild(t, typ, want)
+			for _, g := range []query.Group{
+				{Kind: query.Duration, Property: "day", Unit: query.Months, Every: 1},
+				{Kind: query.Ranges, Property: "day", Ranges: []query.Range{{Start: nil, End: nil}}},
+			} {
+				q := &query.Aggregate{Metrics: []query.Metric{{Kind: query.Count}}, Groups: []query.Group{g}}
+				for _, opt := range []aggregateOptions{{}, {noOrderCounts: true}} {
+					res, err := s.aggregate(t.Context(), q, nil, opt)
+					if err != nil {
+						t.Fatalf("%v %+v: %v", g.Kind, opt, err)
+					}
+					if len(res.Groups) != 0 {
+						t.Fatalf("%v %+v: %d groups, want none", g.Kind, opt, len(res.Groups))
+					}
+				}
+			}
+		})
+	}
+}
