@@ -34,12 +34,15 @@ func TestRecord(t *testing.T) {
 // docs records what a writer hands the index.
 type docs struct {
 	next    uint32
-	changed map[uint32]string // document -> key; "" when freed
+	changed map[uint32]string // document -> key; "-key" when freed
 }
 
 func (d *docs) New() uint32 { d.next++; return d.next - 1 }
 
 func (d *docs) Changed(doc uint32, key []byte, o *objects.Object) error {
+	if o == nil {
+		key = append([]byte("-"), key...) // a freed document keeps its key
+	}
 	d.changed[doc] = string(key)
 	return nil
 }
@@ -114,7 +117,7 @@ func TestWriter(t *testing.T) {
 	if err := w.Commit(nil); err != nil {
 		t.Fatal(err)
 	}
-	want := map[uint32]string{1: "a", 0: "", 3: "d"}
+	want := map[uint32]string{1: "a", 0: "-b", 3: "d"}
 	if !reflect.DeepEqual(inc.changed, want) {
 		t.Fatalf("incremental changes = %v, want %v", inc.changed, want)
 	}
@@ -128,7 +131,8 @@ func TestWriter(t *testing.T) {
 			got[doc] = string(key)
 			return nil
 		})
-		if n != 3 || !reflect.DeepEqual(got, want) {
+		// A freed document's entry holds no key.
+		if wantDirty := (map[uint32]string{1: "a", 0: "", 3: "d"}); n != 3 || !reflect.DeepEqual(got, wantDirty) {
 			t.Fatalf("dirty = %v (%d)", got, n)
 		}
 		return err
@@ -165,6 +169,9 @@ func TestWriter(t *testing.T) {
 	})
 	if err != nil || next != 4 || !reflect.DeepEqual(keys, []string{"a", "c", "d"}) {
 		t.Fatalf("documents %v up to %d, %v", keys, next, err)
+	}
+	if n, err := r.NextDoc(ctx); err != nil || n != next {
+		t.Fatalf("NextDoc = %d, %v; EachDoc's %d", n, err, next)
 	}
 	if gens, err := db.Generations("T"); err != nil || !reflect.DeepEqual(gens, []int{1}) {
 		t.Fatalf("generations = %v, %v", gens, err)

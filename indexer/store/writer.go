@@ -97,6 +97,11 @@ func (w *Writer) Incremental(docs Docs, version uint64) {
 	w.docs, w.version, w.mark = docs, version, true
 }
 
+// Unmarked makes an Incremental writer mark no document dirty: for a
+// generation that has no index file to catch up (a type that keeps no
+// embedded index), the marks would only grow.
+func (w *Writer) Unmarked() { w.mark = false }
+
 // Full makes the writer hand every object it writes to docs, and commit
 // every rows rows with state, updated, as the build record.
 func (w *Writer) Full(docs Docs, rows int, state *BuildState) {

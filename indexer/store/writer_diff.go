@@ -88,7 +88,7 @@ func (w *Writer) Apply(c *changelog.Change) error {
 			return err
 		}
 		w.count--
-		return w.changed(prev.doc, nil, nil)
+		return w.changed(prev.doc, c.Key, nil)
 	case changelog.Insert, changelog.UpdateAfter, changelog.CarryOver:
 	default:
 		return fmt.Errorf("unexpected change type %s", c.Type)
@@ -198,8 +198,9 @@ func (w *Writer) stored(key []byte) (record, bool, error) {
 	return r, true, nil
 }
 
-// changed hands the new state of a document (nil: no object any more) to
-// the index, and marks it dirty when the writer marks.
+// changed hands the new state of a document (o nil: no object any more)
+// to the index, and marks it dirty when the writer marks: the entry of a
+// freed document holds no key (Gen.Dirty).
 func (w *Writer) changed(doc uint32, key []byte, o *objects.Object) error {
 	switch {
 	case w.docs == nil:
@@ -211,7 +212,10 @@ func (w *Writer) changed(doc uint32, key []byte, o *objects.Object) error {
 		return err
 	}
 	v := binary.AppendUvarint(nil, w.version)
-	return w.b.dirty.Put(docKey(doc), append(v, key...))
+	if o != nil {
+		v = append(v, key...)
+	}
+	return w.b.dirty.Put(docKey(doc), v)
 }
 
 // FileDone implements changelog.Sink: the file is now part of the baseline.
