@@ -16,8 +16,9 @@ import (
 // store), as the engine path does. What the backend cannot answer, the
 // embedded index, still kept for every type, answers: relevance order,
 // pages over the backend's result window, and queries the backend refuses
-// (doc.go of package opensearch lists them). A backend that cannot be
-// reached fails the read.
+// (doc.go of package opensearch lists them); a type that keeps no index
+// refuses them (read_lean.go). A backend that cannot be reached fails
+// the read.
 
 // maxBackendPage is the largest page the backend's reader takes
 // (index.max_result_window - 1).
@@ -32,7 +33,7 @@ func (v *View) backendAnswers(q *query.Search) bool {
 func (v *View) backendSearch(ctx context.Context, q *query.Search) (*Page, error) {
 	res, err := v.backend.Search(ctx, q)
 	if err != nil {
-		return fallBack(ctx, v, err, func() (*Page, error) { return v.search(ctx, q, true) })
+		return fallBack(ctx, v, err, "this search", func() (*Page, error) { return v.search(ctx, q, true) })
 	}
 	return v.backendPage(res, q)
 }
@@ -41,7 +42,7 @@ func (v *View) backendSearch(ctx context.Context, q *query.Search) (*Page, error
 func (v *View) backendAggregate(ctx context.Context, q *query.Aggregate) (*query.AggregateResult, error) {
 	res, err := v.backend.Aggregate(ctx, q)
 	if err != nil {
-		return fallBack(ctx, v, err, func() (*query.AggregateResult, error) { return v.embeddedAggregate(ctx, q) })
+		return fallBack(ctx, v, err, "this aggregation", func() (*query.AggregateResult, error) { return v.embeddedAggregate(ctx, q) })
 	}
 	return res, nil
 }
@@ -50,13 +51,17 @@ func (v *View) backendAggregate(ctx context.Context, q *query.Aggregate) (*query
 // backend's error (named by the type); else the embedded index's answer,
 // or its error when it refuses the read too (a bad filter, which the API
 // knows how to report). An embedded answer to a read the backend refused
-// is counted in the type's backend status.
-func fallBack[T any](ctx context.Context, v *View, err error, embedded func() (T, error)) (T, error) {
+// is counted in the type's backend status. A type without an index
+// refuses the read (read, what it was).
+func fallBack[T any](ctx context.Context, v *View, err error, read string, embedded func() (T, error)) (T, error) {
 	name := v.cp.Type.APIName
 	var ue *opensearch.UnreachableError
+	var zero T
 	if errors.As(err, &ue) || ctx.Err() != nil {
-		var zero T
 		return zero, fmt.Errorf("object type %s: %w", name, err)
+	}
+	if v.snap == nil {
+		return zero, v.leanRefusal(read, err)
 	}
 	out, eerr := embedded()
 	if eerr != nil {
@@ -75,7 +80,7 @@ func fallBack[T any](ctx context.Context, v *View, err error, embedded func() (T
 // view's objects are the ones it serves.
 func (v *View) backendPage(res *opensearch.Result, q *query.Search) (*Page, error) {
 	p := &Page{Next: res.Next, Total: res.Total, sort: q.Sort}
-	if v.snap.Readable() {
+	if v.readable() {
 		docs := make([]uint32, 0, len(res.Keys))
 		for _, k := range res.Keys {
 			if d, ok := v.snap.Lookup(k); ok {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ontoindex/ontoindex/changelog"
+	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/indexer/store"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -29,9 +30,21 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	if j.mode() == objects.ReadModeAppendOnly {
 		w.AppendOnly()
 	}
+	// base is nil for a type without an index (lean.go): its documents
+	// are numbered by the generation's counter, and marked dirty for no
+	// index file.
+	var docs *docChanges
 	base := gen.snapshot()
-	docs := newDocChanges(base, j.ix.cluster(&j.ts.spec) != nil)
-	w.Incremental(docs, docs.version)
+	counter := docCounter{}
+	if gen.lean != nil {
+		counter = gen.nextDocs()
+		docs = newDocChanges(&counter, w.Gen().Version()+1, true)
+		w.Incremental(docs, docs.version)
+		w.Unmarked()
+	} else {
+		docs = newDocChanges(base.NewAllocator(), base.Version()+1, j.ix.cluster(&j.ts.spec) != nil)
+		w.Incremental(docs, docs.version)
+	}
 	manifests, in, err := j.diff(ctx, w, w.KnownManifest)
 	if err != nil {
 		return err
@@ -66,20 +79,30 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	// The index of the new version is ready before the commit, so that
 	// readers that see the commit find it.
 	changes := docs.list()
+	if gen.lean != nil {
+		if err := counter.check(name); err != nil {
+			return err
+		}
+	}
 	// The backend takes the changes first: a failed write fails the build
 	// (the store rolled back, the checkpoint and the index unchanged).
 	if err := j.writeChanges(ctx, w, cp.Generation, version, changes); err != nil {
 		return err
 	}
-	idx, err := base.Apply(changes, docs.version)
-	if err != nil {
-		return fmt.Errorf("object type %s: update index: %w", name, err)
+	var idx *index.Snapshot
+	if base != nil {
+		if idx, err = base.Apply(changes, docs.version); err != nil {
+			return fmt.Errorf("object type %s: update index: %w", name, err)
+		}
 	}
 	gen.stage(idx)
 	err = j.commit(w, next)
 	gen.promote(err == nil, len(changes))
 	if err != nil {
 		return err
+	}
+	if gen.lean != nil {
+		gen.counted(counter)
 	}
 	j.ts.mu.Lock()
 	j.ts.cp = next

@@ -28,8 +28,12 @@ import (
 // the index file, at least (a sixteenth of the objects for large types).
 const saveEvery = 20_000
 
-// openGeneration opens a generation and its index.
-func (ix *Indexer) openGeneration(ctx context.Context, name string, n int, t *objects.Type) (*generation, error) {
+// openGeneration opens a generation and its index (none when the type
+// keeps none: withIndex false).
+func (ix *Indexer) openGeneration(ctx context.Context, name string, n int, t *objects.Type, withIndex bool) (*generation, error) {
+	if !withIndex {
+		return ix.openLeanGeneration(ctx, name, n)
+	}
 	g := &generation{ix: ix, name: name, n: n}
 	s, dirty, err := ix.loadIndex(ctx, name, n, t)
 	if err != nil {

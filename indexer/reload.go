@@ -182,7 +182,7 @@ func (ix *Indexer) loadType(ctx context.Context, spec objects.TypeSpec) (*typeSt
 		return nil, err
 	}
 	if cp != nil {
-		g, err := ix.openGeneration(ctx, spec.APIName, cp.Generation, cp.Type)
+		g, err := ix.openGeneration(ctx, spec.APIName, cp.Generation, cp.Type, ix.keepsIndex(&spec))
 		if err != nil {
 			return nil, err // named by rebuildIndex
 		}

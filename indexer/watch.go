@@ -31,7 +31,9 @@ type Commit struct {
 	Generation int
 	// Before and After are the index snapshots the build started from and
 	// committed (CommitIncremental only). They are immutable and stay valid
-	// for as long as they are held.
+	// for as long as they are held. Both are nil for a type that keeps no
+	// embedded index (lean.go): Changes are the build's changes then, a
+	// deleted document with its key.
 	Before, After *index.Snapshot
 	// Changes are the documents the build changed: a document of After
 	// with its key and new object, or (Object nil) a document of Before

@@ -77,7 +77,7 @@ func (r *Reader) Search(ctx context.Context, q *query.Search) (*Result, error) {
 	var cur cursor
 	if q.After != nil {
 		if err := json.Unmarshal(q.After, &cur); err != nil || len(cur.After) != len(body["sort"].([]any)) {
-			return nil, fmt.Errorf("invalid cursor")
+			return nil, fmt.Errorf("opensearch: %w", query.ErrBadCursor)
 		}
 		body["search_after"] = cur.After
 	} else if r.KeepAlive > 0 {
@@ -267,6 +267,26 @@ func (e *clusterError) Error() string {
 	return fmt.Sprintf("%d %s: %s", e.Status, e.Type, e.Reason)
 }
 
+// errAnswer marks an answer of the cluster that could not be read.
+var errAnswer = errors.New("the answer could not be read")
+
+// Failed reports whether err is the cluster's failure to answer a read:
+// unreachable, an error of status 500 or more, an answer that could not be
+// read. Other errors of a read are refusals: what the backend does not
+// support (refused before the cluster sees it), or a request the cluster
+// refused (status 4xx).
+func Failed(err error) bool {
+	var ue *UnreachableError
+	var ce *clusterError
+	switch {
+	case errors.As(err, &ue), errors.Is(err, errAnswer):
+		return true
+	case errors.As(err, &ce):
+		return ce.Status >= 500
+	}
+	return false
+}
+
 func errorTypeOf(err error) string {
 	var ce *clusterError
 	if errors.As(err, &ce) {
@@ -298,7 +318,7 @@ func (r *Reader) do(ctx context.Context, what string, req interface {
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fmt.Errorf("opensearch cluster %q: %s: %w", r.c.opts.Name, what, err)
+		return fmt.Errorf("opensearch cluster %q: %s: %w: %w", r.c.opts.Name, what, errAnswer, err)
 	}
 	if resp.StatusCode >= 300 {
 		var e struct {
@@ -324,7 +344,7 @@ func (r *Reader) do(ctx context.Context, what string, req interface {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(out); err != nil {
-		return fmt.Errorf("opensearch cluster %q: %s: decode the answer: %w", r.c.opts.Name, what, err)
+		return fmt.Errorf("opensearch cluster %q: %s: %w: %w", r.c.opts.Name, what, errAnswer, err)
 	}
 	return nil
 }

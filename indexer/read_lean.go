@@ -1,0 +1,69 @@
+package indexer
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ontoindex/ontoindex/indexer/backend/opensearch"
+	"github.com/ontoindex/ontoindex/indexer/query"
+)
+
+// The reads of a type that keeps no embedded index (lean.go): its backend
+// answers searches (every filter it supports, any order but relevance,
+// pages of at most maxBackendPage objects) and aggregations, the store
+// gets, counts, scans and the objects of pages; the rest is refused with
+// a *NoIndexError:
+//   - relevance order, and pages larger than the backend's window;
+//   - a search or aggregation the backend refuses (doc.go of package
+//     opensearch lists what it does not support);
+//   - PartialSearch: a page merged with other types' pages (object sets
+//     of several types, interfaces) or read for derived properties, which
+//     needs a cursor at every object;
+//   - Distinct: following links (searchAround, linked objects);
+//   - nearest neighbours, and CheckIndex;
+//   - subscriptions (NeedsIndex): a build's commit has no snapshots to
+//     evaluate a subscribed set on.
+
+// Descriptions of refused reads, as a NoIndexError names them.
+const (
+	partialRead  = "a page merged with other sets' (an object set of several types or an interface, or derived properties)"
+	distinctRead = "following links (searchAround, linked objects)"
+	// SubscriptionsRead is what NeedsIndex refuses for subscriptions.
+	SubscriptionsRead = "subscriptions"
+)
+
+// refuse is the error of a read the view's type cannot answer without
+// the embedded index; cause is the backend's, when it refused it first.
+func (v *View) refuse(read string, cause error) error {
+	return &NoIndexError{ObjectType: v.cp.Type.APIName, Read: read, Backend: v.backendName, Cause: cause}
+}
+
+// NeedsIndex returns nil when the view's type keeps the embedded index,
+// and the *NoIndexError of read otherwise: for a caller about to rely on
+// what only the index gives (subscriptions evaluate each build's commit
+// on its snapshots, Commit.Before and After).
+func (v *View) NeedsIndex(read string) error {
+	if v.snap != nil {
+		return nil
+	}
+	return v.refuse(read, nil)
+}
+
+// searchRead describes a search the backend does not take.
+func searchRead(q *query.Search) string {
+	if q.Relevance {
+		return "relevance order"
+	}
+	return fmt.Sprintf("a page of %d objects (the backend's pages hold at most %d)", q.PageSize, maxBackendPage)
+}
+
+// leanRefusal is the error of a read the backend did not answer (err)
+// for a type without an index: the cluster's failure, or a cursor the
+// backend did not make (the API reports a bad page token), named by the
+// type; a read it refuses, a NoIndexError.
+func (v *View) leanRefusal(read string, err error) error {
+	if opensearch.Failed(err) || errors.Is(err, query.ErrBadCursor) {
+		return fmt.Errorf("object type %s: %w", v.cp.Type.APIName, err)
+	}
+	return v.refuse(read, err)
+}
