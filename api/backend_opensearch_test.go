@@ -6,21 +6,46 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/testkit/opensearchtest"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // TestServer_openSearchBackend serves the demo with Employee and
 // Assignment indexed into an OpenSearch cluster, beside the same demo in
 // the embedded index: the API's answers (every page of searches, their
-// totals, aggregations, gets) are the same.
+// totals, aggregations, gets) are the same, whether the backend's types
+// keep the embedded index or not; without it, the links it follows are
+// refused by name.
 func TestServer_openSearchBackend(t *testing.T) {
 	c := opensearchtest.Must(t, opensearchtest.Options{})
-	embedded := mustEnv(t)
-	backend := mustEnv(t, func(cfg *config.Config) {
-		cfg.Backends = map[string]config.Backend{"cluster": {Type: config.BackendOpenSearch, URLs: c.URLs(), IndexPrefix: "api-", Replicas: new(0)}}
+	embedded := mustEnv(t, assignmentsLink)
+	for _, mode := range []string{config.EmbeddedIndexFull, config.EmbeddedIndexNone} {
+		t.Run("embeddedIndex "+mode, func(t *testing.T) {
+			checkBackendServer(t, c, embedded, mode)
+		})
+	}
+}
+
+// assignmentsLink links Assignment to its Employee (employee), and back
+// (assignments).
+func assignmentsLink(cfg *config.Config) {
+	for i := range cfg.ObjectTypes {
+		if cfg.ObjectTypes[i].APIName == "Assignment" {
+			cfg.ObjectTypes[i].Links = []objects.LinkSpec{{APIName: "employee", Target: "Employee", ForeignKey: "emp_id", ReverseAPIName: "assignments"}}
+		}
+	}
+}
+
+// checkBackendServer compares the demo of the embedded index with one
+// whose Employee and Assignment are in the cluster, of embeddedIndex mode.
+func checkBackendServer(t *testing.T, c *opensearchtest.Cluster, embedded *testEnv, mode string) {
+	backend := mustEnv(t, assignmentsLink, func(cfg *config.Config) {
+		cfg.Backends = map[string]config.Backend{"cluster": {Type: config.BackendOpenSearch, URLs: c.URLs(), IndexPrefix: "api-" + mode + "-",
+			Replicas: new(0), EmbeddedIndex: mode}}
 		for i := range cfg.ObjectTypes {
 			if name := cfg.ObjectTypes[i].APIName; name == "Employee" || name == "Assignment" {
 				cfg.ObjectTypes[i].Backend = "cluster"
@@ -70,7 +95,19 @@ func TestServer_openSearchBackend(t *testing.T) {
 	}
 
 	// Gets and listings (their page tokens differ: each backend's cursor).
-	for _, path := range []string{"/objects/Employee/10", "/objects/Employee/1", "/objects/Employee?pageSize=4", "/objects/Employee/10/links/assignments"} {
+	paths := []string{"/objects/Employee/10", "/objects/Employee/1", "/objects/Employee?pageSize=4", "/objects/Employee/10/links/assignments"}
+	if mode == config.EmbeddedIndexNone {
+		// Links read the embedded index of Employee.
+		paths = paths[:3]
+		got := backend.do(t, http.MethodGet, ontologyPath+"/objects/Employee/10/links/assignments", appToken, nil)
+		m := got.json(t)
+		params, _ := m["parameters"].(map[string]any)
+		if got.status != http.StatusConflict || m["errorName"] != "EmbeddedIndexNotKept" || params["objectType"] != "Employee" ||
+			params["config"] != "backends.cluster.embeddedIndex" || !strings.Contains(fmt.Sprint(params["read"]), "links") {
+			t.Errorf("links of a type without an index: %d %s", got.status, got.body)
+		}
+	}
+	for _, path := range paths {
 		got, want := backend.do(t, http.MethodGet, ontologyPath+path, appToken, nil), embedded.do(t, http.MethodGet, ontologyPath+path, appToken, nil)
 		g, w := got.json(t), want.json(t)
 		for _, k := range []string{"errorInstanceId", "nextPageToken"} {
