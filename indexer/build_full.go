@@ -161,7 +161,7 @@ func (j *buildJob) full(ctx context.Context) error {
 	if oldGen != nil {
 		oldGen.retire()
 	}
-	ix.saver.poke() // which also returns the build's garbage to the OS
+	ix.saver.collectAfter() // saves the index file, and returns the build's garbage to the OS
 	ix.publish(Commit{ObjectType: name, Kind: CommitReplaced, Generation: bs.Generation})
 	return nil
 }
