@@ -114,7 +114,9 @@ func (f *backendFixture) checkBackend(t *testing.T, label string) {
 	}
 	defer v.Release()
 	embeddedSearch := func(q *query.Search) (*indexer.Page, error) { return indexer.EmbeddedSearch(f.ctx, v, q) }
-	embeddedAggregate := func(q *query.Aggregate) (*query.AggregateResult, error) { return indexer.EmbeddedAggregate(f.ctx, v, q) }
+	embeddedAggregate := func(q *query.Aggregate) (*query.AggregateResult, error) {
+		return indexer.EmbeddedAggregate(f.ctx, v, q)
+	}
 	if f.oracle != nil {
 		ov, err := f.oracle.View("Item")
 		if err != nil {

@@ -104,13 +104,13 @@ type Edit struct {
 
 // ScaleMemory are resident sets at one point of the run.
 type ScaleMemory struct {
-	When              string       `json:"when"`
-	IndexerRSSMiB     float64      `json:"indexerRssMiB"`
-	IndexerPeakRSSMiB float64      `json:"indexerPeakRssMiB"` // VmHWM since the server started
+	When              string  `json:"when"`
+	IndexerRSSMiB     float64 `json:"indexerRssMiB"`
+	IndexerPeakRSSMiB float64 `json:"indexerPeakRssMiB"` // VmHWM since the server started
 	// IndexerHeapMiB is the Go heap in use (go_memstats_heap_inuse_bytes
 	// of /metrics; 0 when it could not be read).
-	IndexerHeapMiB float64 `json:"indexerHeapMiB"`
-	Nodes             []NodeMemory `json:"nodes"`
+	IndexerHeapMiB float64      `json:"indexerHeapMiB"`
+	Nodes          []NodeMemory `json:"nodes"`
 }
 
 // NodeMemory is one node's JVM's resident set, now and at its peak.
