@@ -271,7 +271,7 @@ func indexSize(ctx context.Context, c *opensearchtest.Cluster, b *ScaleBuild) er
 func memoryOf(ctx context.Context, when string, srv *ontoServer, nodes []nodeProcess) ScaleMemory {
 	server := srv.pid()
 	m := ScaleMemory{When: when, IndexerRSSMiB: procStatusMiB(server, "VmRSS"), IndexerPeakRSSMiB: procStatusMiB(server, "VmHWM"),
-		IndexerHeapMiB: srv.heapInuseMiB(ctx)}
+		IndexerAnonMiB: procStatusMiB(server, "RssAnon"), IndexerHeapMiB: srv.heapInuseMiB(ctx)}
 	for _, n := range nodes {
 		m.Nodes = append(m.Nodes, NodeMemory{Name: n.name, RSSMiB: procStatusMiB(n.pid, "VmRSS"), PeakRSSMiB: procStatusMiB(n.pid, "VmHWM")})
 	}

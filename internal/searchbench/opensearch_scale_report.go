@@ -107,6 +107,9 @@ type ScaleMemory struct {
 	When              string  `json:"when"`
 	IndexerRSSMiB     float64 `json:"indexerRssMiB"`
 	IndexerPeakRSSMiB float64 `json:"indexerPeakRssMiB"` // VmHWM since the server started
+	// IndexerAnonMiB is the anonymous part of the RSS (RssAnon): the
+	// rest is the store's file, mapped, which the kernel may drop.
+	IndexerAnonMiB float64 `json:"indexerAnonMiB"`
 	// IndexerHeapMiB is the Go heap in use (go_memstats_heap_inuse_bytes
 	// of /metrics; 0 when it could not be read).
 	IndexerHeapMiB float64      `json:"indexerHeapMiB"`
@@ -162,7 +165,8 @@ func (r *ScaleReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(&s, "one-row edits (poll interval %s; load average %.1f before, %.1f after): %d, commit to found by a search p50 %s ms, p99 %s ms, max %s ms (commits took %s ms at the median)\n",
 		r.PollInterval, e.LoadBefore, e.LoadAfter, len(e.Edits), num(e.P50Ms), num(e.P99Ms), num(e.MaxMs), num(e.CommitP50Ms))
 	for _, m := range r.Memory {
-		fmt.Fprintf(&s, "memory %s: indexer RSS %.0f MiB (peak %.0f MiB, Go heap in use %.0f MiB)", m.When, m.IndexerRSSMiB, m.IndexerPeakRSSMiB, m.IndexerHeapMiB)
+		fmt.Fprintf(&s, "memory %s: indexer RSS %.0f MiB (peak %.0f MiB; anonymous %.0f MiB, Go heap in use %.0f MiB)",
+			m.When, m.IndexerRSSMiB, m.IndexerPeakRSSMiB, m.IndexerAnonMiB, m.IndexerHeapMiB)
 		for _, n := range m.Nodes {
 			fmt.Fprintf(&s, "; %s %.0f MiB (peak %.0f)", n.Name, n.RSSMiB, n.PeakRSSMiB)
 		}
