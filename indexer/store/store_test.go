@@ -176,4 +176,35 @@ func TestWriter(t *testing.T) {
 	if gens, err := db.Generations("T"); err != nil || !reflect.DeepEqual(gens, []int{1}) {
 		t.Fatalf("generations = %v, %v", gens, err)
 	}
+	r.Close()
+
+	// Unmarked: an incremental build of a generation without an index
+	// file hands its changes over and marks none dirty.
+	w, err = OpenWriter(db, "T", 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean := &docs{next: next, changed: map[uint32]string{}}
+	w.Incremental(lean, 3)
+	w.Unmarked()
+	insert(t, w, changelog.UpdateAfter, "c", "f2", 2, 12)
+	if err := w.Apply(&changelog.Change{Type: changelog.Delete, Key: []byte("a")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[uint32]string{1: "-a", 2: "c"}; !reflect.DeepEqual(lean.changed, want) {
+		t.Fatalf("unmarked changes = %v, want %v", lean.changed, want)
+	}
+	err = db.ViewGen("T", 1, func(g *Gen) error {
+		n, err := g.Dirty(ctx, 0, func(uint32, []byte, *objects.Object) error { return nil })
+		if n != 0 || g.Version() != 3 {
+			t.Fatalf("%d dirty documents after an unmarked build (version %d)", n, g.Version())
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
