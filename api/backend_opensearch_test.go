@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer/config"
@@ -17,8 +16,8 @@ import (
 // TestServer_openSearchBackend serves the demo with Employee and
 // Assignment indexed into an OpenSearch cluster, beside the same demo in
 // the embedded index: the API's answers (every page of searches, their
-// totals, aggregations, gets) are the same, whether the backend's types
-// keep the embedded index or not; without it, the links it follows are
+// totals, aggregations, gets, links) are the same, whether the backend's
+// types keep the embedded index or not; without it, relevance order is
 // refused by name.
 func TestServer_openSearchBackend(t *testing.T) {
 	c := opensearchtest.Must(t, opensearchtest.Options{})
@@ -117,19 +116,8 @@ func checkBackendServer(t *testing.T, c *opensearchtest.Cluster, embedded *testE
 	}
 
 	// Gets and listings (their page tokens differ: each backend's cursor).
-	paths := []string{"/objects/Employee/10", "/objects/Employee/1", "/objects/Employee?pageSize=4", "/objects/Employee/10/links/assignments"}
-	if mode == config.EmbeddedIndexNone {
-		// Links read the embedded index of Employee.
-		paths = paths[:3]
-		got := backend.do(t, http.MethodGet, ontologyPath+"/objects/Employee/10/links/assignments", appToken, nil)
-		m := got.json(t)
-		params, _ := m["parameters"].(map[string]any)
-		if got.status != http.StatusConflict || m["errorName"] != "EmbeddedIndexNotKept" || params["objectType"] != "Employee" ||
-			params["config"] != "backends.cluster.embeddedIndex" || !strings.Contains(fmt.Sprint(params["read"]), "links") {
-			t.Errorf("links of a type without an index: %d %s", got.status, got.body)
-		}
-	}
-	for _, path := range paths {
+	for _, path := range []string{"/objects/Employee/10", "/objects/Employee/1", "/objects/Employee?pageSize=4",
+		"/objects/Employee/10/links/assignments", "/objects/Employee/20/links/assignments?pageSize=2", "/objects/Assignment/10,Apollo/links/employee"} {
 		got, want := backend.do(t, http.MethodGet, ontologyPath+path, appToken, nil), embedded.do(t, http.MethodGet, ontologyPath+path, appToken, nil)
 		g, w := got.json(t), want.json(t)
 		for _, k := range []string{"errorInstanceId", "nextPageToken"} {
@@ -138,6 +126,19 @@ func checkBackendServer(t *testing.T, c *opensearchtest.Cluster, embedded *testE
 		}
 		if got.status != want.status || !reflect.DeepEqual(g, w) {
 			t.Errorf("GET %s:\nbackend  %d %s\nembedded %d %s", path, got.status, got.body, want.status, want.body)
+		}
+	}
+
+	if mode == config.EmbeddedIndexNone {
+		// Relevance order reads the embedded index of Employee.
+		body := map[string]any{"where": map[string]any{"type": "containsAnyTerm", "field": "bio", "value": "rust"},
+			"orderBy": map[string]any{"orderType": "relevance", "fields": []any{}}}
+		got := backend.do(t, http.MethodPost, ontologyPath+"/objects/Employee/search", appToken, body)
+		m := got.json(t)
+		params, _ := m["parameters"].(map[string]any)
+		if got.status != http.StatusConflict || m["errorName"] != "EmbeddedIndexNotKept" || params["objectType"] != "Employee" ||
+			params["config"] != "backends.cluster.embeddedIndex" || params["read"] != "relevance order" {
+			t.Errorf("relevance order of a type without an index: %d %s", got.status, got.body)
 		}
 	}
 

@@ -98,10 +98,6 @@ func TestIndexer_Build_openSearchNoIndex(t *testing.T) {
 				_, err := v.PartialSearch(f.ctx, &query.Search{PageSize: 5})
 				return err
 			}},
-			{"links", "following links", func() error {
-				_, err := v.Distinct(f.ctx, nil, query.Limits{}, "city")
-				return err
-			}},
 			{"nearest", "nearestNeighbors", func() error {
 				_, err := v.Nearest(f.ctx, "note", []float32{1}, 3, nil, query.Limits{})
 				return err
@@ -133,6 +129,28 @@ func TestIndexer_Build_openSearchNoIndex(t *testing.T) {
 		// A cursor the backend did not make is a bad page token, not a refusal.
 		if _, err := v.Search(f.ctx, &query.Search{PageSize: 5, After: []byte("nonsense")}); !errors.Is(err, query.ErrBadCursor) {
 			t.Errorf("a bad cursor: %v, want ErrBadCursor", err)
+		}
+	})
+
+	t.Run("distinct values, which links follow, from the backend", func(t *testing.T) {
+		v, ov := f.views(t)
+		for i := range 30 {
+			filter := randomFilter(f.rng, 2)
+			if i%5 == 0 {
+				filter = nil
+			}
+			property := []string{"id", "city", "score", "qty", "flag", "note"}[i%6]
+			got, err := v.Distinct(f.ctx, filter, query.Limits{MaxGroups: 2}, property)
+			if err != nil {
+				t.Fatalf("distinct %s of %v: %v", property, filter, err)
+			}
+			want, err := ov.Distinct(f.ctx, filter, query.Limits{}, property)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("distinct %s of %v:\nbackend  %v\nembedded %v", property, filter, got, want)
+			}
 		}
 	})
 

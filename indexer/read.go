@@ -381,7 +381,7 @@ func (v *View) embeddedAggregate(ctx context.Context, q *query.Aggregate) (*quer
 // what a link follows to another type.
 func (v *View) Distinct(ctx context.Context, f *query.Filter, limits query.Limits, property string) ([]any, error) {
 	if v.snap == nil {
-		return nil, v.refuse(distinctRead, nil)
+		return v.backendDistinct(ctx, f, property)
 	}
 	return v.snap.Distinct(ctx, f, limits, property)
 }

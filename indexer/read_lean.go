@@ -1,25 +1,30 @@
 package indexer
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/ontoindex/ontoindex/indexer/backend/opensearch"
 	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // The reads of a type that keeps no embedded index (lean.go): its backend
 // answers searches (every filter it supports, any order but relevance,
-// pages of at most maxBackendPage objects) and aggregations, the store
-// gets, counts, scans and the objects of pages; the rest is refused with
-// a *NoIndexError:
+// pages of at most maxBackendPage objects), aggregations and the
+// distinct values links follow (backendDistinct), the store gets, counts,
+// scans and the objects of pages; the rest is refused with a
+// *NoIndexError:
 //   - relevance order, and pages larger than the backend's window;
 //   - a search or aggregation the backend refuses (doc.go of package
 //     opensearch lists what it does not support);
 //   - PartialSearch: a page merged with other types' pages (object sets
 //     of several types, interfaces) or read for derived properties, which
 //     needs a cursor at every object;
-//   - Distinct: following links (searchAround, linked objects);
+//   - Distinct of what the backend does not group by exactly (lists,
+//     decimals): following such a link;
 //   - nearest neighbours, and CheckIndex;
 //   - subscriptions (NeedsIndex): a build's commit has no snapshots to
 //     evaluate a subscribed set on.
@@ -27,7 +32,7 @@ import (
 // Descriptions of refused reads, as a NoIndexError names them.
 const (
 	partialRead  = "a page merged with other sets' (an object set of several types or an interface, or derived properties)"
-	distinctRead = "following links (searchAround, linked objects)"
+	distinctRead = "following links (searchAround, linked objects) by"
 	// SubscriptionsRead is what NeedsIndex refuses for subscriptions.
 	SubscriptionsRead = "subscriptions"
 )
@@ -47,6 +52,35 @@ func (v *View) NeedsIndex(read string) error {
 		return nil
 	}
 	return v.refuse(read, nil)
+}
+
+// backendDistinct is Distinct answered by the backend: the keys of an
+// exact grouping by the property of the objects f matches (a composite
+// aggregation walked to its end: exact, and bounded by no group limit, as
+// the engine's Distinct is not), in value order. A list is refused, as
+// the engine refuses it (its elements would be grouped).
+func (v *View) backendDistinct(ctx context.Context, f *query.Filter, property string) ([]any, error) {
+	read := distinctRead + " " + property
+	switch p, ok := v.cp.Type.Property(property); {
+	case !ok:
+		return nil, fmt.Errorf("object type %s has no property %q", v.cp.Type.APIName, property)
+	case p.Type.Kind == objects.KindList:
+		return nil, v.refuse(read+" (a list)", nil)
+	}
+	res, err := v.backend.Aggregate(ctx, &query.Aggregate{Filter: f, Metrics: []query.Metric{{Kind: query.Count}},
+		Groups: []query.Group{{Kind: query.Exact, Property: property}}})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("object type %s: %w", v.cp.Type.APIName, err)
+		}
+		return nil, v.leanRefusal(read, err)
+	}
+	out := make([]any, 0, len(res.Groups))
+	for _, g := range res.Groups {
+		out = append(out, g.Keys[0].Value)
+	}
+	slices.SortFunc(out, objects.Compare)
+	return out, nil
 }
 
 // searchRead describes a search the backend does not take.
