@@ -58,7 +58,8 @@ const (
 	DefaultReplicas    = 1 // OpenSearch's own default
 	// DefaultEmbeddedIndex keeps every read answered: the backend refuses
 	// relevance order, pages past its window and a few filters, and
-	// subscriptions, links and derived properties read the embedded index.
+	// subscriptions, interfaces and derived properties read the embedded
+	// index.
 	DefaultEmbeddedIndex = EmbeddedIndexFull
 )
 
