@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/internal/testkit/indexertest"
 	"github.com/ontoindex/ontoindex/internal/testkit/opensearchtest"
@@ -32,6 +33,9 @@ func TestIndexer_Build_openSearchNoIndex(t *testing.T) {
 	}
 	f.checkNoIndex(t, "full build")
 	f.checkBackend(t, "full build")
+	if st, err := f.ix.Status("Item"); err != nil || st.Backend == nil || st.Backend.EmbeddedIndex != config.EmbeddedIndexNone {
+		t.Fatalf("status %+v, %v: want the backend's embeddedIndex none", st.Backend, err)
+	}
 	for step := range 6 {
 		what := f.edit(t, fmt.Sprintf("step%d", step))
 		if res := f.build(t, indexer.BuildOptions{}); res.Kind != indexer.KindIncremental {
