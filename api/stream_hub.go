@@ -220,14 +220,6 @@ func (h *streamHub) process(ctx context.Context, pc pendingCommit) {
 		for _, sub := range subs {
 			sub.conn.refresh(sub, reason)
 		}
-	case pc.After == nil:
-		// The type no longer keeps an index (a reload moved it to a
-		// backend with embeddedIndex none): its subscriptions end.
-		cause := wire.Err(wire.NameEmbeddedIndexNotKept, map[string]any{"objectType": pc.ObjectType, "read": indexer.SubscriptionsRead,
-			"reason": "the object type keeps no embedded index, which subscriptions need"})
-		for _, sub := range subs {
-			sub.conn.close(sub, cause)
-		}
 	default:
 		h.deliver(ctx, pc.Commit, subs)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/ontoindex/ontoindex/api/wire"
-	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/query"
 )
 
@@ -103,11 +102,6 @@ func (c *streamConn) newSubscription(rq *wire.SubscribeRequest, identity string)
 	}
 	if f == nil {
 		sub.filter = &query.Filter{Op: query.OpAll}
-	}
-	// A build's commit of a type without an index has no snapshots to
-	// evaluate the set on.
-	if err := v.NeedsIndex(indexer.SubscriptionsRead); err != nil {
-		return nil, err
 	}
 	t := v.Type()
 	if sub.sel, err = parseSelect(t, rq.PropertySet); err != nil {

@@ -94,10 +94,6 @@ func TestIndexer_Build_openSearchNoIndex(t *testing.T) {
 				_, err := v.Search(f.ctx, &query.Search{Filter: query.Text(query.OpAnyTerm, "note", "base"), Relevance: true, PageSize: 5})
 				return err
 			}},
-			{"page past the window", "a page of 10000 objects", func() error {
-				_, err := v.Search(f.ctx, &query.Search{PageSize: 10000})
-				return err
-			}},
 			{"partial search", "several types", func() error {
 				_, err := v.PartialSearch(f.ctx, &query.Search{PageSize: 5})
 				return err
@@ -111,7 +107,6 @@ func TestIndexer_Build_openSearchNoIndex(t *testing.T) {
 				_, err := v.Aggregate(f.ctx, &query.Aggregate{Metrics: []query.Metric{{Kind: query.Percentile, Property: "score", Percentile: 0.5}}})
 				return err
 			}},
-			{"subscriptions", indexer.SubscriptionsRead, func() error { return v.NeedsIndex(indexer.SubscriptionsRead) }},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -156,6 +151,13 @@ func TestIndexer_Build_openSearchNoIndex(t *testing.T) {
 				t.Fatalf("distinct %s of %v:\nbackend  %v\nembedded %v", property, filter, got, want)
 			}
 		}
+	})
+
+	t.Run("pages larger than the backend's window", func(t *testing.T) {
+		// Every page of more than 7 objects is the backend's pages of 7.
+		indexer.SetBackendWindow(f.ix, 7)
+		defer indexer.SetBackendWindow(f.ix, 0)
+		f.checkBackend(t, "a window of 7")
 	})
 
 	t.Run("held snapshot", func(t *testing.T) {

@@ -26,7 +26,15 @@ const maxBackendPage = 9999
 
 // backendAnswers reports whether the view's backend answers q.
 func (v *View) backendAnswers(q *query.Search) bool {
-	return v.backend != nil && !q.Relevance && q.PageSize <= maxBackendPage
+	return v.backend != nil && !q.Relevance && q.PageSize <= v.ix.maxBackendPage()
+}
+
+// maxBackendPage is the largest page the backends' readers take.
+func (ix *Indexer) maxBackendPage() int {
+	if ix.backendWindow > 0 {
+		return ix.backendWindow
+	}
+	return maxBackendPage
 }
 
 // backendSearch is Search answered by the backend.

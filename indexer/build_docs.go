@@ -22,6 +22,10 @@ type docChanges struct {
 	alloc       allocator
 	version     uint64 // the version the build commits
 	changes     map[uint32]index.Change
+	// before, when set (a type without an index: lean_commit.go), holds
+	// the stored encoding of each changed document's object before the
+	// build (store.PreviousDocs).
+	before map[uint32][]byte
 }
 
 // allocator numbers new documents: the index's free numbers
@@ -51,6 +55,21 @@ func (dc *docChanges) Changed(doc uint32, key []byte, o *objects.Object) error {
 	}
 	dc.changes[doc] = ch
 	return nil
+}
+
+// Previous implements store.PreviousDocs: the state before the build is
+// the first one handed over, of a document the build has not changed
+// yet (one it numbered has none).
+func (dc *docChanges) Previous(doc uint32, encoded []byte) {
+	if dc.before == nil {
+		return
+	}
+	if _, changed := dc.changes[doc]; changed {
+		return
+	}
+	if _, ok := dc.before[doc]; !ok {
+		dc.before[doc] = bytes.Clone(encoded)
+	}
 }
 
 // list returns the changes for index.Snapshot.Apply.

@@ -39,6 +39,7 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	if gen.lean != nil {
 		counter = gen.nextDocs()
 		docs = newDocChanges(&counter, w.Gen().Version()+1, true)
+		docs.before = map[uint32][]byte{} // for the commit's watchers (lean_commit.go)
 		w.Incremental(docs, docs.version)
 		w.Unmarked()
 	} else {
@@ -109,7 +110,11 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	j.ts.mu.Unlock()
 	j.ix.dropPending(name)
 	j.ix.saver.poke()
-	if len(changes) > 0 {
+	switch {
+	case len(changes) == 0:
+	case gen.lean != nil:
+		j.publishLean(docs, changes)
+	default:
 		j.ix.publish(Commit{ObjectType: name, Kind: CommitIncremental, Generation: cp.Generation, Before: base, After: idx, Changes: changes})
 	}
 	return nil

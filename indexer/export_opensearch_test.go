@@ -25,6 +25,10 @@ func EmbeddedAggregate(ctx context.Context, v *View, q *query.Aggregate) (*query
 	return v.embeddedAggregate(ctx, q)
 }
 
+// SetBackendWindow makes n the largest page ix's backends take (0: the
+// backend's own).
+func SetBackendWindow(ix *Indexer, n int) { ix.backendWindow = n }
+
 // PendingPath is the backend journal of an object type.
 func PendingPath(ix *Indexer, name string) string { return ix.pendingPath(name) }
 

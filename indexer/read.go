@@ -309,7 +309,7 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 		return v.backendSearch(ctx, q)
 	}
 	if v.snap == nil {
-		return nil, v.refuse(searchRead(q), nil)
+		return v.leanSearch(ctx, q)
 	}
 	return v.search(ctx, q, true)
 }

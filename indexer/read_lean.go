@@ -13,11 +13,11 @@ import (
 
 // The reads of a type that keeps no embedded index (lean.go): its backend
 // answers searches (every filter it supports, any order but relevance,
-// pages of at most maxBackendPage objects), aggregations and the
+// pages larger than its window in several requests), aggregations and the
 // distinct values links follow (backendDistinct), the store gets, counts,
 // scans and the objects of pages; the rest is refused with a
 // *NoIndexError:
-//   - relevance order, and pages larger than the backend's window;
+//   - relevance order;
 //   - a search or aggregation the backend refuses (doc.go of package
 //     opensearch lists what it does not support);
 //   - PartialSearch: a page merged with other types' pages (object sets
@@ -25,33 +25,21 @@ import (
 //     needs a cursor at every object;
 //   - Distinct of what the backend does not group by exactly (lists,
 //     decimals): following such a link;
-//   - nearest neighbours, and CheckIndex;
-//   - subscriptions (NeedsIndex): a build's commit has no snapshots to
-//     evaluate a subscribed set on.
+//   - nearest neighbours, and CheckIndex.
+//
+// Subscriptions work: a build's commit carries snapshots of the objects
+// it changed (lean_commit.go).
 
 // Descriptions of refused reads, as a NoIndexError names them.
 const (
 	partialRead  = "a page merged with other sets' (an object set of several types or an interface, or derived properties)"
 	distinctRead = "following links (searchAround, linked objects) by"
-	// SubscriptionsRead is what NeedsIndex refuses for subscriptions.
-	SubscriptionsRead = "subscriptions"
 )
 
 // refuse is the error of a read the view's type cannot answer without
 // the embedded index; cause is the backend's, when it refused it first.
 func (v *View) refuse(read string, cause error) error {
 	return &NoIndexError{ObjectType: v.cp.Type.APIName, Read: read, Backend: v.backendName, Cause: cause}
-}
-
-// NeedsIndex returns nil when the view's type keeps the embedded index,
-// and the *NoIndexError of read otherwise: for a caller about to rely on
-// what only the index gives (subscriptions evaluate each build's commit
-// on its snapshots, Commit.Before and After).
-func (v *View) NeedsIndex(read string) error {
-	if v.snap != nil {
-		return nil
-	}
-	return v.refuse(read, nil)
 }
 
 // backendDistinct is Distinct answered by the backend: the keys of an
@@ -83,12 +71,35 @@ func (v *View) backendDistinct(ctx context.Context, f *query.Filter, property st
 	return out, nil
 }
 
-// searchRead describes a search the backend does not take.
-func searchRead(q *query.Search) string {
+// leanSearch is a search the backend does not take in one request, of a
+// type without an index: a page larger than the backend's window is the
+// backend's pages of at most maxBackendPage objects, each after the one
+// before (cursors hold sort values: as a client's pages, they go on from
+// the last object across builds); relevance order is refused.
+func (v *View) leanSearch(ctx context.Context, q *query.Search) (*Page, error) {
 	if q.Relevance {
-		return "relevance order"
+		return nil, v.refuse("relevance order", nil)
 	}
-	return fmt.Sprintf("a page of %d objects (the backend's pages hold at most %d)", q.PageSize, maxBackendPage)
+	rq := *q
+	all := &opensearch.Result{}
+	for first := true; ; first = false {
+		rq.PageSize = min(q.PageSize-len(all.Keys), v.ix.maxBackendPage())
+		res, err := v.backend.Search(ctx, &rq)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("object type %s: %w", v.cp.Type.APIName, err)
+			}
+			return nil, v.leanRefusal("this search", err)
+		}
+		if first {
+			all.Total = res.Total // every page counts every match
+		}
+		all.Keys, all.Next = append(all.Keys, res.Keys...), res.Next
+		if res.Next == nil || len(all.Keys) >= q.PageSize {
+			return v.backendPage(all, q)
+		}
+		rq.After = res.Next
+	}
 }
 
 // leanRefusal is the error of a read the backend did not answer (err)

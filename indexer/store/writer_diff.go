@@ -80,6 +80,7 @@ func (w *Writer) Apply(c *changelog.Change) error {
 			return err
 		}
 		w.uncarry(prev)
+		w.previous(prev)
 		w.movedObjects()
 		if err := w.b.objects.Delete(c.Key); err != nil {
 			return err
@@ -118,6 +119,9 @@ func (w *Writer) Apply(c *changelog.Change) error {
 	switch {
 	case ok:
 		r.doc = prev.doc
+		if c.Type != changelog.CarryOver {
+			w.previous(prev)
+		}
 		if prev.fileID != id {
 			if err := w.unlinkKey(prev.fileID, c.Key); err != nil {
 				return err
@@ -196,6 +200,15 @@ func (w *Writer) stored(key []byte) (record, bool, error) {
 		return r, false, fmt.Errorf("object type %s: stored object %x: %w", w.name, key, err)
 	}
 	return r, true, nil
+}
+
+// previous hands the stored state of a document the writer is about to
+// change or delete to docs, when it takes it (PreviousDocs): before the
+// write, while the record's bytes are the store's.
+func (w *Writer) previous(prev record) {
+	if p, ok := w.docs.(PreviousDocs); ok && !w.full {
+		p.Previous(prev.doc, prev.encoded)
+	}
 }
 
 // changed hands the new state of a document (o nil: no object any more)
