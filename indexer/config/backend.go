@@ -57,9 +57,8 @@ const (
 	DefaultShards      = 1
 	DefaultReplicas    = 1 // OpenSearch's own default
 	// DefaultEmbeddedIndex keeps every read answered: the backend refuses
-	// relevance order, pages past its window and a few filters, and
-	// subscriptions, interfaces and derived properties read the embedded
-	// index.
+	// relevance order and a few filters, and interfaces, derived
+	// properties and vectors read the embedded index.
 	DefaultEmbeddedIndex = EmbeddedIndexFull
 )
 
