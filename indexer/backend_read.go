@@ -69,7 +69,7 @@ func fallBack[T any](ctx context.Context, v *View, err error, read string, embed
 		return zero, fmt.Errorf("object type %s: %w", name, err)
 	}
 	if v.snap == nil {
-		return zero, v.leanRefusal(read, err)
+		return zero, v.leanRefusal(ctx, read, err)
 	}
 	out, eerr := embedded()
 	if eerr != nil {

@@ -58,10 +58,7 @@ func (v *View) backendDistinct(ctx context.Context, f *query.Filter, property st
 	res, err := v.backend.Aggregate(ctx, &query.Aggregate{Filter: f, Metrics: []query.Metric{{Kind: query.Count}},
 		Groups: []query.Group{{Kind: query.Exact, Property: property}}})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("object type %s: %w", v.cp.Type.APIName, err)
-		}
-		return nil, v.leanRefusal(read, err)
+		return nil, v.leanRefusal(ctx, read, err)
 	}
 	out := make([]any, 0, len(res.Groups))
 	for _, g := range res.Groups {
@@ -86,10 +83,7 @@ func (v *View) leanSearch(ctx context.Context, q *query.Search) (*Page, error) {
 		rq.PageSize = min(q.PageSize-len(all.Keys), v.ix.maxBackendPage())
 		res, err := v.backend.Search(ctx, &rq)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("object type %s: %w", v.cp.Type.APIName, err)
-			}
-			return nil, v.leanRefusal("this search", err)
+			return nil, v.leanRefusal(ctx, "this search", err)
 		}
 		if first {
 			all.Total = res.Total // every page counts every match
@@ -103,11 +97,11 @@ func (v *View) leanSearch(ctx context.Context, q *query.Search) (*Page, error) {
 }
 
 // leanRefusal is the error of a read the backend did not answer (err)
-// for a type without an index: the cluster's failure, or a cursor the
-// backend did not make (the API reports a bad page token), named by the
-// type; a read it refuses, a NoIndexError.
-func (v *View) leanRefusal(read string, err error) error {
-	if opensearch.Failed(err) || errors.Is(err, query.ErrBadCursor) {
+// for a type without an index: the cluster's failure, the request's end,
+// or a cursor the backend did not make (the API reports a bad page
+// token), named by the type; a read it refuses, a NoIndexError.
+func (v *View) leanRefusal(ctx context.Context, read string, err error) error {
+	if opensearch.Failed(err) || ctx.Err() != nil || errors.Is(err, query.ErrBadCursor) {
 		return fmt.Errorf("object type %s: %w", v.cp.Type.APIName, err)
 	}
 	return v.refuse(read, err)
