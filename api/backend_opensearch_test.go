@@ -4,6 +4,7 @@ package api_test
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"testing"
@@ -45,6 +46,25 @@ func TestStream_openSearchNoIndex(t *testing.T) {
 			}
 		}
 	}))
+}
+
+// allPages is the objects of every page of a listing at endpoint of
+// objectSets.
+func allPages(t *testing.T, e *testEnv, endpoint string, body map[string]any) []any {
+	t.Helper()
+	var out []any
+	for token := ""; ; {
+		b := maps.Clone(body)
+		if token != "" {
+			b["pageToken"] = token
+		}
+		m := e.ok(t, http.MethodPost, ontologyPath+"/objectSets/"+endpoint, b)
+		data, _ := m["data"].([]any)
+		out = append(out, data...)
+		if token, _ = m["nextPageToken"].(string); token == "" {
+			return out
+		}
+	}
 }
 
 // assignmentsLink links Assignment to its Employee (employee), and back
@@ -122,6 +142,24 @@ func checkBackendServer(t *testing.T, c *opensearchtest.Cluster, embedded *testE
 		}
 		if got.status != want.status || !reflect.DeepEqual(g, w) {
 			t.Errorf("GET %s:\nbackend  %d %s\nembedded %d %s", path, got.status, got.body, want.status, want.body)
+		}
+	}
+
+	// Sets of several types merge the types' pages at any object's cursor;
+	// derived properties read every object of the linked type.
+	employee, assignment := map[string]any{"type": "base", "objectType": "Employee"}, map[string]any{"type": "base", "objectType": "Assignment"}
+	sets := []struct {
+		endpoint, name string
+		body           map[string]any
+	}{
+		{"loadObjectsMultipleObjectTypes", "union", map[string]any{"objectSet": map[string]any{"type": "union", "objectSets": []any{employee, assignment}}, "pageSize": 5}},
+		{"loadObjects", "derived", map[string]any{"objectSet": withProps(employee, map[string]any{"n": sel(pivot("assignments"), "count"),
+			"h": sel(pivot("assignments"), "max", "selectedPropertyApiName", "hours")}), "pageSize": 7}},
+	}
+	for _, s := range sets {
+		got, want := allPages(t, backend, s.endpoint, s.body), allPages(t, embedded, s.endpoint, s.body)
+		if !reflect.DeepEqual(got, want) || len(got) == 0 {
+			t.Errorf("%s:\nbackend  %v\nembedded %v", s.name, got, want)
 		}
 	}
 

@@ -94,10 +94,6 @@ func TestIndexer_Build_openSearchNoIndex(t *testing.T) {
 				_, err := v.Search(f.ctx, &query.Search{Filter: query.Text(query.OpAnyTerm, "note", "base"), Relevance: true, PageSize: 5})
 				return err
 			}},
-			{"partial search", "several types", func() error {
-				_, err := v.PartialSearch(f.ctx, &query.Search{PageSize: 5})
-				return err
-			}},
 			{"nearest", "nearestNeighbors", func() error {
 				_, err := v.Nearest(f.ctx, "note", []float32{1}, 3, nil, query.Limits{})
 				return err
@@ -160,6 +156,14 @@ func TestIndexer_Build_openSearchNoIndex(t *testing.T) {
 		f.checkBackend(t, "a window of 7")
 	})
 
+	t.Run("partial searches resume at any object", func(t *testing.T) {
+		for _, window := range []int{0, 7} {
+			indexer.SetBackendWindow(f.ix, window)
+			f.checkPartial(t)
+		}
+		indexer.SetBackendWindow(f.ix, 0)
+	})
+
 	t.Run("held snapshot", func(t *testing.T) {
 		v, _ := f.views(t)
 		h := v.Hold()
@@ -204,6 +208,41 @@ func TestIndexer_Build_openSearchNoIndex(t *testing.T) {
 		f.checkNoIndex(t, "second full build")
 		f.checkBackend(t, "second full build")
 	})
+}
+
+// checkPartial compares random partial searches (the pages a merge of
+// several types reads) with the oracle's, and the pages that resume at a
+// random object of each.
+func (f *backendFixture) checkPartial(t *testing.T) {
+	t.Helper()
+	v, ov := f.views(t)
+	for i := range 20 {
+		q := &query.Search{Filter: randomFilter(f.rng, 2), Sort: randomSort(f.rng), PageSize: 1 + f.rng.IntN(30), NoTotal: i%2 == 0}
+		oq := *q
+		for step := range 3 {
+			got, err := v.PartialSearch(f.ctx, q)
+			if err != nil {
+				t.Fatalf("partial search %d: %v", i, err)
+			}
+			want, err := ov.PartialSearch(f.ctx, &oq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := pageKeys(got), pageKeys(want); !slices.Equal(g, w) || got.Total != want.Total {
+				t.Fatalf("partial search %d (filter %v, sort %v, size %d) step %d:\nbackend  %d, %x\nembedded %d, %x", i, q.Filter, q.Sort, q.PageSize, step, got.Total, g, want.Total, w)
+			}
+			if got.Len() == 0 {
+				break
+			}
+			j := f.rng.IntN(got.Len())
+			if q.After, err = got.Cursor(j); err != nil {
+				t.Fatalf("cursor at %d of %d: %v", j, got.Len(), err)
+			}
+			if oq.After, err = want.Cursor(j); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 // views are the views of Item of the fixture and its oracle, released

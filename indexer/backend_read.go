@@ -107,6 +107,9 @@ func (v *View) backendPage(res *opensearch.Result, q *query.Search) (*Page, erro
 	for i, o := range objs {
 		if o != nil {
 			p.keys, p.objects = append(p.keys, res.Keys[i]), append(p.objects, o)
+			if res.Cursors != nil {
+				p.cursors = append(p.cursors, res.Cursors[i])
+			}
 		}
 	}
 	return p, nil

@@ -231,16 +231,22 @@ type Page struct {
 	docs    []uint32
 
 	// What Cursor needs: the search's order, the snapshot that answered
-	// it and the documents of the page.
-	sort   []query.Sort
-	index  *index.Snapshot
-	pageOf []uint32
+	// it and the documents of the page; or, for a page of a search
+	// backend, the cursor of each object when it asked for them
+	// (opensearch.Reader.Cursors).
+	sort    []query.Sort
+	index   *index.Snapshot
+	pageOf  []uint32
+	cursors [][]byte
 }
 
 // Cursor is the cursor of the page's search positioned at object j: the
 // search resumed with it (query.Search.After) starts after object j.
 func (p *Page) Cursor(j int) ([]byte, error) {
 	if p.index == nil {
+		if p.cursors != nil {
+			return p.cursors[j], nil
+		}
 		// A page of a search backend has the cursor of its end only.
 		if j == p.Len()-1 && p.Next != nil {
 			return p.Next, nil
@@ -309,7 +315,7 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 		return v.backendSearch(ctx, q)
 	}
 	if v.snap == nil {
-		return v.leanSearch(ctx, q)
+		return v.leanSearch(ctx, q, v.backend)
 	}
 	return v.search(ctx, q, true)
 }
@@ -319,7 +325,7 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 // the caller reads ahead those it keeps (Page.ReadAhead).
 func (v *View) PartialSearch(ctx context.Context, q *query.Search) (*Page, error) {
 	if v.snap == nil {
-		return nil, v.refuse(partialRead, nil)
+		return v.leanPartialSearch(ctx, q)
 	}
 	return v.search(ctx, q, false)
 }

@@ -20,9 +20,6 @@ import (
 //   - relevance order;
 //   - a search or aggregation the backend refuses (doc.go of package
 //     opensearch lists what it does not support);
-//   - PartialSearch: a page merged with other types' pages (object sets
-//     of several types, interfaces) or read for derived properties, which
-//     needs a cursor at every object;
 //   - Distinct of what the backend does not group by exactly (lists,
 //     decimals): following such a link;
 //   - nearest neighbours, and CheckIndex.
@@ -30,11 +27,8 @@ import (
 // Subscriptions work: a build's commit carries snapshots of the objects
 // it changed (lean_commit.go).
 
-// Descriptions of refused reads, as a NoIndexError names them.
-const (
-	partialRead  = "a page merged with other sets' (an object set of several types or an interface, or derived properties)"
-	distinctRead = "following links (searchAround, linked objects) by"
-)
+// distinctRead describes Distinct, as a NoIndexError names it.
+const distinctRead = "following links (searchAround, linked objects) by"
 
 // refuse is the error of a read the view's type cannot answer without
 // the embedded index; cause is the backend's, when it refused it first.
@@ -68,12 +62,21 @@ func (v *View) backendDistinct(ctx context.Context, f *query.Filter, property st
 	return out, nil
 }
 
+// leanPartialSearch is PartialSearch of a type without an index: the
+// backend's page with the cursor of every object, at which a merge of
+// several types' pages may resume.
+func (v *View) leanPartialSearch(ctx context.Context, q *query.Search) (*Page, error) {
+	r := *v.backend // the view's reader, with the cursors
+	r.Cursors = true
+	return v.leanSearch(ctx, q, &r)
+}
+
 // leanSearch is a search the backend does not take in one request, of a
 // type without an index: a page larger than the backend's window is the
 // backend's pages of at most maxBackendPage objects, each after the one
 // before (cursors hold sort values: as a client's pages, they go on from
 // the last object across builds); relevance order is refused.
-func (v *View) leanSearch(ctx context.Context, q *query.Search) (*Page, error) {
+func (v *View) leanSearch(ctx context.Context, q *query.Search, r *opensearch.Reader) (*Page, error) {
 	if q.Relevance {
 		return nil, v.refuse("relevance order", nil)
 	}
@@ -81,14 +84,14 @@ func (v *View) leanSearch(ctx context.Context, q *query.Search) (*Page, error) {
 	all := &opensearch.Result{}
 	for first := true; ; first = false {
 		rq.PageSize = min(q.PageSize-len(all.Keys), v.ix.maxBackendPage())
-		res, err := v.backend.Search(ctx, &rq)
+		res, err := r.Search(ctx, &rq)
 		if err != nil {
 			return nil, v.leanRefusal(ctx, "this search", err)
 		}
 		if first {
 			all.Total = res.Total // every page counts every match
 		}
-		all.Keys, all.Next = append(all.Keys, res.Keys...), res.Next
+		all.Keys, all.Next, all.Cursors = append(all.Keys, res.Keys...), res.Next, append(all.Cursors, res.Cursors...)
 		if res.Next == nil || len(all.Keys) >= q.PageSize {
 			return v.backendPage(all, q)
 		}

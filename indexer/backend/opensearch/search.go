@@ -35,6 +35,10 @@ type Reader struct {
 	// search.max_open_pit_context (300) of them, which clients that read
 	// first pages only use up in a keep-alive.
 	KeepAlive time.Duration
+	// Cursors makes Search return the cursor of every object of a page
+	// (Result.Cursors), for a caller that may resume at any of them (a
+	// merge of several types' pages).
+	Cursors bool
 }
 
 // Reader returns the reader of object type t.
@@ -48,6 +52,9 @@ type Result struct {
 	Keys  [][]byte // encoded primary keys of the page, in order
 	Next  []byte   // cursor of the next page; nil on the last page
 	Total int64    // every match, on every page (0 with NoTotal)
+	// Cursors, with Reader.Cursors, hold the cursor of each object:
+	// a search resumed with Cursors[j] starts after object j.
+	Cursors [][]byte
 }
 
 // cursor is what Next holds: the sort values of the page's last object
@@ -111,6 +118,13 @@ func (r *Reader) Search(ctx context.Context, q *query.Search) (*Result, error) {
 			return nil, fmt.Errorf("opensearch cluster %q: document id %q of %s is no key: %w", r.c.opts.Name, h.ID, r.alias, err)
 		}
 		res.Keys = append(res.Keys, k)
+		if r.Cursors {
+			c, err := json.Marshal(cursor{PIT: cmp.Or(ans.PIT, cur.PIT), After: h.Sort})
+			if err != nil {
+				return nil, err
+			}
+			res.Cursors = append(res.Cursors, c)
+		}
 	}
 	if q.NoTotal {
 		res.Total = 0
