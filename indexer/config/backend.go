@@ -57,8 +57,8 @@ const (
 	DefaultShards      = 1
 	DefaultReplicas    = 1 // OpenSearch's own default
 	// DefaultEmbeddedIndex keeps every read answered: the backend refuses
-	// relevance order and a few filters, and interfaces, derived
-	// properties and vectors read the embedded index.
+	// relevance order, vectors and a few filters and aggregations, which
+	// the embedded index answers then.
 	DefaultEmbeddedIndex = EmbeddedIndexFull
 )
 
