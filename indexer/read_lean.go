@@ -13,10 +13,10 @@ import (
 
 // The reads of a type that keeps no embedded index (lean.go): its backend
 // answers searches (every filter it supports, any order but relevance,
-// pages larger than its window in several requests), aggregations and the
-// distinct values links follow (backendDistinct), the store gets, counts,
-// scans and the objects of pages; the rest is refused with a
-// *NoIndexError:
+// pages larger than its window in several requests, the cursor of every
+// object for PartialSearch), aggregations and the distinct values links
+// follow (backendDistinct), the store gets, counts, scans and the objects
+// of pages; the rest is refused with a *NoIndexError:
 //   - relevance order;
 //   - a search or aggregation the backend refuses (doc.go of package
 //     opensearch lists what it does not support);
