@@ -23,11 +23,14 @@ import (
 
 // keepsIndex reports whether an object type keeps the embedded index:
 // every type but those of a backend with embeddedIndex: none.
-func (ix *Indexer) keepsIndex(spec *objects.TypeSpec) bool {
+func (ix *Indexer) keepsIndex(spec *objects.TypeSpec) bool { return keepsIndexIn(ix.Config(), spec) }
+
+// keepsIndexIn is keepsIndex under cfg.
+func keepsIndexIn(cfg *config.Config, spec *objects.TypeSpec) bool {
 	if spec.Backend == "" {
 		return true
 	}
-	b, ok := ix.Config().Backends[spec.Backend]
+	b, ok := cfg.Backends[spec.Backend]
 	return !ok || b.WithDefaults().EmbeddedIndex != config.EmbeddedIndexNone
 }
 
