@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer/config"
@@ -173,6 +174,15 @@ func checkBackendServer(t *testing.T, c *opensearchtest.Cluster, embedded *testE
 		if got.status != http.StatusConflict || m["errorName"] != "EmbeddedIndexNotKept" || params["objectType"] != "Employee" ||
 			params["config"] != "backends.cluster.embeddedIndex" || params["read"] != "relevance order" {
 			t.Errorf("relevance order of a type without an index: %d %s", got.status, got.body)
+		}
+		// A percentile the backend does not compute: the reason says so.
+		got = backend.do(t, http.MethodPost, ontologyPath+"/objects/Employee/aggregate", appToken,
+			map[string]any{"aggregation": []any{map[string]any{"type": "approximatePercentile", "field": "age", "approximatePercentile": 0.5}}})
+		m = got.json(t)
+		params, _ = m["parameters"].(map[string]any)
+		if reason := fmt.Sprint(params["reason"]); got.status != http.StatusConflict || params["read"] != "this aggregation" ||
+			!strings.Contains(reason, "not supported by the OpenSearch backend") || !strings.Contains(reason, "set backends.cluster.embeddedIndex to full") {
+			t.Errorf("a percentile of a type without an index: %d %s", got.status, got.body)
 		}
 	}
 

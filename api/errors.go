@@ -51,8 +51,12 @@ func toAPIError(ctx context.Context, err error) *wire.Error {
 	case errors.Is(err, indexer.ErrNotBuilt):
 		return wire.Err(wire.NameObjectTypeNotSynced, nil)
 	case errors.As(err, &ni):
+		reason := ni.Read + " needs the embedded index"
+		if ni.Why != "" {
+			reason += " (the backend does not take it: " + ni.Why + ")"
+		}
 		return wire.Wrap(wire.NameEmbeddedIndexNotKept, map[string]any{"objectType": ni.ObjectType, "read": ni.Read, "config": ni.Config(),
-			"reason": ni.Read + " needs the embedded index: set " + ni.Config() + " to full"}, err)
+			"reason": reason + ": set " + ni.Config() + " to full"}, err)
 	case errors.As(err, &te):
 		return wire.Wrap(wire.NameQueryTooExpensive, map[string]any{"property": te.Property, "propertyFilter": te.Op.String(), "reason": te.Reason}, err)
 	case errors.As(err, &tg):

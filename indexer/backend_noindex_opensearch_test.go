@@ -89,20 +89,21 @@ func TestIndexer_Build_openSearchNoIndex(t *testing.T) {
 		tests := []struct {
 			name, read string
 			do         func() error
+			why        string // in the backend's refusal, when it refused it
 		}{
 			{"relevance", "relevance order", func() error {
 				_, err := v.Search(f.ctx, &query.Search{Filter: query.Text(query.OpAnyTerm, "note", "base"), Relevance: true, PageSize: 5})
 				return err
-			}},
+			}, ""},
 			{"nearest", "nearestNeighbors", func() error {
 				_, err := v.Nearest(f.ctx, "note", []float32{1}, 3, nil, query.Limits{})
 				return err
-			}},
-			{"check", "checking the index", func() error { return v.CheckIndex(f.ctx) }},
+			}, ""},
+			{"check", "checking the index", func() error { return v.CheckIndex(f.ctx) }, ""},
 			{"aggregation the backend refuses", "this aggregation", func() error {
 				_, err := v.Aggregate(f.ctx, &query.Aggregate{Metrics: []query.Metric{{Kind: query.Percentile, Property: "score", Percentile: 0.5}}})
 				return err
-			}},
+			}, "property score: this metric is not supported"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -111,7 +112,8 @@ func TestIndexer_Build_openSearchNoIndex(t *testing.T) {
 				if !errors.Is(err, indexer.ErrNoIndex) || !errors.As(err, &ne) {
 					t.Fatalf("err = %v, want a NoIndexError", err)
 				}
-				if ne.ObjectType != "Item" || ne.Config() != "backends.cluster.embeddedIndex" || !strings.Contains(ne.Read, tt.read) {
+				if ne.ObjectType != "Item" || ne.Config() != "backends.cluster.embeddedIndex" || !strings.Contains(ne.Read, tt.read) ||
+					(tt.why == "") != (ne.Why == "") || !strings.Contains(ne.Why, tt.why) {
 					t.Fatalf("error %+v: want Item, backends.cluster.embeddedIndex and %q", ne, tt.read)
 				}
 				for _, s := range []string{"Item", "backends.cluster.embeddedIndex", tt.read} {

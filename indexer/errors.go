@@ -53,6 +53,9 @@ type NoIndexError struct {
 	Backend string
 	// Cause is why the backend did not answer it, when it was asked first.
 	Cause error
+	// Why is Cause's message when it is the backend's refusal of what it
+	// does not support, which users may read ("" otherwise).
+	Why string
 }
 
 // Config is the config key that allows the read.

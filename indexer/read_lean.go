@@ -107,5 +107,9 @@ func (v *View) leanRefusal(ctx context.Context, read string, err error) error {
 	if opensearch.Failed(err) || ctx.Err() != nil || errors.Is(err, query.ErrBadCursor) {
 		return fmt.Errorf("object type %s: %w", v.cp.Type.APIName, err)
 	}
-	return v.refuse(read, err)
+	ne := &NoIndexError{ObjectType: v.cp.Type.APIName, Read: read, Backend: v.backendName, Cause: err}
+	if opensearch.Refused(err) {
+		ne.Why = err.Error()
+	}
+	return ne
 }

@@ -301,6 +301,14 @@ func Failed(err error) bool {
 	return false
 }
 
+// Refused reports whether err is a read the backend refused before
+// sending it (what it does not support, doc.go): its message says why, in
+// terms of the object type and its properties.
+func Refused(err error) bool {
+	var ce *clusterError
+	return err != nil && !Failed(err) && !errors.As(err, &ce) && !errors.Is(err, query.ErrBadCursor)
+}
+
 func errorTypeOf(err error) string {
 	var ce *clusterError
 	if errors.As(err, &ce) {
