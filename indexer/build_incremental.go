@@ -30,9 +30,9 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	if j.mode() == objects.ReadModeAppendOnly {
 		w.AppendOnly()
 	}
-	// base is nil for a type without an index (lean.go): its documents
-	// are numbered by the generation's counter, and marked dirty for no
-	// index file.
+	// base is nil for a type without an index (lean.go): the
+	// generation's counter numbers its new documents, and none is marked
+	// dirty (there is no index file to catch up).
 	var docs *docChanges
 	base := gen.snapshot()
 	counter := docCounter{}
