@@ -58,7 +58,8 @@ func (v *View) backendAggregate(ctx context.Context, q *query.Aggregate) (*query
 // fallBack answers a read the backend failed with err: an unreachable
 // backend's error (named by the type); else the embedded index's answer,
 // or its error when it refuses the read too (a bad filter, which the API
-// knows how to report). An embedded answer to a read the backend refused
+// knows how to report), but the backend's error when the read goes on
+// from the backend's cursor, which the embedded index cannot continue. An embedded answer to a read the backend refused
 // is counted in the type's backend status. A type without an index
 // refuses the read (read, what it was).
 func fallBack[T any](ctx context.Context, v *View, err error, read string, embedded func() (T, error)) (T, error) {
@@ -72,7 +73,13 @@ func fallBack[T any](ctx context.Context, v *View, err error, read string, embed
 		return zero, v.leanRefusal(ctx, read, err)
 	}
 	out, eerr := embedded()
-	if eerr != nil {
+	switch {
+	case errors.Is(eerr, query.ErrBadCursor) && !errors.Is(err, query.ErrBadCursor):
+		// The page after one the backend answered: the embedded index
+		// cannot go on from the backend's cursor, and the backend's
+		// failure is the read's.
+		return zero, fmt.Errorf("object type %s: %w", name, err)
+	case eerr != nil:
 		return out, eerr
 	}
 	if st := v.ix.backendStats(name); st != nil {
