@@ -4,23 +4,86 @@ package api_test
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/internal/testkit/opensearchtest"
+	"github.com/ontoindex/ontoindex/objects"
 )
 
 // TestServer_openSearchBackend serves the demo with Employee and
 // Assignment indexed into an OpenSearch cluster, beside the same demo in
 // the embedded index: the API's answers (every page of searches, their
-// totals, aggregations, gets) are the same.
+// totals, aggregations, gets, links) are the same, whether the backend's
+// types keep the embedded index or not; without it, relevance order is
+// refused by name.
 func TestServer_openSearchBackend(t *testing.T) {
 	c := opensearchtest.Must(t, opensearchtest.Options{})
-	embedded := mustEnv(t)
-	backend := mustEnv(t, func(cfg *config.Config) {
-		cfg.Backends = map[string]config.Backend{"cluster": {Type: config.BackendOpenSearch, URLs: c.URLs(), IndexPrefix: "api-", Replicas: new(0)}}
+	embedded := mustEnv(t, assignmentsLink)
+	for _, mode := range []string{config.EmbeddedIndexFull, config.EmbeddedIndexNone} {
+		t.Run("embeddedIndex "+mode, func(t *testing.T) {
+			checkBackendServer(t, c, embedded, mode)
+		})
+	}
+}
+
+// TestStream_openSearchNoIndex: the subscriptions of a type whose
+// backend keeps no embedded index follow its builds as those of a type in
+// the embedded index do (every set as its changes make it is the set
+// loadObjects returns), from the commits' snapshots of the changed
+// objects.
+func TestStream_openSearchNoIndex(t *testing.T) {
+	c := opensearchtest.Must(t, opensearchtest.Options{})
+	checkStreamChanges(t, mustStreamEnv(t, func(cfg *config.Config) {
+		cfg.Backends = map[string]config.Backend{"cluster": {Type: config.BackendOpenSearch, URLs: c.URLs(), IndexPrefix: "stream-",
+			Replicas: new(0), EmbeddedIndex: config.EmbeddedIndexNone}}
+		for i := range cfg.ObjectTypes {
+			if cfg.ObjectTypes[i].APIName == "Employee" {
+				cfg.ObjectTypes[i].Backend = "cluster"
+			}
+		}
+	}))
+}
+
+// allPages is the objects of every page of a listing at endpoint of
+// objectSets.
+func allPages(t *testing.T, e *testEnv, endpoint string, body map[string]any) []any {
+	t.Helper()
+	var out []any
+	for token := ""; ; {
+		b := maps.Clone(body)
+		if token != "" {
+			b["pageToken"] = token
+		}
+		m := e.ok(t, http.MethodPost, ontologyPath+"/objectSets/"+endpoint, b)
+		data, _ := m["data"].([]any)
+		out = append(out, data...)
+		if token, _ = m["nextPageToken"].(string); token == "" {
+			return out
+		}
+	}
+}
+
+// assignmentsLink links Assignment to its Employee (employee), and back
+// (assignments).
+func assignmentsLink(cfg *config.Config) {
+	for i := range cfg.ObjectTypes {
+		if cfg.ObjectTypes[i].APIName == "Assignment" {
+			cfg.ObjectTypes[i].Links = []objects.LinkSpec{{APIName: "employee", Target: "Employee", ForeignKey: "emp_id", ReverseAPIName: "assignments"}}
+		}
+	}
+}
+
+// checkBackendServer compares the demo of the embedded index with one
+// whose Employee and Assignment are in the cluster, of embeddedIndex mode.
+func checkBackendServer(t *testing.T, c *opensearchtest.Cluster, embedded *testEnv, mode string) {
+	backend := mustEnv(t, assignmentsLink, func(cfg *config.Config) {
+		cfg.Backends = map[string]config.Backend{"cluster": {Type: config.BackendOpenSearch, URLs: c.URLs(), IndexPrefix: "api-" + mode + "-",
+			Replicas: new(0), EmbeddedIndex: mode}}
 		for i := range cfg.ObjectTypes {
 			if name := cfg.ObjectTypes[i].APIName; name == "Employee" || name == "Assignment" {
 				cfg.ObjectTypes[i].Backend = "cluster"
@@ -70,7 +133,8 @@ func TestServer_openSearchBackend(t *testing.T) {
 	}
 
 	// Gets and listings (their page tokens differ: each backend's cursor).
-	for _, path := range []string{"/objects/Employee/10", "/objects/Employee/1", "/objects/Employee?pageSize=4", "/objects/Employee/10/links/assignments"} {
+	for _, path := range []string{"/objects/Employee/10", "/objects/Employee/1", "/objects/Employee?pageSize=4",
+		"/objects/Employee/10/links/assignments", "/objects/Employee/20/links/assignments?pageSize=2", "/objects/Assignment/10,Apollo/links/employee"} {
 		got, want := backend.do(t, http.MethodGet, ontologyPath+path, appToken, nil), embedded.do(t, http.MethodGet, ontologyPath+path, appToken, nil)
 		g, w := got.json(t), want.json(t)
 		for _, k := range []string{"errorInstanceId", "nextPageToken"} {
@@ -79,6 +143,46 @@ func TestServer_openSearchBackend(t *testing.T) {
 		}
 		if got.status != want.status || !reflect.DeepEqual(g, w) {
 			t.Errorf("GET %s:\nbackend  %d %s\nembedded %d %s", path, got.status, got.body, want.status, want.body)
+		}
+	}
+
+	// Sets of several types merge the types' pages at any object's cursor;
+	// derived properties read every object of the linked type.
+	employee, assignment := map[string]any{"type": "base", "objectType": "Employee"}, map[string]any{"type": "base", "objectType": "Assignment"}
+	sets := []struct {
+		endpoint, name string
+		body           map[string]any
+	}{
+		{"loadObjectsMultipleObjectTypes", "union", map[string]any{"objectSet": map[string]any{"type": "union", "objectSets": []any{employee, assignment}}, "pageSize": 5}},
+		{"loadObjects", "derived", map[string]any{"objectSet": withProps(employee, map[string]any{"n": sel(pivot("assignments"), "count"),
+			"h": sel(pivot("assignments"), "max", "selectedPropertyApiName", "hours")}), "pageSize": 7}},
+	}
+	for _, s := range sets {
+		got, want := allPages(t, backend, s.endpoint, s.body), allPages(t, embedded, s.endpoint, s.body)
+		if !reflect.DeepEqual(got, want) || len(got) == 0 {
+			t.Errorf("%s:\nbackend  %v\nembedded %v", s.name, got, want)
+		}
+	}
+
+	if mode == config.EmbeddedIndexNone {
+		// Relevance order reads the embedded index of Employee.
+		body := map[string]any{"where": map[string]any{"type": "containsAnyTerm", "field": "bio", "value": "rust"},
+			"orderBy": map[string]any{"orderType": "relevance", "fields": []any{}}}
+		got := backend.do(t, http.MethodPost, ontologyPath+"/objects/Employee/search", appToken, body)
+		m := got.json(t)
+		params, _ := m["parameters"].(map[string]any)
+		if got.status != http.StatusConflict || m["errorName"] != "EmbeddedIndexNotKept" || params["objectType"] != "Employee" ||
+			params["config"] != "backends.cluster.embeddedIndex" || params["read"] != "relevance order" {
+			t.Errorf("relevance order of a type without an index: %d %s", got.status, got.body)
+		}
+		// A percentile the backend does not compute: the reason says so.
+		got = backend.do(t, http.MethodPost, ontologyPath+"/objects/Employee/aggregate", appToken,
+			map[string]any{"aggregation": []any{map[string]any{"type": "approximatePercentile", "field": "age", "approximatePercentile": 0.5}}})
+		m = got.json(t)
+		params, _ = m["parameters"].(map[string]any)
+		if reason := fmt.Sprint(params["reason"]); got.status != http.StatusConflict || params["read"] != "this aggregation" ||
+			!strings.Contains(reason, "not supported by the OpenSearch backend") || !strings.Contains(reason, "set backends.cluster.embeddedIndex to full") {
+			t.Errorf("a percentile of a type without an index: %d %s", got.status, got.body)
 		}
 	}
 

@@ -40,6 +40,7 @@ func toAPIError(ctx context.Context, err error) *wire.Error {
 	var mbe *http.MaxBytesError
 	var te *query.TooExpensiveError
 	var tg *query.TooManyGroupsError
+	var ni *indexer.NoIndexError
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -49,6 +50,13 @@ func toAPIError(ctx context.Context, err error) *wire.Error {
 		return wire.Wrap(wire.NameRequestTimeout, map[string]any{}, err)
 	case errors.Is(err, indexer.ErrNotBuilt):
 		return wire.Err(wire.NameObjectTypeNotSynced, nil)
+	case errors.As(err, &ni):
+		reason := ni.Read + " needs the embedded index"
+		if ni.Why != "" {
+			reason += " (the backend does not take it: " + ni.Why + ")"
+		}
+		return wire.Wrap(wire.NameEmbeddedIndexNotKept, map[string]any{"objectType": ni.ObjectType, "read": ni.Read, "config": ni.Config(),
+			"reason": reason + ": set " + ni.Config() + " to full"}, err)
 	case errors.As(err, &te):
 		return wire.Wrap(wire.NameQueryTooExpensive, map[string]any{"property": te.Property, "propertyFilter": te.Op.String(), "reason": te.Reason}, err)
 	case errors.As(err, &tg):

@@ -128,6 +128,13 @@ func randomEdit(ctx context.Context, tb testing.TB, rng *rand.Rand, emp *iceberg
 }
 
 func TestStream_changesMatchLoadObjects(t *testing.T) {
+	checkStreamChanges(t, mustStreamEnv(t))
+}
+
+// checkStreamChanges subscribes to random sets of Employee on e, makes
+// random edits, builds, and checks after each build that every set as
+// its changes make it is the set loadObjects returns.
+func checkStreamChanges(t *testing.T, e *streamEnv) {
 	seed := rand.Uint64()
 	if v := os.Getenv("STREAM_SEED"); v != "" { // replays a failure
 		seed, _ = strconv.ParseUint(v, 10, 64)
@@ -135,7 +142,6 @@ func TestStream_changesMatchLoadObjects(t *testing.T) {
 	t.Logf("seed %d (STREAM_SEED=%d replays it)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	ctx := context.Background()
-	e := mustStreamEnv(t)
 	emp, err := e.w.LoadTable(ctx, "demo.employees")
 	if err != nil {
 		t.Fatal(err)

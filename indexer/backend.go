@@ -16,7 +16,9 @@ import (
 // embedded generation as every type does (store and in-memory index:
 // gets, subscriptions, derived properties, vectors and held snapshots
 // read it), and its builds send the same changes to the backend, which
-// answers the type's searches and aggregations (backend_read.go).
+// answers the type's searches and aggregations (backend_read.go); with
+// the backend's embeddedIndex none, the generation keeps the store alone
+// (lean.go).
 
 // openBackends makes a client of every backend of cfg.
 func openBackends(cfg *config.Config, ix *Indexer) (map[string]*opensearch.Cluster, error) {

@@ -102,9 +102,10 @@ func pageKeys(p *indexer.Page) []string {
 }
 
 // checkBackend compares the view's answers from the backend with its
-// embedded index's: every page of random searches, random aggregations,
-// and the count of every object. Every answer must come from the
-// backend (no fallback).
+// embedded index's (the oracle's, when the fixture has one): every page
+// of random searches with their objects, random aggregations, and the
+// count of every object. Every answer must come from the backend (no
+// fallback).
 func (f *backendFixture) checkBackend(t *testing.T, label string) {
 	t.Helper()
 	v, err := f.ix.View("Item")
@@ -112,6 +113,19 @@ func (f *backendFixture) checkBackend(t *testing.T, label string) {
 		t.Fatal(err)
 	}
 	defer v.Release()
+	embeddedSearch := func(q *query.Search) (*indexer.Page, error) { return indexer.EmbeddedSearch(f.ctx, v, q) }
+	embeddedAggregate := func(q *query.Aggregate) (*query.AggregateResult, error) {
+		return indexer.EmbeddedAggregate(f.ctx, v, q)
+	}
+	if f.oracle != nil {
+		ov, err := f.oracle.View("Item")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ov.Release()
+		embeddedSearch = func(q *query.Search) (*indexer.Page, error) { return ov.Search(f.ctx, q) }
+		embeddedAggregate = func(q *query.Aggregate) (*query.AggregateResult, error) { return ov.Aggregate(f.ctx, q) }
+	}
 	all, err := v.Search(f.ctx, &query.Search{PageSize: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -127,13 +141,18 @@ func (f *backendFixture) checkBackend(t *testing.T, label string) {
 			if err != nil {
 				t.Fatalf("%s: search %d %v: %v", label, i, q.Filter, err)
 			}
-			want, err := indexer.EmbeddedSearch(f.ctx, v, &eq)
+			want, err := embeddedSearch(&eq)
 			if err != nil {
 				t.Fatalf("%s: embedded search %d %v: %v", label, i, q.Filter, err)
 			}
 			if g, w := pageKeys(got), pageKeys(want); !slices.Equal(g, w) || got.Total != want.Total {
 				t.Fatalf("%s: search %d (filter %v, sort %v, size %d) page %d:\nbackend  %d total, keys %x\nembedded %d total, keys %x",
 					label, i, q.Filter, q.Sort, q.PageSize, page, got.Total, g, want.Total, w)
+			}
+			for j := range got.Len() {
+				if g, w := got.Object(j), want.Object(j); !reflect.DeepEqual(g, w) {
+					t.Fatalf("%s: search %d page %d: object %x is %v, embedded %v", label, i, page, got.Key(j), g, w)
+				}
 			}
 			if (got.Next == nil) != (want.Next == nil) {
 				t.Fatalf("%s: search %d page %d: backend next %v, embedded next %v", label, i, page, got.Next != nil, want.Next != nil)
@@ -150,7 +169,7 @@ func (f *backendFixture) checkBackend(t *testing.T, label string) {
 		if err != nil {
 			t.Fatalf("%s: aggregate %d: %v", label, i, err)
 		}
-		want, err := indexer.EmbeddedAggregate(f.ctx, v, q)
+		want, err := embeddedAggregate(q)
 		if err != nil {
 			t.Fatalf("%s: embedded aggregate %d: %v", label, i, err)
 		}

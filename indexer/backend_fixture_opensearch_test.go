@@ -42,6 +42,10 @@ type backendFixture struct {
 	ix   *indexer.Indexer
 	ids  map[int64]bool
 	next int64
+	w    *icebergtest.Warehouse
+	// oracle, when set (withOracle), indexes the table into the embedded
+	// index alone: checkBackend compares with it.
+	oracle *indexer.Indexer
 	// maxPages bounds the pages checkBackend compares of each search (0:
 	// every page).
 	maxPages int
@@ -57,7 +61,7 @@ func newBackendFixture(t testing.TB, url, prefix string, seed uint64, edit ...fu
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.tbl = tbl
+	f.tbl, f.w = tbl, w
 	for range 3 {
 		if err := tbl.Append(f.ctx, f.rows(100, "base")); err != nil {
 			t.Fatal(err)
@@ -166,5 +170,26 @@ func (f *backendFixture) build(t *testing.T, opts indexer.BuildOptions) *indexer
 	if err != nil {
 		t.Fatalf("build: %v", err)
 	}
+	if f.oracle != nil {
+		if _, err := f.oracle.Build(f.ctx, "Item", opts); err != nil {
+			t.Fatalf("build of the oracle: %v", err)
+		}
+	}
 	return res
+}
+
+// withOracle opens the oracle: Item of the same table in the embedded
+// index alone, which checkBackend compares with when the fixture's type
+// keeps no index (embeddedIndex: none).
+func (f *backendFixture) withOracle(t testing.TB) {
+	t.Helper()
+	f.oracle = indexertest.Open(t, indexertest.Config(t, f.w, objects.TypeSpec{APIName: "Item", Table: "warehouse.ns.items"}))
+}
+
+// noIndex is the fixture's edit of the config that makes its backend keep
+// no embedded index.
+func noIndex(cfg *config.Config) {
+	b := cfg.Backends["cluster"]
+	b.EmbeddedIndex = config.EmbeddedIndexNone
+	cfg.Backends["cluster"] = b
 }

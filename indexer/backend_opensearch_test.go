@@ -18,6 +18,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/indexer/backend/opensearch"
 	"github.com/ontoindex/ontoindex/indexer/config"
+	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
 	"github.com/ontoindex/ontoindex/internal/testkit/opensearchtest"
 )
@@ -252,6 +253,35 @@ func TestIndexer_Build_openSearch(t *testing.T) {
 		f.checkBackend(t, "after the cluster returned")
 		if st, _ := f.ix.Status("Item"); st.Backend.LagSeconds != 0 || st.Backend.Writes == 0 {
 			t.Fatalf("backend status after the cluster returned: %+v", st.Backend)
+		}
+	})
+
+	t.Run("a later page the backend fails", func(t *testing.T) {
+		// The embedded index cannot go on from the backend's cursor: the
+		// read fails with the backend's error, not a bad cursor's.
+		f := newBackendFixture(t, c.URL(), "later-", 9)
+		res := f.build(t, indexer.BuildOptions{})
+		v, err := f.ix.View("Item")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.Release()
+		q := &query.Search{PageSize: 5}
+		p, err := v.Search(f.ctx, q)
+		if err != nil || p.Next == nil {
+			t.Fatalf("first page: %v", err)
+		}
+		cl, err := opensearch.New(opensearch.Options{Name: "cluster", URLs: []string{c.URL()}, IndexPrefix: "later-"}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		if err := cl.Writer(v.Type()).Drop(f.ctx, uint64(res.Generation)); err != nil {
+			t.Fatal(err)
+		}
+		q.After = p.Next
+		if _, err := v.Search(f.ctx, q); err == nil || errors.Is(err, query.ErrBadCursor) || !namesCluster(err) {
+			t.Fatalf("the next page without the backend's index: %v, want the backend's error", err)
 		}
 	})
 }

@@ -16,8 +16,9 @@ import (
 // store), as the engine path does. What the backend cannot answer, the
 // embedded index, still kept for every type, answers: relevance order,
 // pages over the backend's result window, and queries the backend refuses
-// (doc.go of package opensearch lists them). A backend that cannot be
-// reached fails the read.
+// (doc.go of package opensearch lists them); a type that keeps no index
+// refuses them (read_lean.go). A backend that cannot be reached fails
+// the read.
 
 // maxBackendPage is the largest page the backend's reader takes
 // (index.max_result_window - 1).
@@ -25,14 +26,22 @@ const maxBackendPage = 9999
 
 // backendAnswers reports whether the view's backend answers q.
 func (v *View) backendAnswers(q *query.Search) bool {
-	return v.backend != nil && !q.Relevance && q.PageSize <= maxBackendPage
+	return v.backend != nil && !q.Relevance && q.PageSize <= v.ix.maxBackendPage()
+}
+
+// maxBackendPage is the largest page the backends' readers take.
+func (ix *Indexer) maxBackendPage() int {
+	if ix.backendWindow > 0 {
+		return ix.backendWindow
+	}
+	return maxBackendPage
 }
 
 // backendSearch is Search answered by the backend.
 func (v *View) backendSearch(ctx context.Context, q *query.Search) (*Page, error) {
 	res, err := v.backend.Search(ctx, q)
 	if err != nil {
-		return fallBack(ctx, v, err, func() (*Page, error) { return v.search(ctx, q, true) })
+		return fallBack(ctx, v, err, "this search", func() (*Page, error) { return v.search(ctx, q, true) })
 	}
 	return v.backendPage(res, q)
 }
@@ -41,7 +50,7 @@ func (v *View) backendSearch(ctx context.Context, q *query.Search) (*Page, error
 func (v *View) backendAggregate(ctx context.Context, q *query.Aggregate) (*query.AggregateResult, error) {
 	res, err := v.backend.Aggregate(ctx, q)
 	if err != nil {
-		return fallBack(ctx, v, err, func() (*query.AggregateResult, error) { return v.embeddedAggregate(ctx, q) })
+		return fallBack(ctx, v, err, "this aggregation", func() (*query.AggregateResult, error) { return v.embeddedAggregate(ctx, q) })
 	}
 	return res, nil
 }
@@ -49,17 +58,28 @@ func (v *View) backendAggregate(ctx context.Context, q *query.Aggregate) (*query
 // fallBack answers a read the backend failed with err: an unreachable
 // backend's error (named by the type); else the embedded index's answer,
 // or its error when it refuses the read too (a bad filter, which the API
-// knows how to report). An embedded answer to a read the backend refused
-// is counted in the type's backend status.
-func fallBack[T any](ctx context.Context, v *View, err error, embedded func() (T, error)) (T, error) {
+// knows how to report), but the backend's error when the read goes on
+// from the backend's cursor, which the embedded index cannot continue. An embedded answer to a read the backend refused
+// is counted in the type's backend status. A type without an index
+// refuses the read (read, what it was).
+func fallBack[T any](ctx context.Context, v *View, err error, read string, embedded func() (T, error)) (T, error) {
 	name := v.cp.Type.APIName
 	var ue *opensearch.UnreachableError
+	var zero T
 	if errors.As(err, &ue) || ctx.Err() != nil {
-		var zero T
 		return zero, fmt.Errorf("object type %s: %w", name, err)
 	}
+	if v.snap == nil {
+		return zero, v.leanRefusal(ctx, read, err)
+	}
 	out, eerr := embedded()
-	if eerr != nil {
+	switch {
+	case errors.Is(eerr, query.ErrBadCursor) && !errors.Is(err, query.ErrBadCursor):
+		// The page after one the backend answered: the embedded index
+		// cannot go on from the backend's cursor, and the backend's
+		// failure is the read's.
+		return zero, fmt.Errorf("object type %s: %w", name, err)
+	case eerr != nil:
 		return out, eerr
 	}
 	if st := v.ix.backendStats(name); st != nil {
@@ -75,7 +95,7 @@ func fallBack[T any](ctx context.Context, v *View, err error, embedded func() (T
 // view's objects are the ones it serves.
 func (v *View) backendPage(res *opensearch.Result, q *query.Search) (*Page, error) {
 	p := &Page{Next: res.Next, Total: res.Total, sort: q.Sort}
-	if v.snap.Readable() {
+	if v.readable() {
 		docs := make([]uint32, 0, len(res.Keys))
 		for _, k := range res.Keys {
 			if d, ok := v.snap.Lookup(k); ok {
@@ -94,6 +114,9 @@ func (v *View) backendPage(res *opensearch.Result, q *query.Search) (*Page, erro
 	for i, o := range objs {
 		if o != nil {
 			p.keys, p.objects = append(p.keys, res.Keys[i]), append(p.objects, o)
+			if res.Cursors != nil {
+				p.cursors = append(p.cursors, res.Cursors[i])
+			}
 		}
 	}
 	return p, nil

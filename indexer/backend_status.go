@@ -13,6 +13,9 @@ import (
 // last changed).
 type BackendStatus struct {
 	Backend string `json:"backend"`
+	// EmbeddedIndex is the backend's embeddedIndex: whether the type
+	// also keeps the embedded index (full) or not (none).
+	EmbeddedIndex string `json:"embeddedIndex"`
 	// Writes counts the bulk writes the backend acknowledged; BulkLatencyMs
 	// is the duration of the last, MeanBulkLatencyMs their mean.
 	Writes            int64   `json:"writes"`

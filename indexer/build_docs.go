@@ -16,39 +16,60 @@ import (
 // dirty in the store: the index file of the generation no longer has
 // them right.
 type docChanges struct {
-	base *index.Snapshot
 	// deletedKeys: a deleted document keeps its key (for a search
 	// backend).
 	deletedKeys bool
-	alloc       *index.Allocator
+	alloc       allocator
 	version     uint64 // the version the build commits
 	changes     map[uint32]index.Change
+	// before, when set (a type without an index: lean_commit.go), holds
+	// the stored encoding of each changed document's object before the
+	// build (store.PreviousDocs).
+	before map[uint32][]byte
 }
 
-func newDocChanges(base *index.Snapshot, deletedKeys bool) *docChanges {
-	return &docChanges{base: base, deletedKeys: deletedKeys, alloc: base.NewAllocator(), version: base.Version() + 1, changes: map[uint32]index.Change{}}
+// allocator numbers new documents: the index's free numbers
+// (index.Allocator), or a counter for a type without an index
+// (docCounter).
+type allocator interface{ Next() uint32 }
+
+// newDocChanges collects the changes of a build that commits version.
+func newDocChanges(alloc allocator, version uint64, deletedKeys bool) *docChanges {
+	return &docChanges{deletedKeys: deletedKeys, alloc: alloc, version: version, changes: map[uint32]index.Change{}}
 }
 
 // New implements store.Docs.
 func (dc *docChanges) New() uint32 { return dc.alloc.Next() }
 
 // Changed implements store.Docs. With deletedKeys, a deleted document
-// keeps its key, which the store does not hand over (index.Snapshot.Apply
-// does not need it, a search backend does).
+// keeps its key (index.Snapshot.Apply does not need it, a search backend
+// does).
 func (dc *docChanges) Changed(doc uint32, key []byte, o *objects.Object) error {
 	ch := index.Change{Doc: doc}
-	switch prev, ok := dc.changes[doc]; {
+	switch {
 	case o != nil:
 		// The diff reuses its object and key buffers.
 		ch.Key, ch.Object = bytes.Clone(key), &objects.Object{Values: slices.Clone(o.Values)}
-	case !dc.deletedKeys:
-	case ok && prev.Key != nil:
-		ch.Key = prev.Key
-	default:
-		ch.Key = dc.base.Key(doc)
+	case dc.deletedKeys:
+		ch.Key = bytes.Clone(key)
 	}
 	dc.changes[doc] = ch
 	return nil
+}
+
+// Previous implements store.PreviousDocs: the state before the build is
+// the first one handed over, of a document the build has not changed
+// yet (one it numbered has none).
+func (dc *docChanges) Previous(doc uint32, encoded []byte) {
+	if dc.before == nil {
+		return
+	}
+	if _, changed := dc.changes[doc]; changed {
+		return
+	}
+	if _, ok := dc.before[doc]; !ok {
+		dc.before[doc] = bytes.Clone(encoded)
+	}
 }
 
 // list returns the changes for index.Snapshot.Apply.

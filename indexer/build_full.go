@@ -52,22 +52,36 @@ func (j *buildJob) full(ctx context.Context) error {
 	if rows == 0 {
 		rows = config.DefaultChunkRows
 	}
-	docs := newFullDocs(j.typ)
-	var sink store.Docs = docs
+	// docs indexes the objects; a type without an index only numbers
+	// them (lean.go).
+	docs, counted := j.fullDocs()
+	var sink store.Docs = counted
+	if docs != nil {
+		sink = docs
+	}
 	if backend != nil {
-		sink = backend.tee(docs)
+		sink = backend.tee(sink)
 		w.BeforeCommit(backend.flush)
 	}
 	w.Full(sink, rows, bs)
 	if resume {
-		// The index of an interrupted build starts from the chunks it
-		// committed.
-		if docs.next, err = fillBuilder(ctx, w.Gen(), docs.b); err != nil {
+		// The numbers (and index) of an interrupted build start from the
+		// chunks it committed.
+		if docs != nil {
+			docs.next, err = fillBuilder(ctx, w.Gen(), docs.b)
+		} else {
+			var next uint32
+			next, err = w.Gen().NextDoc(ctx)
+			counted.next = uint64(next)
+		}
+		if err != nil {
 			return fmt.Errorf("object type %s: resume build: %w", name, err)
 		}
 	}
-	docs.start()
-	defer docs.stop()
+	if docs != nil {
+		docs.start()
+		defer docs.stop()
+	}
 	// Save the build record before anything else, so a crash can resume.
 	if err := w.Commit(nil); err != nil {
 		return err
@@ -113,8 +127,12 @@ func (j *buildJob) full(ctx context.Context) error {
 		j.res.FromSnapshotID = j.cp.SnapshotID
 	}
 	// Every object is indexed before the generation is switched in.
-	if err := docs.wait(); err != nil {
-		return fmt.Errorf("object type %s: index: %w", name, err)
+	if docs != nil {
+		if err := docs.wait(); err != nil {
+			return fmt.Errorf("object type %s: index: %w", name, err)
+		}
+	} else if err := counted.check(name); err != nil {
+		return err
 	}
 	// The backend holds every object and serves the generation before
 	// the switch.
@@ -122,8 +140,13 @@ func (j *buildJob) full(ctx context.Context) error {
 		return err
 	}
 	const firstVersion = 1
-	// dirty -1: no index file yet; the saver writes it.
-	gen := &generation{ix: ix, name: name, n: bs.Generation, cur: docs.b.Finish(firstVersion), noFile: true}
+	gen := &generation{ix: ix, name: name, n: bs.Generation}
+	if docs != nil {
+		// No index file yet: the saver writes it.
+		gen.cur, gen.noFile = docs.b.Finish(firstVersion), true
+	} else {
+		gen.lean = &counted.docCounter
+	}
 	// The switch also drops the build record.
 	w.Finish(firstVersion)
 	if err := j.commit(w, next); err != nil {
@@ -138,9 +161,18 @@ func (j *buildJob) full(ctx context.Context) error {
 	if oldGen != nil {
 		oldGen.retire()
 	}
-	ix.saver.poke() // which also returns the build's garbage to the OS
+	ix.saver.collectAfter() // saves the index file, and returns the build's garbage to the OS
 	ix.publish(Commit{ObjectType: name, Kind: CommitReplaced, Generation: bs.Generation})
 	return nil
+}
+
+// fullDocs is where a full build's objects go: the index builder, or
+// for a type without an index (lean.go) a counter of their documents.
+func (j *buildJob) fullDocs() (*fullDocs, *countedDocs) {
+	if j.ix.keepsIndex(&j.ts.spec) {
+		return newFullDocs(j.typ), nil
+	}
+	return nil, &countedDocs{}
 }
 
 // nextGeneration is the number of a new generation of an object type.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ontoindex/ontoindex/changelog"
+	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/indexer/store"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -29,9 +30,22 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	if j.mode() == objects.ReadModeAppendOnly {
 		w.AppendOnly()
 	}
+	// base is nil for a type without an index (lean.go): the
+	// generation's counter numbers its new documents, and none is marked
+	// dirty (there is no index file to catch up).
+	var docs *docChanges
 	base := gen.snapshot()
-	docs := newDocChanges(base, j.ix.cluster(&j.ts.spec) != nil)
-	w.Incremental(docs, docs.version)
+	counter := docCounter{}
+	if gen.lean != nil {
+		counter = gen.nextDocs()
+		docs = newDocChanges(&counter, w.Gen().Version()+1, true)
+		docs.before = map[uint32][]byte{} // for the commit's watchers (lean_commit.go)
+		w.Incremental(docs, docs.version)
+		w.Unmarked()
+	} else {
+		docs = newDocChanges(base.NewAllocator(), base.Version()+1, j.ix.cluster(&j.ts.spec) != nil)
+		w.Incremental(docs, docs.version)
+	}
 	manifests, in, err := j.diff(ctx, w, w.KnownManifest)
 	if err != nil {
 		return err
@@ -66,14 +80,21 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	// The index of the new version is ready before the commit, so that
 	// readers that see the commit find it.
 	changes := docs.list()
+	if gen.lean != nil {
+		if err := counter.check(name); err != nil {
+			return err
+		}
+	}
 	// The backend takes the changes first: a failed write fails the build
 	// (the store rolled back, the checkpoint and the index unchanged).
 	if err := j.writeChanges(ctx, w, cp.Generation, version, changes); err != nil {
 		return err
 	}
-	idx, err := base.Apply(changes, docs.version)
-	if err != nil {
-		return fmt.Errorf("object type %s: update index: %w", name, err)
+	var idx *index.Snapshot
+	if base != nil {
+		if idx, err = base.Apply(changes, docs.version); err != nil {
+			return fmt.Errorf("object type %s: update index: %w", name, err)
+		}
 	}
 	gen.stage(idx)
 	err = j.commit(w, next)
@@ -81,12 +102,19 @@ func (j *buildJob) incremental(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if gen.lean != nil {
+		gen.counted(counter)
+	}
 	j.ts.mu.Lock()
 	j.ts.cp = next
 	j.ts.mu.Unlock()
 	j.ix.dropPending(name)
 	j.ix.saver.poke()
-	if len(changes) > 0 {
+	switch {
+	case len(changes) == 0:
+	case gen.lean != nil:
+		j.publishLean(docs, changes)
+	default:
 		j.ix.publish(Commit{ObjectType: name, Kind: CommitIncremental, Generation: cp.Generation, Before: base, After: idx, Changes: changes})
 	}
 	return nil

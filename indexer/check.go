@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ontoindex/ontoindex/cowguard"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -222,6 +223,10 @@ func (ix *Indexer) Status(name string) (Status, error) {
 	if ts.spec.Backend != "" {
 		st.Backend = ts.backend.status()
 		st.Backend.Backend = ts.spec.Backend
+		st.Backend.EmbeddedIndex = config.EmbeddedIndexFull
+		if !ix.keepsIndex(&ts.spec) {
+			st.Backend.EmbeddedIndex = config.EmbeddedIndexNone
+		}
 	}
 	return st, nil
 }

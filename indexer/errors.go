@@ -37,7 +37,41 @@ var (
 	// store (Snapshot.Readable is false) can no longer be read, because a
 	// build has committed since it was held (HeldSnapshot.View).
 	ErrStoreMoved = errors.New("the store has moved past the held snapshot")
+	// ErrNoIndex: the read needs the embedded index, which the object
+	// type does not keep (its backend's embeddedIndex is none); the error
+	// is a *NoIndexError.
+	ErrNoIndex = errors.New("the object type keeps no embedded index")
 )
+
+// NoIndexError is a read refused because only the embedded index answers
+// it and the object type keeps none (lean.go): it names the type, the
+// read, and the config that would allow it.
+type NoIndexError struct {
+	ObjectType string
+	// Read is what was asked ("relevance order", "links (searchAround)").
+	Read    string
+	Backend string
+	// Cause is why the backend did not answer it, when it was asked first.
+	Cause error
+	// Why is Cause's message when it is the backend's refusal of what it
+	// does not support, which users may read ("" otherwise).
+	Why string
+}
+
+// Config is the config key that allows the read.
+func (e *NoIndexError) Config() string { return "backends." + e.Backend + ".embeddedIndex" }
+
+func (e *NoIndexError) Error() string {
+	msg := fmt.Sprintf("object type %s: %s needs the embedded index, which the type does not keep (%s is %s; %s answers it)",
+		e.ObjectType, e.Read, e.Config(), config.EmbeddedIndexNone, config.EmbeddedIndexFull)
+	if e.Cause != nil {
+		msg += ": the backend refused it: " + e.Cause.Error()
+	}
+	return msg
+}
+
+func (e *NoIndexError) Is(target error) bool { return target == ErrNoIndex }
+func (e *NoIndexError) Unwrap() error        { return e.Cause }
 
 // ErrorInfo is an error as builds and status report it.
 type ErrorInfo struct {

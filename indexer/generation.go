@@ -32,6 +32,9 @@ type generation struct {
 	// file holds (since the generation's start when noFile).
 	dirty  int
 	noFile bool // the generation has no index file yet
+	// lean, for a type that keeps no embedded index (lean.go), numbers
+	// the new documents; cur, prev and staged stay nil then.
+	lean *docCounter
 
 	mu      sync.Mutex
 	refs    int

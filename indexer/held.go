@@ -3,6 +3,7 @@ package indexer
 import (
 	"fmt"
 
+	"github.com/ontoindex/ontoindex/indexer/backend/opensearch"
 	"github.com/ontoindex/ontoindex/indexer/index"
 )
 
@@ -12,11 +13,20 @@ import (
 // of whatever builds have replaced since: holders bound how long they
 // keep one. It holds no store transaction, since a long-lived bbolt read
 // transaction would block a build that grows the file.
+//
+// A type that keeps no index (lean.go) holds the version of the view's
+// store transaction instead of a snapshot, and its view's backend: its
+// held snapshot reads the store until the next build commits
+// (ErrStoreMoved then), and searches the backend.
 type HeldSnapshot struct {
 	ix   *Indexer
 	gen  *generation
 	cp   *Checkpoint
 	snap *index.Snapshot
+	// version and the backend, without snap.
+	version     uint64
+	backend     *opensearch.Reader
+	backendName string
 }
 
 // Hold keeps the view's snapshot; the caller releases the result. It
@@ -25,7 +35,11 @@ func (v *View) Hold() *HeldSnapshot {
 	if !v.gen.acquire() {
 		return nil
 	}
-	return &HeldSnapshot{ix: v.ix, gen: v.gen, cp: v.cp, snap: v.snap}
+	h := &HeldSnapshot{ix: v.ix, gen: v.gen, cp: v.cp, snap: v.snap}
+	if v.snap == nil {
+		h.version, h.backend, h.backendName = v.r.Version(), v.backend, v.backendName
+	}
+	return h
 }
 
 // View opens a view of the held snapshot, released as any view. A
@@ -36,7 +50,7 @@ func (h *HeldSnapshot) View() (*View, error) {
 	if !h.gen.acquire() {
 		return nil, fmt.Errorf("object type %s: %w", h.gen.name, ErrClosed)
 	}
-	if h.snap.Readable() {
+	if h.snap != nil && h.snap.Readable() {
 		return &View{ix: h.ix, gen: h.gen, cp: h.cp, snap: h.snap}, nil
 	}
 	r, err := h.ix.db.Read(h.gen.name, h.gen.n)
@@ -44,12 +58,16 @@ func (h *HeldSnapshot) View() (*View, error) {
 		h.gen.release()
 		return nil, err
 	}
-	if r.Version() != h.snap.Version() {
+	version := h.version
+	if h.snap != nil {
+		version = h.snap.Version()
+	}
+	if r.Version() != version {
 		r.Close()
 		h.gen.release()
 		return nil, fmt.Errorf("object type %s: %w", h.gen.name, ErrStoreMoved)
 	}
-	return &View{ix: h.ix, gen: h.gen, cp: h.cp, r: r, snap: h.snap}, nil
+	return &View{ix: h.ix, gen: h.gen, cp: h.cp, r: r, snap: h.snap, backend: h.backend, backendName: h.backendName}, nil
 }
 
 // Release gives the held snapshot back.

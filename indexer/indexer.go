@@ -74,6 +74,9 @@ type Indexer struct {
 	// (step "write") and each publish of a generation ("publish"), its
 	// error failing the build as theirs would.
 	afterBackend func(objectType, step string) error
+	// backendWindow, when set (tests), is the largest page the backends'
+	// readers take instead of maxBackendPage.
+	backendWindow int
 }
 
 // typeState is the live state of one object type.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/ontoindex/ontoindex/indexer/index"
 	"github.com/ontoindex/ontoindex/indexer/store"
@@ -28,8 +29,12 @@ import (
 // the index file, at least (a sixteenth of the objects for large types).
 const saveEvery = 20_000
 
-// openGeneration opens a generation and its index.
-func (ix *Indexer) openGeneration(ctx context.Context, name string, n int, t *objects.Type) (*generation, error) {
+// openGeneration opens a generation and its index (none when the type
+// keeps none: withIndex false).
+func (ix *Indexer) openGeneration(ctx context.Context, name string, n int, t *objects.Type, withIndex bool) (*generation, error) {
+	if !withIndex {
+		return ix.openLeanGeneration(ctx, name, n)
+	}
 	g := &generation{ix: ix, name: name, n: n}
 	s, dirty, err := ix.loadIndex(ctx, name, n, t)
 	if err != nil {
@@ -189,6 +194,10 @@ type saver struct {
 	kick   chan struct{}
 	cancel context.CancelFunc
 	done   chan struct{}
+	// collect asks for the garbage to go back to the OS at the next
+	// look, whether or not a file is saved: a full build of a type
+	// without an index saves none (poke).
+	collect atomic.Bool
 }
 
 func (sv *saver) start(ix *Indexer) {
@@ -217,7 +226,7 @@ func (sv *saver) start(ix *Indexer) {
 				}
 				g.release()
 			}
-			if saved {
+			if sv.collect.Swap(false) || saved {
 				// A save follows a full build or many changes, which leave
 				// garbage of the order of the index (rows read, sort
 				// buffers, the file's writes) that the runtime would hand
@@ -228,6 +237,13 @@ func (sv *saver) start(ix *Indexer) {
 			}
 		}
 	}()
+}
+
+// collectAfter asks the saver to return the garbage of a full build to
+// the OS, as it does after it saves the index file of one.
+func (sv *saver) collectAfter() {
+	sv.collect.Store(true)
+	sv.poke()
 }
 
 // poke asks the saver to look for generations to save.

@@ -23,6 +23,11 @@ import (
 // answers searches, gets and aggregations alone, so its view opens no
 // store transaction until a caller reads the store (Scan, CheckIndex):
 // requests then take no bbolt lock at all.
+//
+// A type that keeps no embedded index (lean.go) has no snapshot (snap
+// nil): its view holds a store transaction from the start, its backend
+// answers searches and aggregations, and the reads only the index
+// answers are refused (read_lean.go).
 type View struct {
 	ix   *Indexer
 	gen  *generation
@@ -31,7 +36,8 @@ type View struct {
 	snap *index.Snapshot
 	// backend, for a type with a search backend, answers searches and
 	// aggregations (backend_read.go).
-	backend *opensearch.Reader
+	backend     *opensearch.Reader
+	backendName string
 }
 
 // View opens a read handle on an object type. It returns ErrNotBuilt when
@@ -58,7 +64,7 @@ func (ix *Indexer) View(name string) (*View, error) {
 				return nil, err
 			}
 			if c := ix.cluster(&ts.spec); c != nil {
-				v.backend = c.Reader(cp.Type)
+				v.backend, v.backendName = c.Reader(cp.Type), c.Name()
 			}
 			return v, nil
 		}
@@ -71,6 +77,13 @@ func (ix *Indexer) View(name string) (*View, error) {
 // ok is false when a build moved past the snapshots the generation holds
 // while the transaction opened (the caller retries).
 func (ix *Indexer) openView(gen *generation, cp *Checkpoint) (*View, bool, error) {
+	if gen.lean != nil {
+		r, err := ix.db.Read(gen.name, gen.n)
+		if err != nil {
+			return nil, false, err
+		}
+		return &View{ix: ix, gen: gen, cp: cp, r: r}, true, nil
+	}
 	if snap := gen.snapshot(); snap != nil && snap.Readable() {
 		return &View{ix: ix, gen: gen, cp: cp, snap: snap}, true, nil
 	}
@@ -126,7 +139,7 @@ func (v *View) Generation() int { return v.gen.n }
 
 // Get returns the object with the encoded key, or nil when there is none.
 func (v *View) Get(key []byte) (*objects.Object, error) {
-	if v.snap.Readable() {
+	if v.readable() {
 		if d, ok := v.snap.Lookup(key); ok {
 			return v.snap.Object(d), nil
 		}
@@ -146,7 +159,7 @@ func (v *View) Lookup(key []byte) (*Page, error) {
 		doc [1]uint32
 	}{}
 	p := &one.Page
-	if v.snap.Readable() {
+	if v.readable() {
 		if d, ok := v.snap.Lookup(key); ok {
 			one.key[0], one.doc[0] = key, d
 			p.keys, p.snap, p.docs, p.Total = one.key[:], v.snap, one.doc[:], 1
@@ -176,7 +189,16 @@ func (v *View) GetMany(keys [][]byte) ([]*objects.Object, error) {
 }
 
 // Count is the number of objects.
-func (v *View) Count() int64 { return v.snap.Objects() }
+func (v *View) Count() int64 {
+	if v.snap == nil {
+		return v.r.Count() // no index: the view holds a transaction
+	}
+	return v.snap.Objects()
+}
+
+// readable reports whether the view's index holds every value
+// (index.Snapshot.Readable): its objects are not read from the store.
+func (v *View) readable() bool { return v.snap != nil && v.snap.Readable() }
 
 // Scan calls fn for the objects with keys after `after` (all when nil), in
 // primary-key order, until fn returns false.
@@ -209,16 +231,22 @@ type Page struct {
 	docs    []uint32
 
 	// What Cursor needs: the search's order, the snapshot that answered
-	// it and the documents of the page.
-	sort   []query.Sort
-	index  *index.Snapshot
-	pageOf []uint32
+	// it and the documents of the page; or, for a page of a search
+	// backend, the cursor of each object when it asked for them
+	// (opensearch.Reader.Cursors).
+	sort    []query.Sort
+	index   *index.Snapshot
+	pageOf  []uint32
+	cursors [][]byte
 }
 
 // Cursor is the cursor of the page's search positioned at object j: the
 // search resumed with it (query.Search.After) starts after object j.
 func (p *Page) Cursor(j int) ([]byte, error) {
 	if p.index == nil {
+		if p.cursors != nil {
+			return p.cursors[j], nil
+		}
 		// A page of a search backend has the cursor of its end only.
 		if j == p.Len()-1 && p.Next != nil {
 			return p.Next, nil
@@ -286,6 +314,9 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 	if v.backendAnswers(q) {
 		return v.backendSearch(ctx, q)
 	}
+	if v.snap == nil {
+		return v.leanSearch(ctx, q, v.backend)
+	}
 	return v.search(ctx, q, true)
 }
 
@@ -293,6 +324,9 @@ func (v *View) Search(ctx context.Context, q *query.Search) (*Page, error) {
 // the page, the merge of several types' pages: it reads none ahead, and
 // the caller reads ahead those it keeps (Page.ReadAhead).
 func (v *View) PartialSearch(ctx context.Context, q *query.Search) (*Page, error) {
+	if v.snap == nil {
+		return v.leanPartialSearch(ctx, q)
+	}
 	return v.search(ctx, q, false)
 }
 
@@ -331,6 +365,9 @@ func (v *View) Aggregate(ctx context.Context, q *query.Aggregate) (*query.Aggreg
 	if v.backend != nil {
 		return v.backendAggregate(ctx, q)
 	}
+	if v.snap == nil {
+		return nil, v.refuse("an aggregation", nil) // a type without an index has a backend
+	}
 	return v.embeddedAggregate(ctx, q)
 }
 
@@ -349,6 +386,9 @@ func (v *View) embeddedAggregate(ctx context.Context, q *query.Aggregate) (*quer
 // the objects a filter matches, in value order (see index.Snapshot.Distinct):
 // what a link follows to another type.
 func (v *View) Distinct(ctx context.Context, f *query.Filter, limits query.Limits, property string) ([]any, error) {
+	if v.snap == nil {
+		return v.backendDistinct(ctx, f, property)
+	}
 	return v.snap.Distinct(ctx, f, limits, property)
 }
 
@@ -356,6 +396,9 @@ func (v *View) Distinct(ctx context.Context, f *query.Filter, limits query.Limit
 // compares it with the index the view serves: every structure must be
 // equal. It reads every object (tests use it).
 func (v *View) CheckIndex(ctx context.Context) error {
+	if v.snap == nil {
+		return v.refuse("checking the index against the store", nil)
+	}
 	r, err := v.reader()
 	if err != nil {
 		return err

@@ -182,7 +182,7 @@ func (ix *Indexer) loadType(ctx context.Context, spec objects.TypeSpec) (*typeSt
 		return nil, err
 	}
 	if cp != nil {
-		g, err := ix.openGeneration(ctx, spec.APIName, cp.Generation, cp.Type)
+		g, err := ix.openGeneration(ctx, spec.APIName, cp.Generation, cp.Type, ix.keepsIndex(&spec))
 		if err != nil {
 			return nil, err // named by rebuildIndex
 		}
@@ -276,6 +276,10 @@ func (ix *Indexer) prepareReload(ctx context.Context, cfg *config.Config) (*Conf
 		if !slices.Contains(ch.Added, spec.APIName) && !slices.Contains(ch.Changed, spec.APIName) {
 			continue
 		}
+		if err := ix.sameKeepsIndex(cfg, spec, i); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		field := spec.APIName // a link table
 		if i < len(cfg.ObjectTypes) {
 			field = fmt.Sprintf("objectTypes[%d]", i)
@@ -293,6 +297,25 @@ func (ix *Indexer) prepareReload(ctx context.Context, cfg *config.Config) (*Conf
 		return nil, nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return ch, cats, nil
+}
+
+// sameKeepsIndex refuses a reload that moves a served object type (the
+// i-th of cfg's indexed types) in or out of a backend that keeps no
+// embedded index: its generation holds an index or not, from its open
+// on, and a restart opens it the other way (lean.go).
+func (ix *Indexer) sameKeepsIndex(cfg *config.Config, spec objects.TypeSpec, i int) error {
+	ix.mu.RLock()
+	ts, ok := ix.types[spec.APIName]
+	ix.mu.RUnlock()
+	if !ok || i >= len(cfg.ObjectTypes) {
+		return nil
+	}
+	was, is := keepsIndexIn(ix.Config(), &ts.spec), keepsIndexIn(cfg, &spec)
+	if was == is {
+		return nil
+	}
+	return &objects.FieldError{Field: fmt.Sprintf("objectTypes[%d].backend", i),
+		Msg: fmt.Sprintf("moves %s from a type that keeps the embedded index to one that does not, or back (embeddedIndex): that needs a restart", spec.APIName)}
 }
 
 // reloadLoader loads tables as the new config would: through the cached

@@ -31,7 +31,8 @@ type Commit struct {
 	Generation int
 	// Before and After are the index snapshots the build started from and
 	// committed (CommitIncremental only). They are immutable and stay valid
-	// for as long as they are held.
+	// for as long as they are held. For a type that keeps no embedded
+	// index they hold the changed objects alone (lean_commit.go).
 	Before, After *index.Snapshot
 	// Changes are the documents the build changed: a document of After
 	// with its key and new object, or (Object nil) a document of Before
@@ -68,6 +69,14 @@ func (ix *Indexer) Watch(fn func(Commit)) (stop func()) {
 		defer w.mu.Unlock()
 		delete(w.fns, id)
 	}
+}
+
+// watched reports whether anything watches the commits.
+func (ix *Indexer) watched() bool {
+	w := &ix.watch
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.fns) > 0
 }
 
 // publish hands a commit to every watcher. It holds the watchers' lock

@@ -82,13 +82,14 @@ type Name string
 // Error names, in the order of the table.
 const (
 	// Lookups.
-	NameOntologyNotFound    Name = "OntologyNotFound"
-	NameObjectTypeNotFound  Name = "ObjectTypeNotFound"
-	NameObjectNotFound      Name = "ObjectNotFound"
-	NamePropertiesNotFound  Name = "PropertiesNotFound"
-	NameObjectTypeNotSynced Name = "ObjectTypeNotSynced"
-	NameApiNotFound         Name = "ApiNotFound"
-	NameMethodNotAllowed    Name = "MethodNotAllowed"
+	NameOntologyNotFound     Name = "OntologyNotFound"
+	NameObjectTypeNotFound   Name = "ObjectTypeNotFound"
+	NameObjectNotFound       Name = "ObjectNotFound"
+	NamePropertiesNotFound   Name = "PropertiesNotFound"
+	NameObjectTypeNotSynced  Name = "ObjectTypeNotSynced"
+	NameEmbeddedIndexNotKept Name = "EmbeddedIndexNotKept"
+	NameApiNotFound          Name = "ApiNotFound"
+	NameMethodNotAllowed     Name = "MethodNotAllowed"
 
 	// Links.
 	NameLinkTypeNotFound      Name = "LinkTypeNotFound"
@@ -170,13 +171,14 @@ type errorKind struct {
 // code; the others are ontoindex's own.
 var table = map[Name]errorKind{
 	// Lookups.
-	NameOntologyNotFound:    {codeNotFound, "the ontology is not the configured one (apiName or rid)"},
-	NameObjectTypeNotFound:  {codeNotFound, "no such object type, or the token may not see it"},
-	NameObjectNotFound:      {codeNotFound, "no object with that primary key"},
-	NamePropertiesNotFound:  {codeNotFound, "a property named in select, where, orderBy or an aggregation does not exist"},
-	NameObjectTypeNotSynced: {codeConflict, "the object type has never been built"},
-	NameApiNotFound:         {codeNotFound, "no such endpoint"},
-	NameMethodNotAllowed:    {codeMethodNotAllowed, "the path does not take this HTTP method: 405, allowedMethods and the Allow header list those it takes"},
+	NameOntologyNotFound:     {codeNotFound, "the ontology is not the configured one (apiName or rid)"},
+	NameObjectTypeNotFound:   {codeNotFound, "no such object type, or the token may not see it"},
+	NameObjectNotFound:       {codeNotFound, "no object with that primary key"},
+	NamePropertiesNotFound:   {codeNotFound, "a property named in select, where, orderBy or an aggregation does not exist"},
+	NameObjectTypeNotSynced:  {codeConflict, "the object type has never been built"},
+	NameEmbeddedIndexNotKept: {codeConflict, "the read needs the embedded index, and the object type's backend keeps none (backends.<name>.embeddedIndex: none); objectType, read and config name them"},
+	NameApiNotFound:          {codeNotFound, "no such endpoint"},
+	NameMethodNotAllowed:     {codeMethodNotAllowed, "the path does not take this HTTP method: 405, allowedMethods and the Allow header list those it takes"},
 
 	// Links.
 	NameLinkTypeNotFound:      {codeNotFound, "the object type has no such outgoing link type, or the token may not see its target"},

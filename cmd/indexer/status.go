@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -236,8 +237,12 @@ func printStatus(w io.Writer, sts []daemon.TypeStatus, now time.Time) {
 // backendText is a type's backend status on one line.
 func backendText(b *indexer.BackendStatus) string {
 	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	name := b.Backend
+	if b.EmbeddedIndex == config.EmbeddedIndexNone {
+		name += " (no embedded index)"
+	}
 	s := fmt.Sprintf("%s: %d bulk writes (last %s, mean %s), %d retries, %d rejections, %d failures, %d reads answered by the embedded index",
-		b.Backend, b.Writes, ago(ms(b.BulkLatencyMs)), ago(ms(b.MeanBulkLatencyMs)), b.Retries, b.Rejections, b.Failures, b.Fallbacks)
+		name, b.Writes, ago(ms(b.BulkLatencyMs)), ago(ms(b.MeanBulkLatencyMs)), b.Retries, b.Rejections, b.Failures, b.Fallbacks)
 	if b.LagSeconds > 0 {
 		s += fmt.Sprintf(", failing for %s", ago(time.Duration(b.LagSeconds*float64(time.Second))))
 	}

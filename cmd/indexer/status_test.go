@@ -17,6 +17,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/ontoindex/ontoindex/changelog"
 	"github.com/ontoindex/ontoindex/indexer"
+	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/internal/testkit/daemontest"
 	"github.com/ontoindex/ontoindex/internal/testkit/icebergtest"
@@ -319,7 +320,7 @@ func TestPrintStatus(t *testing.T) {
 			NextRetryAt: now.Add(20 * time.Second),
 			InvalidRows: indexer.InvalidRows{Count: 3, Samples: []changelog.InvalidRow{{File: "s3://b/f.parquet", Row: 7, Reason: "null primary key"}}}},
 		{ObjectType: "New", State: daemon.StateBuilding,
-			Backend: &indexer.BackendStatus{Backend: "cluster", Writes: 12, BulkLatencyMs: 8.2, MeanBulkLatencyMs: 40, Retries: 3, Failures: 2, LagSeconds: 70}},
+			Backend: &indexer.BackendStatus{Backend: "cluster", EmbeddedIndex: config.EmbeddedIndexNone, Writes: 12, BulkLatencyMs: 8.2, MeanBulkLatencyMs: 40, Retries: 3, Failures: 2, LagSeconds: 70}},
 	}
 	var b bytes.Buffer
 	printStatus(&b, sts, now)
@@ -333,7 +334,7 @@ Customer failing: TABLE_NOT_AVAILABLE (10s ago), next retry in 20s
 Customer: 3 invalid rows skipped, for example:
   s3://b/f.parquet row 7: null primary key
 
-New: backend cluster: 12 bulk writes (last 8ms, mean 40ms), 3 retries, 0 rejections, 2 failures, 0 reads answered by the embedded index, failing for 1m10s
+New: backend cluster (no embedded index): 12 bulk writes (last 8ms, mean 40ms), 3 retries, 0 rejections, 2 failures, 0 reads answered by the embedded index, failing for 1m10s
 `
 	if b.String() != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", b.String(), want)

@@ -24,6 +24,7 @@ import (
 //	    username: ${OS_USER}        # optional, HTTP basic auth
 //	    password: ${OS_PASSWORD}
 //	    caFile: /etc/indexer/os-ca.pem   # optional, PEM CAs of https URLs
+//	    embeddedIndex: full         # full (default) or none
 type Backend struct {
 	Type        string   `yaml:"type" json:"type"`
 	URLs        []string `yaml:"urls" json:"urls"`
@@ -37,6 +38,12 @@ type Backend struct {
 	// CAFile is a PEM file of the CAs that sign the cluster's certificate
 	// (relative paths: to the config file); empty: the system's CAs.
 	CAFile string `yaml:"caFile" json:"caFile,omitempty"`
+	// EmbeddedIndex is what the indexer keeps of the embedded index for
+	// the object types of the backend: EmbeddedIndexFull, the whole
+	// in-memory index beside the backend (reads the backend refuses fall
+	// back to it), or EmbeddedIndexNone, none of it (memory that does not
+	// grow with the objects; those reads are refused).
+	EmbeddedIndex string `yaml:"embeddedIndex" json:"embeddedIndex,omitempty"`
 }
 
 // Backend types.
@@ -49,6 +56,16 @@ const (
 	DefaultIndexPrefix = "ontoindex-"
 	DefaultShards      = 1
 	DefaultReplicas    = 1 // OpenSearch's own default
+	// DefaultEmbeddedIndex keeps every read answered: the backend refuses
+	// relevance order, vectors and a few filters and aggregations, which
+	// the embedded index answers then.
+	DefaultEmbeddedIndex = EmbeddedIndexFull
+)
+
+// Values of Backend.EmbeddedIndex.
+const (
+	EmbeddedIndexFull = "full"
+	EmbeddedIndexNone = "none"
 )
 
 // WithDefaults returns the backend with every unset key replaced by its
@@ -63,6 +80,9 @@ func (b Backend) WithDefaults() Backend {
 	if b.Replicas == nil {
 		r := DefaultReplicas
 		b.Replicas = &r
+	}
+	if b.EmbeddedIndex == "" {
+		b.EmbeddedIndex = DefaultEmbeddedIndex
 	}
 	return b
 }
@@ -130,6 +150,9 @@ func (c *Config) validateBackends() []error {
 		}
 		if (b.Username == "") != (b.Password == "") {
 			bad(field+".password", "username and password go together")
+		}
+		if b.EmbeddedIndex != EmbeddedIndexFull && b.EmbeddedIndex != EmbeddedIndexNone {
+			bad(field+".embeddedIndex", "%q is neither %s nor %s", b.EmbeddedIndex, EmbeddedIndexFull, EmbeddedIndexNone)
 		}
 		if b.CAFile != "" && !https {
 			bad(field+".caFile", "is for https URLs, and every URL is http")

@@ -26,7 +26,7 @@ func TestConfig_backends(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := cfg.Backends["cluster"]
-		if b.Type != BackendOpenSearch || b.IndexPrefix != DefaultIndexPrefix || b.Shards != DefaultShards || b.Replicas == nil || *b.Replicas != DefaultReplicas {
+		if b.Type != BackendOpenSearch || b.IndexPrefix != DefaultIndexPrefix || b.Shards != DefaultShards || b.Replicas == nil || *b.Replicas != DefaultReplicas || b.EmbeddedIndex != EmbeddedIndexFull {
 			t.Errorf("backend = %+v, want the defaults", b)
 		}
 		if err := cfg.Validate(); err != nil {
@@ -39,12 +39,13 @@ func TestConfig_backends(t *testing.T) {
     replicas: 0
     username: ${OS_USER}
     password: ${OS_PASSWORD}
+    embeddedIndex: none
 `), "/etc/onto")
 		if err != nil {
 			t.Fatal(err)
 		}
 		b := cfg.Backends["cluster"]
-		if b.IndexPrefix != "onto-" || b.Shards != 3 || *b.Replicas != 0 || b.Username != "indexer" || b.Password != "s3cret-pass" {
+		if b.IndexPrefix != "onto-" || b.Shards != 3 || *b.Replicas != 0 || b.Username != "indexer" || b.Password != "s3cret-pass" || b.EmbeddedIndex != EmbeddedIndexNone {
 			t.Errorf("backend = %+v", b)
 		}
 		if got := cfg.Redact("auth failed for s3cret-pass"); strings.Contains(got, "s3cret-pass") {
@@ -90,6 +91,7 @@ func TestConfig_backends(t *testing.T) {
 		{"prefix starting with _", backendBase + "    indexPrefix: _onto\n", "backends.cluster.indexPrefix"},
 		{"username alone", backendBase + "    username: u\n", "backends.cluster.password: username and password go together"},
 		{"caFile with http", backendBase + "    caFile: ca.pem\n", "backends.cluster.caFile: is for https URLs"},
+		{"bad embeddedIndex", backendBase + "    embeddedIndex: keys\n", `backends.cluster.embeddedIndex: "keys" is neither full nor none`},
 		{"unset password env", backendBase + "    username: u\n    password: ${ONTOINDEX_TEST_UNSET}\n", "ONTOINDEX_TEST_UNSET is not set"},
 		{"unknown backend", strings.Replace(backendBase, "table: w.ops.flights", "table: w.ops.flights\n    backend: clutser", 1), `objectTypes[0].backend: backend "clutser" is not configured (backends: cluster)`},
 		{"no backends", "catalogs: {w: {type: hadoop, warehouse: ./wh}}\nobjectTypes: [{apiName: A, table: w.a.b, backend: cluster}]\n", `objectTypes[0].backend: backend "cluster" is not configured (there is no backends section)`},

@@ -34,12 +34,15 @@ func TestRecord(t *testing.T) {
 // docs records what a writer hands the index.
 type docs struct {
 	next    uint32
-	changed map[uint32]string // document -> key; "" when freed
+	changed map[uint32]string // document -> key; "-key" when freed
 }
 
 func (d *docs) New() uint32 { d.next++; return d.next - 1 }
 
 func (d *docs) Changed(doc uint32, key []byte, o *objects.Object) error {
+	if o == nil {
+		key = append([]byte("-"), key...) // a freed document keeps its key
+	}
 	d.changed[doc] = string(key)
 	return nil
 }
@@ -114,7 +117,7 @@ func TestWriter(t *testing.T) {
 	if err := w.Commit(nil); err != nil {
 		t.Fatal(err)
 	}
-	want := map[uint32]string{1: "a", 0: "", 3: "d"}
+	want := map[uint32]string{1: "a", 0: "-b", 3: "d"}
 	if !reflect.DeepEqual(inc.changed, want) {
 		t.Fatalf("incremental changes = %v, want %v", inc.changed, want)
 	}
@@ -128,7 +131,8 @@ func TestWriter(t *testing.T) {
 			got[doc] = string(key)
 			return nil
 		})
-		if n != 3 || !reflect.DeepEqual(got, want) {
+		// A freed document's entry holds no key.
+		if wantDirty := (map[uint32]string{1: "a", 0: "", 3: "d"}); n != 3 || !reflect.DeepEqual(got, wantDirty) {
 			t.Fatalf("dirty = %v (%d)", got, n)
 		}
 		return err
@@ -166,7 +170,41 @@ func TestWriter(t *testing.T) {
 	if err != nil || next != 4 || !reflect.DeepEqual(keys, []string{"a", "c", "d"}) {
 		t.Fatalf("documents %v up to %d, %v", keys, next, err)
 	}
+	if n, err := r.NextDoc(ctx); err != nil || n != next {
+		t.Fatalf("NextDoc = %d, %v; EachDoc's %d", n, err, next)
+	}
 	if gens, err := db.Generations("T"); err != nil || !reflect.DeepEqual(gens, []int{1}) {
 		t.Fatalf("generations = %v, %v", gens, err)
+	}
+	r.Close()
+
+	// Unmarked: an incremental build of a generation without an index
+	// file hands its changes over and marks none dirty.
+	w, err = OpenWriter(db, "T", 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean := &docs{next: next, changed: map[uint32]string{}}
+	w.Incremental(lean, 3)
+	w.Unmarked()
+	insert(t, w, changelog.UpdateAfter, "c", "f2", 2, 12)
+	if err := w.Apply(&changelog.Change{Type: changelog.Delete, Key: []byte("a")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[uint32]string{1: "-a", 2: "c"}; !reflect.DeepEqual(lean.changed, want) {
+		t.Fatalf("unmarked changes = %v, want %v", lean.changed, want)
+	}
+	err = db.ViewGen("T", 1, func(g *Gen) error {
+		n, err := g.Dirty(ctx, 0, func(uint32, []byte, *objects.Object) error { return nil })
+		if n != 0 || g.Version() != 3 {
+			t.Fatalf("%d dirty documents after an unmarked build (version %d)", n, g.Version())
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -23,6 +23,16 @@ type Docs interface {
 	Changed(doc uint32, key []byte, o *objects.Object) error
 }
 
+// PreviousDocs is a Docs that also takes the state each document had
+// before an incremental writer changes or deletes it: Previous is called
+// before Changed, with the stored encoding of its object
+// (objects.DecodeObject), valid only during the call. A document the
+// writer numbered (New) has no previous state until it is changed again.
+type PreviousDocs interface {
+	Docs
+	Previous(doc uint32, encoded []byte)
+}
+
 // Writer applies a diff to one generation. It is the changelog.Baseline
 // and changelog.Sink of a build. A full build (Full) commits every chunk of
 // rows into a fresh generation; otherwise everything is one transaction
@@ -96,6 +106,11 @@ func OpenWriter(db *DB, name string, gen int, create bool) (*Writer, error) {
 func (w *Writer) Incremental(docs Docs, version uint64) {
 	w.docs, w.version, w.mark = docs, version, true
 }
+
+// Unmarked makes an Incremental writer mark no document dirty: for a
+// generation that has no index file to catch up (a type that keeps no
+// embedded index), the marks would only grow.
+func (w *Writer) Unmarked() { w.mark = false }
 
 // Full makes the writer hand every object it writes to docs, and commit
 // every rows rows with state, updated, as the build record.

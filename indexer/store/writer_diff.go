@@ -80,6 +80,7 @@ func (w *Writer) Apply(c *changelog.Change) error {
 			return err
 		}
 		w.uncarry(prev)
+		w.previous(prev)
 		w.movedObjects()
 		if err := w.b.objects.Delete(c.Key); err != nil {
 			return err
@@ -88,7 +89,7 @@ func (w *Writer) Apply(c *changelog.Change) error {
 			return err
 		}
 		w.count--
-		return w.changed(prev.doc, nil, nil)
+		return w.changed(prev.doc, c.Key, nil)
 	case changelog.Insert, changelog.UpdateAfter, changelog.CarryOver:
 	default:
 		return fmt.Errorf("unexpected change type %s", c.Type)
@@ -118,6 +119,9 @@ func (w *Writer) Apply(c *changelog.Change) error {
 	switch {
 	case ok:
 		r.doc = prev.doc
+		if c.Type != changelog.CarryOver {
+			w.previous(prev)
+		}
 		if prev.fileID != id {
 			if err := w.unlinkKey(prev.fileID, c.Key); err != nil {
 				return err
@@ -198,8 +202,18 @@ func (w *Writer) stored(key []byte) (record, bool, error) {
 	return r, true, nil
 }
 
-// changed hands the new state of a document (nil: no object any more) to
-// the index, and marks it dirty when the writer marks.
+// previous hands the stored state of a document the writer is about to
+// change or delete to docs, when it takes it (PreviousDocs): before the
+// write, while the record's bytes are the store's.
+func (w *Writer) previous(prev record) {
+	if p, ok := w.docs.(PreviousDocs); ok && !w.full {
+		p.Previous(prev.doc, prev.encoded)
+	}
+}
+
+// changed hands the new state of a document (o nil: no object any more)
+// to the index, and marks it dirty when the writer marks: the entry of a
+// freed document holds no key (Gen.Dirty).
 func (w *Writer) changed(doc uint32, key []byte, o *objects.Object) error {
 	switch {
 	case w.docs == nil:
@@ -211,7 +225,10 @@ func (w *Writer) changed(doc uint32, key []byte, o *objects.Object) error {
 		return err
 	}
 	v := binary.AppendUvarint(nil, w.version)
-	return w.b.dirty.Put(docKey(doc), append(v, key...))
+	if o != nil {
+		v = append(v, key...)
+	}
+	return w.b.dirty.Put(docKey(doc), v)
 }
 
 // FileDone implements changelog.Sink: the file is now part of the baseline.

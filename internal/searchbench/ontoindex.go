@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -195,6 +196,31 @@ func (s *ontoServer) statusInto(ctx context.Context, typ string, out any) error 
 		return fmt.Errorf("status of %s: %w", typ, err)
 	}
 	return nil
+}
+
+// heapInuseMiB is the server's Go heap in use, as its /metrics reports it
+// (go_memstats_heap_inuse_bytes); 0 when it cannot be read.
+func (s *ontoServer) heapInuseMiB(ctx context.Context) float64 {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.base+"/metrics", nil)
+	if err != nil {
+		return 0
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return 0
+	}
+	for line := range strings.Lines(string(body)) {
+		if v, ok := strings.CutPrefix(line, "go_memstats_heap_inuse_bytes "); ok {
+			f, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f / (1 << 20)
+		}
+	}
+	return 0
 }
 
 // stop shuts the server down gracefully (SIGTERM), killing it if that takes

@@ -42,15 +42,18 @@ const openSearchHeapMB = 2048
 // directory beside the warehouse's: the types name the cluster at url.
 func backendConfig(url string) string {
 	cfg := strings.Replace(serverConfig, "warehouse: ./warehouse", "warehouse: ../warehouse", 1)
-	return onBackend(cfg, []string{url}, 1, 0)
+	return onBackend(cfg, []string{url}, 1, 0, "")
 }
 
 // onBackend is cfg with a backends section of the cluster at urls, whose
 // new indexes have shards shards of replicas replicas each, and every
 // type naming it.
-func onBackend(cfg string, urls []string, shards, replicas int) string {
+func onBackend(cfg string, urls []string, shards, replicas int, embeddedIndex string) string {
 	backends := fmt.Sprintf("backends:\n  %s:\n    type: opensearch\n    urls: [%s]\n    indexPrefix: bench-\n    shards: %d\n    replicas: %d\n",
 		openSearchBackend, strings.Join(urls, ", "), shards, replicas)
+	if embeddedIndex != "" {
+		backends += "    embeddedIndex: " + embeddedIndex + "\n"
+	}
 	cfg = strings.Replace(cfg, "objectTypes:\n", backends+"objectTypes:\n", 1)
 	return strings.ReplaceAll(cfg, "\n    primaryKey: [id]\n", "\n    primaryKey: [id]\n    backend: "+openSearchBackend+"\n")
 }

@@ -1,6 +1,7 @@
 package searchbench
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,6 +48,9 @@ type ScaleOptions struct {
 	// Baseline builds the same table into a server of the embedded
 	// index alone first, for its time to searchable.
 	Baseline bool
+	// EmbeddedIndex is the backend's embeddedIndex (empty: the default,
+	// full).
+	EmbeddedIndex string
 	// Dir is the work directory (empty: a temporary one, removed after).
 	Dir      string
 	ServeBin string
@@ -78,7 +82,8 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 	}
 	defer removeWork()
 	rep := &ScaleReport{Rows: o.Rows, Files: o.Files, CPUs: runtime.NumCPU(), OpenSearch: opensearchtest.Version, Nodes: o.Nodes,
-		HeapMiB: o.HeapMB, Profile: o.Profile.String(), Shards: o.Shards, Replicas: o.Replicas, PollInterval: o.PollInterval.String()}
+		HeapMiB: o.HeapMB, Profile: o.Profile.String(), Shards: o.Shards, Replicas: o.Replicas, PollInterval: o.PollInterval.String(),
+		EmbeddedIndex: cmp.Or(o.EmbeddedIndex, "full")}
 	rep.Version = serverVersion(ctx, o.ServeBin, o.ServeEnv)
 
 	say("writing %d customers into an Iceberg table (%d files)", o.Rows, o.Files)
@@ -111,7 +116,7 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 		return nil, err
 	}
 
-	cfgPath, err := writeConfig(work, onBackend(cfg, c.URLs(), o.Shards, o.Replicas))
+	cfgPath, err := writeConfig(work, onBackend(cfg, c.URLs(), o.Shards, o.Replicas, o.EmbeddedIndex))
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +156,7 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 	if err := indexSize(ctx, c, &rep.Build); err != nil {
 		return nil, err
 	}
-	rep.Memory = append(rep.Memory, memoryOf("after the build", srv.pid(), nodes))
+	rep.Memory = append(rep.Memory, memoryOf(ctx, "after the build", srv, nodes))
 	if o.Straight > 0 {
 		side := &openSearchSide{cluster: c}
 		if b.Straight, err = side.straightBulk(ctx, []string{"bench-" + strings.ToLower(objectType)}, o.Straight, say); err != nil {
@@ -198,7 +203,7 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 		return nil, fmt.Errorf("the embedded index answered %d of the edits' searches: not the backend's figures", rep.Edits.Fallbacks)
 	}
 	rep.Edits.summarize()
-	rep.Memory = append(rep.Memory, memoryOf("after the edits", srv.pid(), nodes))
+	rep.Memory = append(rep.Memory, memoryOf(ctx, "after the edits", srv, nodes))
 	return rep, nil
 }
 
@@ -263,8 +268,10 @@ func indexSize(ctx context.Context, c *opensearchtest.Cluster, b *ScaleBuild) er
 }
 
 // memoryOf reads the resident sets of the server and of every node.
-func memoryOf(when string, server int, nodes []nodeProcess) ScaleMemory {
-	m := ScaleMemory{When: when, IndexerRSSMiB: procStatusMiB(server, "VmRSS"), IndexerPeakRSSMiB: procStatusMiB(server, "VmHWM")}
+func memoryOf(ctx context.Context, when string, srv *ontoServer, nodes []nodeProcess) ScaleMemory {
+	server := srv.pid()
+	m := ScaleMemory{When: when, IndexerRSSMiB: procStatusMiB(server, "VmRSS"), IndexerPeakRSSMiB: procStatusMiB(server, "VmHWM"),
+		IndexerAnonMiB: procStatusMiB(server, "RssAnon"), IndexerHeapMiB: srv.heapInuseMiB(ctx)}
 	for _, n := range nodes {
 		m.Nodes = append(m.Nodes, NodeMemory{Name: n.name, RSSMiB: procStatusMiB(n.pid, "VmRSS"), PeakRSSMiB: procStatusMiB(n.pid, "VmHWM")})
 	}

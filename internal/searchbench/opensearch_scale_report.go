@@ -21,6 +21,8 @@ type ScaleReport struct {
 	Shards       int    `json:"shards"`
 	Replicas     int    `json:"replicas"`
 	PollInterval string `json:"pollInterval"`
+	// EmbeddedIndex is the backend's embeddedIndex: full or none.
+	EmbeddedIndex string `json:"embeddedIndex"`
 
 	WriteTableSeconds   float64 `json:"writeTableSeconds"`   // writing the Iceberg table: not part of time to searchable
 	ClusterStartSeconds float64 `json:"clusterStartSeconds"` // the nodes' start until green
@@ -102,10 +104,16 @@ type Edit struct {
 
 // ScaleMemory are resident sets at one point of the run.
 type ScaleMemory struct {
-	When              string       `json:"when"`
-	IndexerRSSMiB     float64      `json:"indexerRssMiB"`
-	IndexerPeakRSSMiB float64      `json:"indexerPeakRssMiB"` // VmHWM since the server started
-	Nodes             []NodeMemory `json:"nodes"`
+	When              string  `json:"when"`
+	IndexerRSSMiB     float64 `json:"indexerRssMiB"`
+	IndexerPeakRSSMiB float64 `json:"indexerPeakRssMiB"` // VmHWM since the server started
+	// IndexerAnonMiB is the anonymous part of the RSS (RssAnon): the
+	// rest is the store's file, mapped, which the kernel may drop.
+	IndexerAnonMiB float64 `json:"indexerAnonMiB"`
+	// IndexerHeapMiB is the Go heap in use (go_memstats_heap_inuse_bytes
+	// of /metrics; 0 when it could not be read).
+	IndexerHeapMiB float64      `json:"indexerHeapMiB"`
+	Nodes          []NodeMemory `json:"nodes"`
 }
 
 // NodeMemory is one node's JVM's resident set, now and at its peak.
@@ -133,6 +141,7 @@ func (r *ScaleReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(&s, "OpenSearch backend at scale: %d customers (%d files), ontoindex %s, %d CPUs\n", r.Rows, r.Files, r.Version, r.CPUs)
 	fmt.Fprintf(&s, "cluster: OpenSearch %s, %d nodes of %d MiB heap (the test kit's %s profile), index of %d shards, %d replicas; started in %s s\n",
 		r.OpenSearch, r.Nodes, r.HeapMiB, r.Profile, r.Shards, r.Replicas, num(r.ClusterStartSeconds))
+	fmt.Fprintf(&s, "backend embeddedIndex: %s\n", r.EmbeddedIndex)
 	fmt.Fprintf(&s, "full build: searchable after %s s (serve --build until /readyz; load average %.1f-%.1f), %d objects served\n",
 		num(b.SearchableSeconds), b.LoadMin, b.LoadMax, b.Objects)
 	if bl := r.Baseline; bl != nil && bl.SearchableSeconds > 0 {
@@ -156,7 +165,8 @@ func (r *ScaleReport) WriteText(w io.Writer) error {
 	fmt.Fprintf(&s, "one-row edits (poll interval %s; load average %.1f before, %.1f after): %d, commit to found by a search p50 %s ms, p99 %s ms, max %s ms (commits took %s ms at the median)\n",
 		r.PollInterval, e.LoadBefore, e.LoadAfter, len(e.Edits), num(e.P50Ms), num(e.P99Ms), num(e.MaxMs), num(e.CommitP50Ms))
 	for _, m := range r.Memory {
-		fmt.Fprintf(&s, "memory %s: indexer RSS %.0f MiB (peak %.0f MiB)", m.When, m.IndexerRSSMiB, m.IndexerPeakRSSMiB)
+		fmt.Fprintf(&s, "memory %s: indexer RSS %.0f MiB (peak %.0f MiB; anonymous %.0f MiB, Go heap in use %.0f MiB)",
+			m.When, m.IndexerRSSMiB, m.IndexerPeakRSSMiB, m.IndexerAnonMiB, m.IndexerHeapMiB)
 		for _, n := range m.Nodes {
 			fmt.Fprintf(&s, "; %s %.0f MiB (peak %.0f)", n.Name, n.RSSMiB, n.PeakRSSMiB)
 		}

@@ -61,8 +61,8 @@ func TestScaleEdits_summarize(t *testing.T) {
 // TestOnBackend: the config names the cluster's every node, the index
 // layout, and the backend on every type.
 func TestOnBackend(t *testing.T) {
-	cfg := onBackend(serverConfig, []string{"http://127.0.0.1:1", "http://127.0.0.1:2"}, 3, 1)
-	for _, want := range []string{"urls: [http://127.0.0.1:1, http://127.0.0.1:2]", "shards: 3", "replicas: 1"} {
+	cfg := onBackend(serverConfig, []string{"http://127.0.0.1:1", "http://127.0.0.1:2"}, 3, 1, "none")
+	for _, want := range []string{"urls: [http://127.0.0.1:1, http://127.0.0.1:2]", "shards: 3", "replicas: 1", "embeddedIndex: none"} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("no %q in\n%s", want, cfg)
 		}

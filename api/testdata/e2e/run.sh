@@ -23,10 +23,13 @@
 # With E2E_OPENSEARCH=1 (after .ci/install-opensearch) it first starts a
 # one-node OpenSearch cluster of the test kit (./opensearch), and every
 # object type of every server names it as its backend: the same tests
-# against the backend's searches and aggregations.
+# against the backend's searches and aggregations. E2E_OPENSEARCH_EMBEDDED_INDEX
+# sets the backend's embeddedIndex (default full; none: the servers keep
+# no in-memory index, and the reads only it answers fail).
 #
 #   bash api/testdata/e2e/run.sh
 #   E2E_OPENSEARCH=1 bash api/testdata/e2e/run.sh
+#   E2E_OPENSEARCH=1 E2E_OPENSEARCH_EMBEDDED_INDEX=none bash api/testdata/e2e/run.sh
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -87,7 +90,7 @@ if [ "${E2E_OPENSEARCH:-}" = 1 ]; then
   opensearch_url="$(head -n 1 "$work/opensearch.url")"
   [ -n "$opensearch_url" ] || { echo "e2e: the OpenSearch node did not start in 5 minutes" >&2; exit 1; }
   echo "e2e: OpenSearch at $opensearch_url"
-  seed_flags=(-opensearch "$opensearch_url")
+  seed_flags=(-opensearch "$opensearch_url" -embedded-index "${E2E_OPENSEARCH_EMBEDDED_INDEX:-full}")
 fi
 "$work/seed" -dir "$work" "${seed_flags[@]}"
 # build.yaml is config.yaml without Ghost, which must stay never built:

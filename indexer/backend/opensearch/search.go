@@ -35,6 +35,10 @@ type Reader struct {
 	// search.max_open_pit_context (300) of them, which clients that read
 	// first pages only use up in a keep-alive.
 	KeepAlive time.Duration
+	// Cursors makes Search return the cursor of every object of a page
+	// (Result.Cursors), for a caller that may resume at any of them (a
+	// merge of several types' pages).
+	Cursors bool
 }
 
 // Reader returns the reader of object type t.
@@ -48,6 +52,9 @@ type Result struct {
 	Keys  [][]byte // encoded primary keys of the page, in order
 	Next  []byte   // cursor of the next page; nil on the last page
 	Total int64    // every match, on every page (0 with NoTotal)
+	// Cursors, with Reader.Cursors, hold the cursor of each object:
+	// a search resumed with Cursors[j] starts after object j.
+	Cursors [][]byte
 }
 
 // cursor is what Next holds: the sort values of the page's last object
@@ -77,7 +84,7 @@ func (r *Reader) Search(ctx context.Context, q *query.Search) (*Result, error) {
 	var cur cursor
 	if q.After != nil {
 		if err := json.Unmarshal(q.After, &cur); err != nil || len(cur.After) != len(body["sort"].([]any)) {
-			return nil, fmt.Errorf("invalid cursor")
+			return nil, fmt.Errorf("opensearch: %w", query.ErrBadCursor)
 		}
 		body["search_after"] = cur.After
 	} else if r.KeepAlive > 0 {
@@ -111,6 +118,13 @@ func (r *Reader) Search(ctx context.Context, q *query.Search) (*Result, error) {
 			return nil, fmt.Errorf("opensearch cluster %q: document id %q of %s is no key: %w", r.c.opts.Name, h.ID, r.alias, err)
 		}
 		res.Keys = append(res.Keys, k)
+		if r.Cursors {
+			c, err := json.Marshal(cursor{PIT: cmp.Or(ans.PIT, cur.PIT), After: h.Sort})
+			if err != nil {
+				return nil, err
+			}
+			res.Cursors = append(res.Cursors, c)
+		}
 	}
 	if q.NoTotal {
 		res.Total = 0
@@ -267,6 +281,34 @@ func (e *clusterError) Error() string {
 	return fmt.Sprintf("%d %s: %s", e.Status, e.Type, e.Reason)
 }
 
+// errAnswer marks an answer of the cluster that could not be read.
+var errAnswer = errors.New("the answer could not be read")
+
+// Failed reports whether err is the cluster's failure to answer a read:
+// unreachable, an error of status 500 or more, an answer that could not be
+// read. Other errors of a read are refusals: what the backend does not
+// support (refused before the cluster sees it), or a request the cluster
+// refused (status 4xx).
+func Failed(err error) bool {
+	var ue *UnreachableError
+	var ce *clusterError
+	switch {
+	case errors.As(err, &ue), errors.Is(err, errAnswer):
+		return true
+	case errors.As(err, &ce):
+		return ce.Status >= 500
+	}
+	return false
+}
+
+// Refused reports whether err is a read the backend refused before
+// sending it (what it does not support, doc.go): its message says why, in
+// terms of the object type and its properties.
+func Refused(err error) bool {
+	var ce *clusterError
+	return err != nil && !Failed(err) && !errors.As(err, &ce) && !errors.Is(err, query.ErrBadCursor)
+}
+
 func errorTypeOf(err error) string {
 	var ce *clusterError
 	if errors.As(err, &ce) {
@@ -298,7 +340,7 @@ func (r *Reader) do(ctx context.Context, what string, req interface {
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fmt.Errorf("opensearch cluster %q: %s: %w", r.c.opts.Name, what, err)
+		return fmt.Errorf("opensearch cluster %q: %s: %w: %w", r.c.opts.Name, what, errAnswer, err)
 	}
 	if resp.StatusCode >= 300 {
 		var e struct {
@@ -324,7 +366,7 @@ func (r *Reader) do(ctx context.Context, what string, req interface {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(out); err != nil {
-		return fmt.Errorf("opensearch cluster %q: %s: decode the answer: %w", r.c.opts.Name, what, err)
+		return fmt.Errorf("opensearch cluster %q: %s: %w: %w", r.c.opts.Name, what, errAnswer, err)
 	}
 	return nil
 }

@@ -46,18 +46,19 @@ func main() {
 	dir := flag.String("dir", "", "directory to write the warehouse, config and data into")
 	tls := flag.Bool("tls", false, "subscribe.yaml serves TLS with a certificate of a CA made here (DIR/tls)")
 	openSearch := flag.String("opensearch", "", "`URL` of an OpenSearch cluster every object type names as its backend (default: the embedded index)")
+	embeddedIndex := flag.String("embedded-index", "", "with -opensearch, the backend's embeddedIndex: full (the default) or none")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "seed: -dir is required")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *dir, *tls, *openSearch); err != nil {
+	if err := run(context.Background(), *dir, *tls, *openSearch, *embeddedIndex); err != nil {
 		fmt.Fprintln(os.Stderr, "seed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir string, tls bool, openSearch string) error {
+func run(ctx context.Context, dir string, tls bool, openSearch, embeddedIndex string) error {
 	limited := os.Getenv("LIMITED_TOKEN")
 	if limited == "" {
 		return fmt.Errorf("LIMITED_TOKEN is not set")
@@ -86,7 +87,7 @@ func run(ctx context.Context, dir string, tls bool, openSearch string) error {
 	types = append(types, apidemo.PlaceSpecs("warehouse")...)
 	types = append(types, apidemo.ArticleSpecs("warehouse")...)
 	digest := sha256.Sum256([]byte(limited))
-	backend := backendOf(dir, openSearch)
+	backend := backendOf(dir, openSearch, embeddedIndex)
 	if err := writeConfig(filepath.Join(dir, "config.yaml"), types, digest, serving{backend: backend}); err != nil {
 		return err
 	}
@@ -166,13 +167,17 @@ const backendName = "cluster"
 // backendOf is the backends section of the configs of dir with the
 // cluster at url ("": none). Its index prefix is dir's: OpenSearch index
 // names are lower case, and each seeded directory is another server.
-func backendOf(dir, url string) string {
+func backendOf(dir, url, embeddedIndex string) string {
 	if url == "" {
 		return ""
 	}
 	sum := sha256.Sum256([]byte(dir))
-	return fmt.Sprintf("backends:\n  %s:\n    type: opensearch\n    urls: [%q]\n    indexPrefix: e2e-%x-\n    replicas: 0\n",
+	b := fmt.Sprintf("backends:\n  %s:\n    type: opensearch\n    urls: [%q]\n    indexPrefix: e2e-%x-\n    replicas: 0\n",
 		backendName, url, sum[:4])
+	if embeddedIndex != "" {
+		b += "    embeddedIndex: " + embeddedIndex + "\n"
+	}
+	return b
 }
 
 // writeConfig writes a config serving types from the warehouse beside it,
