@@ -138,6 +138,7 @@ func Open(ctx context.Context, cfg *config.Config, opts Options) (*Indexer, erro
 		_ = ix.Close()
 		return nil, err
 	}
+	ix.returnLoadGarbage()
 	return ix, nil
 }
 

@@ -246,6 +246,30 @@ func (sv *saver) collectAfter() {
 	sv.poke()
 }
 
+// freeAfterLoad is how many objects the indexes Open loaded hold, at
+// least, for it to return the garbage of loading them to the OS.
+const freeAfterLoad = 100_000
+
+// returnLoadGarbage collects what loading the indexes left and returns it
+// to the OS. Reading an index file back (or rebuilding it from the store)
+// allocates as it goes, so the heap ends between the live index and twice
+// what was live at the last collection, and the runtime keeps what it
+// freed: at ten million objects 2.3 GB resident for 1.7 GB live. One
+// collection of an index that holds few pointers is cheap (about 0.1 s of
+// CPU at that size); a small one is not worth a forced collection.
+func (ix *Indexer) returnLoadGarbage() {
+	var n int64
+	for _, g := range ix.servedGenerations() {
+		if s := g.snapshot(); s != nil {
+			n += s.Objects()
+		}
+		g.release()
+	}
+	if n >= freeAfterLoad {
+		debug.FreeOSMemory()
+	}
+}
+
 // poke asks the saver to look for generations to save.
 func (sv *saver) poke() {
 	if sv.kick != nil {
