@@ -22,6 +22,9 @@ func (j *buildJob) full(ctx context.Context) error {
 	}
 	ix, name, bs := j.ix, j.name(), j.resume
 	resume := bs != nil
+	if hold := ix.opts.HoldMemory; hold != nil {
+		defer hold()()
+	}
 	if !resume {
 		n, err := ix.nextGeneration(name)
 		if err != nil {

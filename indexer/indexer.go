@@ -41,6 +41,10 @@ type Options struct {
 	LoadTable TableLoader
 	// Progress, when set, receives build progress after each record batch.
 	Progress func(Progress)
+	// HoldMemory, when set, is called as a full build starts, and what it
+	// returns as the build ends: serve lets the heap grow to its memory
+	// limit's ceiling meanwhile (memorylimit.Follower.Hold).
+	HoldMemory func() (release func())
 }
 
 // Indexer is the engine: it builds object types and serves their objects.

@@ -22,6 +22,7 @@ import (
 	"github.com/ontoindex/ontoindex/indexer/config"
 	"github.com/ontoindex/ontoindex/indexer/daemon"
 	"github.com/ontoindex/ontoindex/internal/cli"
+	"github.com/ontoindex/ontoindex/internal/memorylimit"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -121,13 +122,21 @@ func serve(ctx context.Context, env *Env, o serveOptions) int {
 	if log == nil {
 		log = cli.Logger(env)
 	}
-	setMemoryLimit(cfg, log)
+	opts := indexer.Options{Logger: log}
+	if ceiling := setMemoryLimit(cfg, log); ceiling > 0 {
+		// A served index stays near its live heap under steady edits and
+		// requests, not twice it; full builds may use the ceiling.
+		f := memorylimit.Follow(ceiling)
+		defer f.Stop()
+		opts.HoldMemory = f.Hold
+	}
 	events := o.Events
 	if events == nil {
 		events = env.Stderr
 	}
 	prog := &lineProgress{w: events, last: map[string]time.Time{}}
-	ix, err := indexer.Open(ctx, cfg, indexer.Options{Logger: log, Progress: prog.report})
+	opts.Progress = prog.report
+	ix, err := indexer.Open(ctx, cfg, opts)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "indexer serve: %v\n", err)
 		return exitFailed
