@@ -158,9 +158,6 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 		return a.result(), nil
 	}
 	for _, by := range []func(node) (bool, error){a.byDurationOrder, a.byRangesOrder} {
-		if len(a.groups) != 1 {
-			break
-		}
 		if ok, err := by(root); ok || err != nil {
 			if err != nil {
 				return nil, err

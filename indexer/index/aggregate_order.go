@@ -16,20 +16,25 @@ import (
 // histogram or a range aggregation over all documents the same way, from
 // its points tree.
 
-// orderRuns is the runs of the grouping's order that the filter matches:
-// all of it, or the runs of a filter on the grouped property; ok is false
-// for any other filter.
-func (a *aggregation) orderRuns(root node, g *grouping) (runs []run, ok bool) {
-	if len(a.groups) != 1 || !a.countsOnly() || a.noOrderCounts || g.pi.isList || g.pi.order == nil {
-		return nil, false
+// orderRuns returns the aggregation's one grouping, when it is of kind
+// and only counts are asked, with the runs of its property's order that
+// the filter matches: all of it, or the runs of a filter on the grouped
+// property; ok is false for any other query.
+func (a *aggregation) orderRuns(root node, kind query.GroupKind) (g *grouping, runs []run, ok bool) {
+	if len(a.groups) != 1 || !a.countsOnly() || a.noOrderCounts {
+		return nil, nil, false
+	}
+	g = a.groups[0]
+	if g.Kind != kind || g.pi.isList || g.pi.order == nil {
+		return nil, nil, false
 	}
 	switch n := root.(type) {
 	case allNode:
-		return []run{{0, g.pi.order.len()}}, true
+		return g, []run{{0, g.pi.order.len()}}, true
 	case *runsNode:
-		return n.runs, n.pi == g.pi
+		return g, n.runs, n.pi == g.pi
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // byDurationOrder counts one duration grouping from the grouped
@@ -37,9 +42,8 @@ func (a *aggregation) orderRuns(root node, g *grouping) (runs []run, ok bool) {
 // not of that shape, or when its buckets are so many that reading every
 // value costs less.
 func (a *aggregation) byDurationOrder(root node) (bool, error) {
-	g := a.groups[0]
-	runs, ok := a.orderRuns(root, g)
-	if !ok || g.Kind != query.Duration {
+	g, runs, ok := a.orderRuns(root, query.Duration)
+	if !ok {
 		return false, nil
 	}
 	runs = slices.DeleteFunc(slices.Clone(runs), func(r run) bool { return r.hi <= r.lo })
@@ -88,9 +92,8 @@ func (a *aggregation) byDurationOrder(root node) (bool, error) {
 // byRangesOrder counts one ranges grouping from the grouped property's
 // order (see orderRuns): two searches a range.
 func (a *aggregation) byRangesOrder(root node) (bool, error) {
-	g := a.groups[0]
-	runs, ok := a.orderRuns(root, g)
-	if !ok || g.Kind != query.Ranges {
+	g, runs, ok := a.orderRuns(root, query.Ranges)
+	if !ok {
 		return false, nil
 	}
 	o, t := g.pi.order, a.x.s.ties(g.pi)
