@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/ontoindex/ontoindex/internal/testkit/cputime"
 )
 
 // BenchmarkOrder_runsOf finds the runs of a key every 100 values in an
@@ -20,15 +22,17 @@ func BenchmarkOrder_runsOf(b *testing.B) {
 	}
 	sortRanked(ps)
 	o := orderOfSorted(ps, func(p rankedPair) (uint64, uint32) { return p.pre, p.doc })
-	var vks []valueKey
+	var pres []uint64
 	for v := 0; v < n; v += 100 {
-		vks = append(vks, valueKey{pre: uint64(v) ^ signBit})
+		pres = append(pres, uint64(v)^signBit)
 	}
-	want := o.runsOf(noTies{}, vks)
+	want := o.runsOfPres(pres)
 	if !slices.IsSortedFunc(want, func(a, b run) int { return a.lo - b.lo }) || len(want) == 0 {
 		b.Fatalf("runs %v", want[:min(len(want), 5)])
 	}
+	cpu := cputime.Process(b)
 	for b.Loop() {
-		o.runsOf(noTies{}, vks)
+		o.runsOfPres(pres)
 	}
+	cputime.PerOp(b, cpu, cputime.Process)
 }

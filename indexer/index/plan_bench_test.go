@@ -4,8 +4,9 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
-	"syscall"
 	"testing"
+
+	"github.com/ontoindex/ontoindex/internal/testkit/cputime"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
 )
@@ -33,7 +34,7 @@ func BenchmarkSnapshot_SortedPlans(b *testing.B) {
 				var plan Plan
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				cpu := threadCPU(b)
+				cpu := cputime.Thread(b)
 				for b.Loop() {
 					lo := r.Float64() * (1e6 - width)
 					q := &query.Search{PageSize: 100, Sort: []query.Sort{{Property: "balance", Desc: true}}, Filter: query.And(
@@ -45,7 +46,7 @@ func BenchmarkSnapshot_SortedPlans(b *testing.B) {
 					}
 					plan = res.Plan
 				}
-				b.ReportMetric(float64(threadCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
+				cputime.PerOp(b, cpu, cputime.Thread)
 				b.Log(plan)
 			})
 		}
@@ -77,7 +78,7 @@ func BenchmarkOrderBins_Count(b *testing.B) {
 				r := rand.New(rand.NewPCG(5, 6))
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				cpu := threadCPU(b)
+				cpu := cputime.Thread(b)
 				for b.Loop() {
 					lo := r.IntN(o.len() - span)
 					if way == "bins" {
@@ -86,20 +87,10 @@ func BenchmarkOrderBins_Count(b *testing.B) {
 						countRunsIn(o, []run{{lo, lo + span}}, w)
 					}
 				}
-				b.ReportMetric(float64(threadCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
+				cputime.PerOp(b, cpu, cputime.Thread)
 			})
 		}
 	}
-}
-
-// threadCPU is the CPU time of the calling thread in nanoseconds: on a
-// machine shared with other work it is steadier than the time elapsed.
-func threadCPU(b *testing.B) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(1, &ru); err != nil { // RUSAGE_THREAD
-		b.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // BenchmarkOrderBins_Build measures making the bins of balance's order,

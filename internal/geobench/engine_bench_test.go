@@ -2,9 +2,9 @@ package geobench
 
 import (
 	"flag"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/ontoindex/ontoindex/internal/testkit/cputime"
 )
 
 var benchRows = flag.Int("geobench.rows", 100_000, "rows of BenchmarkEngine")
@@ -20,31 +20,22 @@ func BenchmarkEngine(b *testing.B) {
 	}
 	for _, q := range Queries() {
 		b.Run(q.Name+"/page", func(b *testing.B) {
-			start := cpuTime(b)
+			start := cputime.Process(b)
 			for b.Loop() {
 				if _, err := enginePage(b.Context(), s, q.Filter); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64((cpuTime(b)-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			cputime.PerOp(b, start, cputime.Process)
 		})
 		b.Run(q.Name+"/count", func(b *testing.B) {
-			start := cpuTime(b)
+			start := cputime.Process(b)
 			for b.Loop() {
 				if _, err := engineCount(b.Context(), s, q.Filter); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64((cpuTime(b)-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			cputime.PerOp(b, start, cputime.Process)
 		})
 	}
-}
-
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime(b *testing.B) time.Duration {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }

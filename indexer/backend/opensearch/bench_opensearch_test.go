@@ -10,9 +10,10 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ontoindex/ontoindex/internal/testkit/cputime"
 
 	"github.com/ontoindex/ontoindex/internal/testkit/opensearchtest"
 )
@@ -95,10 +96,10 @@ func BenchmarkWriter_bulk(b *testing.B) {
 			b.StopTimer()
 			fresh()
 			b.StartTimer()
-			start, startCPU := time.Now(), processCPU(b)
+			start, startCPU := time.Now(), cputime.Process(b)
 			run()
 			wall[i] += time.Since(start)
-			cpu[i] += processCPU(b) - startCPU
+			cpu[i] += cputime.Process(b) - startCPU
 		}
 	}
 	n := float64(docs * b.N)
@@ -107,15 +108,6 @@ func BenchmarkWriter_bulk(b *testing.B) {
 	b.ReportMetric(wall[1].Seconds()/wall[0].Seconds(), "writer/raw-rate")
 	b.ReportMetric(float64(cpu[0].Microseconds())/n, "writer-client-µs/doc")
 	b.ReportMetric(float64(cpu[1].Microseconds())/n, "raw-client-µs/doc")
-}
-
-// processCPU is the CPU time this process used so far.
-func processCPU(b *testing.B) time.Duration {
-	var u syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // rawBulk posts one bulk body to index and fails unless every item was

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/internal/testkit/cputime"
 	"github.com/ontoindex/ontoindex/internal/testkit/opensearchtest"
 )
 
@@ -70,10 +71,10 @@ func BenchmarkReader_search(b *testing.B) {
 	for b.Loop() {
 		for _, p := range runs {
 			for i, run := range []func(pair){reader, straight} {
-				start, startCPU := time.Now(), processCPU(b)
+				start, startCPU := time.Now(), cputime.Process(b)
 				run(p)
 				wall[i] += time.Since(start)
-				cpu[i] += processCPU(b) - startCPU
+				cpu[i] += cputime.Process(b) - startCPU
 			}
 		}
 	}
