@@ -210,7 +210,7 @@ func matches(rs *derivedRows, j int, f *query.Filter) (bool, error) {
 	case query.OpLte:
 		return compareValues(v, f.Value) <= 0, nil
 	case query.OpIn:
-		return slices.ContainsFunc(f.Values, func(e any) bool { return compareValues(v, e) == 0 }), nil
+		return slices.ContainsFunc(f.InValues(), func(e any) bool { return compareValues(v, e) == 0 }), nil
 	case query.OpStartsWith:
 		str, ok := v.(string)
 		return ok && strings.HasPrefix(str, f.Text), nil

@@ -22,7 +22,7 @@ func (d *setDecoder) SearchAround(f *query.Filter, typ, link string) (*query.Fil
 	srcKey := sv.Type().PrimaryKey[0]
 	tgtKey := tv.Type().PrimaryKey[0]
 	var (
-		vals []any
+		vals query.ValueSet
 		prop string // of the target, that holds one of vals
 	)
 	switch {
@@ -31,8 +31,8 @@ func (d *setDecoder) SearchAround(f *query.Filter, typ, link string) (*query.Fil
 		if err != nil {
 			return nil, "", err
 		}
-		if len(keys) > 0 {
-			rows := &query.Filter{Op: query.OpIn, Property: l.SourceProperty, Values: keys}
+		if keys.Len() > 0 {
+			rows := &query.Filter{Op: query.OpIn, Property: l.SourceProperty, Set: keys}
 			if vals, err = d.views[l.Table].Distinct(ctx, rows, limits, l.TargetProperty); err != nil {
 				return nil, "", err
 			}
@@ -49,11 +49,11 @@ func (d *setDecoder) SearchAround(f *query.Filter, typ, link string) (*query.Fil
 		}
 		prop = tgtKey
 	}
-	if len(vals) == 0 {
+	if vals == nil || vals.Len() == 0 {
 		// An empty OpIn would match everything.
 		return &query.Filter{Op: query.OpNone}, l.Target, nil
 	}
-	return &query.Filter{Op: query.OpIn, Property: prop, Values: vals}, l.Target, nil
+	return &query.Filter{Op: query.OpIn, Property: prop, Set: vals}, l.Target, nil
 }
 
 // resolveLink is link of typ, checked against the views of its source,

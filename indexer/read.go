@@ -385,9 +385,13 @@ func (v *View) embeddedAggregate(ctx context.Context, q *query.Aggregate) (*quer
 // Distinct returns the distinct non-null values of a scalar property among
 // the objects a filter matches, in value order (see index.Snapshot.Distinct):
 // what a link follows to another type.
-func (v *View) Distinct(ctx context.Context, f *query.Filter, limits query.Limits, property string) ([]any, error) {
+func (v *View) Distinct(ctx context.Context, f *query.Filter, limits query.Limits, property string) (query.ValueSet, error) {
 	if v.snap == nil {
-		return v.backendDistinct(ctx, f, property)
+		vals, err := v.backendDistinct(ctx, f, property)
+		if err != nil {
+			return nil, err
+		}
+		return query.ValueList(vals), nil
 	}
 	return v.snap.Distinct(ctx, f, limits, property)
 }

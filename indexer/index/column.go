@@ -51,6 +51,16 @@ func (c *column) get(d uint32) valueKey {
 	return valueKey{pre: ch.pre[o], exact: ch.exactAt(o)}
 }
 
+// preOf is the pre of document d's value: get without the exact part,
+// for columns that keep none.
+func (c *column) preOf(d uint32) uint64 {
+	i := int(d >> chunkShift)
+	if i >= len(c.chunks) {
+		return 0
+	}
+	return c.chunks[i].pre[d&chunkMask]
+}
+
 // touch reads the entries of docs (see Snapshot.Prefetch).
 func (c *column) touch(docs []uint32) uint64 {
 	var x uint64

@@ -31,9 +31,13 @@ func TestSnapshot_Distinct(t *testing.T) {
 		}
 		slices.SortFunc(exp, oracleCompare)
 		exp = slices.CompactFunc(exp, func(a, b any) bool { return oracleCompare(a, b) == 0 })
-		got, err := s.Distinct(t.Context(), f, query.Limits{}, p)
+		set, err := s.Distinct(t.Context(), f, query.Limits{}, p)
 		if err != nil {
 			t.Fatalf("%d: distinct %s of %v: %v", i, p, f, err)
+		}
+		got := set.Values()
+		if set.Len() != len(got) {
+			t.Fatalf("%d: distinct %s of %v: Len %d, %d values", i, p, f, set.Len(), len(got))
 		}
 		if !slices.EqualFunc(got, exp, func(a, b any) bool { return oracleCompare(a, b) == 0 }) {
 			t.Fatalf("%d: distinct %s of %v:\n got %d values %v\nwant %d values %v", i, p, f, len(got), got, len(exp), exp)

@@ -92,11 +92,12 @@ func (or *oracle) match(f *query.Filter, o *objects.Object, key []byte) bool {
 	case query.OpEq, query.OpContains:
 		return some(func(e any) bool { return oracleCompare(e, f.Value) == 0 })
 	case query.OpIn:
-		if len(f.Values) == 0 {
+		values := f.InValues()
+		if len(values) == 0 {
 			return true
 		}
 		return some(func(e any) bool {
-			return slices.ContainsFunc(f.Values, func(w any) bool { return oracleCompare(e, w) == 0 })
+			return slices.ContainsFunc(values, func(w any) bool { return oracleCompare(e, w) == 0 })
 		})
 	case query.OpGt:
 		return some(func(e any) bool { return oracleCompare(e, f.Value) > 0 })

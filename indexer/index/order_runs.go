@@ -14,7 +14,11 @@ import (
 // entries) are near one another.
 func (o *order) runsOf(t ties, vks []valueKey) []run {
 	if !t.exactParts() {
-		return o.runsOfPres(vks)
+		pres := make([]uint64, len(vks))
+		for i, v := range vks {
+			pres[i] = v.pre
+		}
+		return o.runsOfPres(pres)
 	}
 	out := make([]run, 0, len(vks))
 	bi, j := 0, 0 // the cursor: block and offset
@@ -40,22 +44,22 @@ func (o *order) runsOf(t ties, vks []valueKey) []run {
 // guessed to fall are read first, a batch at a time, in a loop whose
 // loads do not wait on one another (the processor overlaps the misses),
 // and each search then starts from its guess, warm.
-func (o *order) runsOfPres(vks []valueKey) []run {
+func (o *order) runsOfPres(pres []uint64) []run {
 	const batch = 128
-	out := make([]run, 0, len(vks))
+	out := make([]run, 0, len(pres))
 	bi, j := 0, 0 // the cursor: block and offset
-	for start := 0; start < len(vks); start += batch {
-		next := vks[start:min(start+batch, len(vks))]
+	for start := 0; start < len(pres); start += batch {
+		next := pres[start:min(start+batch, len(pres))]
 		o.touchGuesses(next, bi)
-		for _, v := range next {
+		for _, pre := range next {
 			var lo, hi int
-			if bi, j, lo = o.seekFrom(bi, j, v.pre); bi == len(o.blocks) {
+			if bi, j, lo = o.seekFrom(bi, j, pre); bi == len(o.blocks) {
 				return out
 			}
-			if v.pre == math.MaxUint64 {
+			if pre == math.MaxUint64 {
 				hi = o.len()
 			} else {
-				bi, j, hi = o.seekFrom(bi, j, v.pre+1)
+				bi, j, hi = o.seekFrom(bi, j, pre+1)
 			}
 			if hi > lo {
 				out = append(out, run{lo, hi})
@@ -80,12 +84,12 @@ func (o *order) seekFrom(bi, j int, pre uint64) (int, int, int) {
 	return bi, k, o.starts[bi] + k
 }
 
-// touchGuesses reads the entries around where each of vks is guessed to
+// touchGuesses reads the entries around where each of pres is guessed to
 // fall, from block bi on (see runsOfPres).
-func (o *order) touchGuesses(vks []valueKey, bi int) {
+func (o *order) touchGuesses(pres []uint64, bi int) {
 	var x uint64
-	for _, v := range vks {
-		for bi < len(o.blocks) && o.lastPre[bi] < v.pre {
+	for _, p := range pres {
+		for bi < len(o.blocks) && o.lastPre[bi] < p {
 			bi++
 		}
 		if bi == len(o.blocks) {
@@ -93,8 +97,8 @@ func (o *order) touchGuesses(vks []valueKey, bi int) {
 		}
 		// A guess is off by the spread of the values: about the square
 		// root of the block's length, a line or two either side.
-		pre, m := o.blocks[bi].pre, o.guess(bi, v.pre)
-		x += pre[max(m-16, 0)] + pre[m] + pre[min(m+16, len(pre)-1)]
+		pre, m := o.blocks[bi].pre, o.guess(bi, p)
+		x += pre[max(m-32, 0)] + pre[max(m-16, 0)] + pre[m] + pre[min(m+16, len(pre)-1)] + pre[min(m+32, len(pre)-1)]
 	}
 	runtime.KeepAlive(x) // a use of the loads, so that they are not optimized away
 }

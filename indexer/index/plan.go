@@ -68,14 +68,20 @@ func (c *compiler) compile(f *query.Filter) (node, error) {
 	case query.OpEq, query.OpContains:
 		return c.eq(pi, f.Value)
 	case query.OpIn:
-		if len(f.Values) == 0 {
+		if f.InLen() == 0 {
 			return allNode{s}, nil
 		}
-		if len(f.Values) > 1 && pi.dict == nil && pi.order != nil && !pi.isList {
-			return c.inOrder(pi, f.Values)
+		if f.Set != nil {
+			if n, ok, err := c.inSet(pi, f.Set); ok || err != nil {
+				return n, err
+			}
+		}
+		values := f.InValues()
+		if len(values) > 1 && pi.dict == nil && pi.order != nil && !pi.isList {
+			return c.inOrder(pi, values)
 		}
 		var kids []node
-		for _, v := range f.Values {
+		for _, v := range values {
 			k, err := c.eq(pi, v)
 			if err != nil {
 				return nil, err
@@ -250,9 +256,11 @@ func (c *compiler) inOrder(pi *propertyIndex, vals []any) (node, error) {
 		_, found := slices.BinarySearchFunc(vks, x, compareValueKeys)
 		return found
 	}
-	// cost: a binary search of vks per test
-	return &runsNode{pi: pi, runs: runs, in: in, cost: 2 * math.Log2(float64(len(vks))+1)}, nil
+	return &runsNode{pi: pi, runs: runs, in: in, cost: inCost(len(vks))}, nil
 }
+
+// inCost is what a test of one of n values costs: a binary search.
+func inCost(n int) float64 { return 2 * math.Log2(float64(n)+1) }
 
 func (c *compiler) pred(pi *propertyIndex, in func(valueKey) bool, cost float64) node {
 	n := &predNode{s: c.s, pi: pi, in: in, cost: cost}

@@ -75,18 +75,59 @@ func (o Op) String() string {
 // Filter is one node of a filter tree. Which fields apply depends on Op.
 type Filter struct {
 	Op       Op
-	Property string    // apiName of the property compared
-	Value    any       // comparisons and OpContains; a bool for OpIsNull
-	Values   []any     // OpIn
-	Text     string    // text queries, wildcard and regex
-	Fuzzy    bool      // OpAllTerms and OpAnyTerm
-	Kids     []*Filter // OpAnd, OpOr, OpNot
-	Keys     [][]byte  // OpKeys: encoded primary keys
+	Property string // apiName of the property compared
+	Value    any    // comparisons and OpContains; a bool for OpIsNull
+	Values   []any  // OpIn (see Set)
+	// Set, when not nil, is OpIn's values in place of Values: sorted and
+	// distinct, as an index holds them (a link's keys; see ValueSet).
+	Set   ValueSet
+	Text  string    // text queries, wildcard and regex
+	Fuzzy bool      // OpAllTerms and OpAnyTerm
+	Kids  []*Filter // OpAnd, OpOr, OpNot
+	Keys  [][]byte  // OpKeys: encoded primary keys
 	// Scores are the relevance of each of Keys, in order, when the keys
 	// are a nearestNeighbors result: a relevance search orders by them.
 	Scores   []float64
 	Interval *Rule // OpInterval
 	Geo      *Geo  // OpGeo
+}
+
+// ValueSet is the values of an OpIn as the index that found them holds
+// them: sorted, distinct, of one property's type. A link hands the keys
+// of one type's objects to a filter of another type as a ValueSet, so
+// that the other type's index reads them as they are (a hundred thousand
+// keys, at ten million objects, cost a search as much again to box and
+// convert back); everyone else asks for Values.
+type ValueSet interface {
+	Len() int
+	// Values is the values boxed, in order; a set may make them on the
+	// first call and keep them.
+	Values() []any
+}
+
+// ValueList is a ValueSet of values already boxed.
+type ValueList []any
+
+// Len is the number of values.
+func (l ValueList) Len() int { return len(l) }
+
+// Values returns l.
+func (l ValueList) Values() []any { return l }
+
+// InValues is OpIn's values: those of Set, or Values.
+func (f *Filter) InValues() []any {
+	if f.Set != nil {
+		return f.Set.Values()
+	}
+	return f.Values
+}
+
+// InLen is the number of OpIn's values, without boxing a Set's.
+func (f *Filter) InLen() int {
+	if f.Set != nil {
+		return f.Set.Len()
+	}
+	return len(f.Values)
 }
 
 // MatchesAll reports whether f is trivially every object (nil, OpAll, or
@@ -110,7 +151,7 @@ func (f *Filter) String() string {
 		}
 		return f.Op.String() + "(" + strings.Join(parts, ", ") + ")"
 	case OpIn:
-		return fmt.Sprintf("%s in %v", f.Property, f.Values)
+		return fmt.Sprintf("%s in %v", f.Property, f.InValues())
 	case OpKeys:
 		return fmt.Sprintf("keys(%d)", len(f.Keys))
 	case OpInterval:

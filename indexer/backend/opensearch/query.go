@@ -99,11 +99,12 @@ func (tr translator) filter(f *query.Filter) (map[string]any, error) {
 		}
 		return map[string]any{"term": map[string]any{exactField(p): v}}, nil
 	case query.OpIn:
-		if len(f.Values) == 0 {
+		values := f.InValues()
+		if len(values) == 0 {
 			return matchAll(), nil
 		}
-		vs := make([]any, len(f.Values))
-		for i, x := range f.Values {
+		vs := make([]any, len(values))
+		for i, x := range values {
 			v, err := tr.value(p, x)
 			if err != nil {
 				return nil, err

@@ -1,0 +1,84 @@
+package index
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/ontoindex/ontoindex/indexer/query"
+	"github.com/ontoindex/ontoindex/objects"
+)
+
+// valueSet is what Distinct returns: the distinct values of a property
+// as the index holds them, sorted. A searchAround hands it to the other
+// type's filter (query.Filter.Set), whose compiler reads the keys as they
+// are when its property holds values of the same kind (inSet): at ten
+// million objects a link from a hundred thousand customers spent a tenth
+// of its time boxing each key and converting it back.
+type valueSet struct {
+	elementType objects.DataType
+	// pres are the values of a property whose values are their pres
+	// alone (numbers, dates), unique and ascending; vks the values of
+	// other properties, in compareValueKeys order.
+	pres []uint64
+	vks  []valueKey
+
+	once  sync.Once
+	boxed []any
+}
+
+var _ query.ValueSet = (*valueSet)(nil)
+
+func (v *valueSet) Len() int {
+	if v.pres != nil {
+		return len(v.pres)
+	}
+	return len(v.vks)
+}
+
+// Values boxes the values, once.
+func (v *valueSet) Values() []any {
+	v.once.Do(func() {
+		v.boxed = make([]any, v.Len())
+		for i := range v.boxed {
+			v.boxed[i] = valueOf(v.elementType, v.at(i))
+		}
+	})
+	return v.boxed
+}
+
+func (v *valueSet) at(i int) valueKey {
+	if v.pres != nil {
+		return valueKey{pre: v.pres[i]}
+	}
+	return v.vks[i]
+}
+
+// inSet matches the documents whose value is one of set's, when set holds
+// values of pi's kind as pi's order holds them; ok is false otherwise, and
+// the caller converts set's boxed values as it does any OpIn's.
+func (c *compiler) inSet(pi *propertyIndex, set query.ValueSet) (n node, ok bool, err error) {
+	v, isIndexed := set.(*valueSet)
+	if !isIndexed || v.Len() < 2 || pi.dict != nil || pi.order == nil || pi.isList || v.elementType.Kind != pi.elementType.Kind {
+		return nil, false, nil
+	}
+	if err := c.values(pi); err != nil {
+		return nil, false, err
+	}
+	switch t := c.s.ties(pi); {
+	case v.pres != nil && !t.exactParts():
+		pres := v.pres
+		in := func(x valueKey) bool {
+			_, found := slices.BinarySearch(pres, x.pre)
+			return found
+		}
+		return &runsNode{pi: pi, runs: pi.order.runsOfPres(pres), in: in, cost: inCost(len(pres))}, true, nil
+	case v.vks != nil && t.exactParts():
+		vks := v.vks
+		in := func(x valueKey) bool {
+			_, found := slices.BinarySearchFunc(vks, x, compareValueKeys)
+			return found
+		}
+		return &runsNode{pi: pi, runs: pi.order.runsOf(t, vks), in: in, cost: inCost(len(vks))}, true, nil
+	}
+	return nil, false, nil
+}
