@@ -100,11 +100,7 @@ func (b *orderBins) countIn(o *order, r run, w dense) int64 {
 	for k := range b.stretches {
 		for i := first; i < last; i++ {
 			at := b.cuts[i*(b.stretches+1)+k:]
-			for _, d := range b.bins[i][at[0]:at[1]] {
-				if j := int(d >> 6); j < len(w) {
-					n += w[j] >> (d & 63) & 1
-				}
-			}
+			n += countBits(b.bins[i][at[0]:at[1]], w)
 		}
 	}
 	return int64(n) + countRunsIn(o, []run{{r.lo, first * b.width}, {last * b.width, r.hi}}, w)

@@ -51,6 +51,8 @@
 //   - tlstest: a throwaway CA, server and client certificates, and
 //     WriteFiles: ca.pem, cert.pem and key.pem for 127.0.0.1 and localhost,
 //     for a server config's server.tls and for clients outside Go.
+//   - cputime: the CPU time a benchmark spent (its process's or its
+//     thread's), which benchmarks report as cpu-ns/op beside ns/op.
 //
 // This package itself has no code.
 package testkit
