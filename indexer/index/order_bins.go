@@ -1,6 +1,9 @@
 package index
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // orderBins cut an order's positions into bins of width consecutive
 // positions and hold each bin's documents sorted by document. A count
@@ -9,20 +12,26 @@ import "sync"
 // test of the bitset is a cache miss once the bitset outgrows the caches
 // (1.25 MB at ten million documents): the count then costs twice as much
 // per document at ten million as at one. Through the bins, the whole bins
-// of the range are read together a stretch of 65,536 documents at a time
-// (cuts say where each stretch starts in each bin), so that the 8 KB of
-// the bitset a stretch tests stays in the first-level cache; the ends of
-// the range are counted by position as before. The bins cost 4 bytes a
-// document of the order and about 4 bytes per bin and stretch (0.03 a
-// document at ten million); they are made on first use per order (about
-// 0.1 s at ten million), carried by Apply while the order is unchanged,
-// and not saved.
+// of the range are read a stretch of 65,536 documents at a time, so that
+// the 8 KB of the bitset a stretch tests stays in the first-level cache;
+// the ends of the range are counted by position as before. The documents
+// are laid out by stretch, then by bin, so that the whole bins of a range
+// are one slice in each stretch, read as a stream (at ten million, a
+// count of 500,000 documents read 3,800 pieces of 25 bins before, at 1.8x
+// the CPU). The bins cost 4 bytes a document of the order and 4 bytes
+// per bin and stretch (0.03 a document at ten million); they are made on
+// first use per order (about 0.1 s at ten million), carried by Apply
+// while the order is unchanged, and not saved.
 type orderBins struct {
-	width     int
-	bins      [][]uint32
-	stretch   int      // documents countIn reads the whole bins by at a time
-	stretches int      // stretches of the documents
-	cuts      []uint32 // per bin, where each stretch starts in it, then its length
+	width     int // positions a bin
+	bins      int
+	stretch   int // documents a stretch
+	stretches int
+	// docs holds, stretch after stretch, the documents of each bin in
+	// that stretch, ascending; the documents of bin i in stretch k are
+	// docs[starts[k*bins+i]:starts[k*bins+i+1]].
+	docs   []uint32
+	starts []uint32
 }
 
 const (
@@ -46,8 +55,11 @@ const binsMinDocs = 1 << 21
 func newOrderBins(o *order, maxDoc uint32, stretch int) *orderBins {
 	n := o.len()
 	b := &orderBins{width: max(n/binsPerOrder, binWidthMin), stretch: stretch}
-	// Each document's bin, then the documents in document order appended
-	// to their bins: two passes, where sorting each bin costs n log n.
+	b.bins = (n + b.width - 1) / b.width
+	b.stretches = (int(maxDoc) + stretch - 1) / stretch
+	// Each document's bin, then the documents in document order placed
+	// in their stretch's piece of their bin: counting sort, where sorting
+	// each bin costs n log n.
 	binOf := make([]int32, maxDoc)
 	for i := range binOf {
 		binOf[i] = -1
@@ -60,37 +72,31 @@ func newOrderBins(o *order, maxDoc uint32, stretch int) *orderBins {
 		}
 		return true
 	})
-	all := make([]uint32, n) // one allocation for every bin
-	b.bins = make([][]uint32, (n+b.width-1)/b.width)
-	for i := range b.bins {
-		lo, hi := i*b.width, min((i+1)*b.width, n)
-		b.bins[i] = all[lo:lo:hi]
-	}
+	b.starts = make([]uint32, b.stretches*b.bins+1)
 	for d, bi := range binOf {
 		if bi >= 0 {
-			b.bins[bi] = append(b.bins[bi], uint32(d))
+			b.starts[d/stretch*b.bins+int(bi)+1]++
 		}
 	}
-	// Where each stretch starts in each bin.
-	b.stretches = (int(maxDoc) + stretch - 1) / stretch
-	b.cuts = make([]uint32, 0, len(b.bins)*(b.stretches+1))
-	for _, bin := range b.bins {
-		j := 0
-		for k := range b.stretches {
-			for j < len(bin) && int(bin[j]) < k*stretch {
-				j++
-			}
-			b.cuts = append(b.cuts, uint32(j))
+	for i := 1; i < len(b.starts); i++ {
+		b.starts[i] += b.starts[i-1]
+	}
+	next := slices.Clone(b.starts[:len(b.starts)-1])
+	b.docs = make([]uint32, n)
+	for d, bi := range binOf {
+		if bi >= 0 {
+			f := d/stretch*b.bins + int(bi)
+			b.docs[next[f]] = uint32(d)
+			next[f]++
 		}
-		b.cuts = append(b.cuts, uint32(len(bin)))
 	}
 	return b
 }
 
 // countIn counts the documents of positions [r.lo, r.hi) of o whose bit
-// is set in w: the whole bins by document, the ends by position. The
-// whole bins are read together a stretch of documents at a time, so that
-// the stretch of w they test stays in the first-level cache.
+// is set in w: the whole bins by document, a stretch at a time, so that
+// the stretch of w they test stays in the first-level cache; the ends by
+// position.
 func (b *orderBins) countIn(o *order, r run, w dense) int64 {
 	first, last := (r.lo+b.width-1)/b.width, r.hi/b.width // whole bins [first, last)
 	if first >= last {
@@ -98,10 +104,7 @@ func (b *orderBins) countIn(o *order, r run, w dense) int64 {
 	}
 	var n uint64
 	for k := range b.stretches {
-		for i := first; i < last; i++ {
-			at := b.cuts[i*(b.stretches+1)+k:]
-			n += countBits(b.bins[i][at[0]:at[1]], w)
-		}
+		n += countBits(b.docs[b.starts[k*b.bins+first]:b.starts[k*b.bins+last]], w)
 	}
 	return int64(n) + countRunsIn(o, []run{{r.lo, first * b.width}, {last * b.width, r.hi}}, w)
 }
