@@ -67,15 +67,16 @@ func (j *buildJob) full(ctx context.Context) error {
 		w.BeforeCommit(backend.flush)
 	}
 	w.Full(sink, rows, bs)
+	if counted != nil {
+		w.Numbered(func() uint64 { return counted.next })
+	}
 	if resume {
 		// The numbers (and index) of an interrupted build start from the
 		// chunks it committed.
 		if docs != nil {
 			docs.next, err = fillBuilder(ctx, w.Gen(), docs.b)
 		} else {
-			var next uint32
-			next, err = w.Gen().NextDoc(ctx)
-			counted.next = uint64(next)
+			counted.next, _, err = w.Gen().NextDoc(ctx)
 		}
 		if err != nil {
 			return fmt.Errorf("object type %s: resume build: %w", name, err)

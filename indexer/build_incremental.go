@@ -42,6 +42,7 @@ func (j *buildJob) incremental(ctx context.Context) error {
 		docs.before = map[uint32][]byte{} // for the commit's watchers (lean_commit.go)
 		w.Incremental(docs, docs.version)
 		w.Unmarked()
+		w.Numbered(func() uint64 { return counter.next })
 	} else {
 		docs = newDocChanges(base.NewAllocator(), base.Version()+1, j.ix.cluster(&j.ts.spec) != nil)
 		w.Incremental(docs, docs.version)

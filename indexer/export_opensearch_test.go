@@ -4,6 +4,7 @@ package indexer
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
@@ -68,4 +69,21 @@ func StoredDocs(ctx context.Context, ix *Indexer, name string) ([]uint32, error)
 		return nil
 	})
 	return docs, err
+}
+
+// NextDoc is the document the next new object of an object type without
+// the embedded index takes.
+func NextDoc(ix *Indexer, name string) (uint64, error) {
+	ts, err := ix.state(name)
+	if err != nil {
+		return 0, err
+	}
+	ts.mu.RLock()
+	gen := ts.gen
+	ts.mu.RUnlock()
+	if gen == nil || gen.lean == nil {
+		return 0, fmt.Errorf("object type %s: not built without the embedded index", name)
+	}
+	c := gen.nextDocs()
+	return c.next, nil
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/ontoindex/ontoindex/indexer/config"
-	"github.com/ontoindex/ontoindex/indexer/store"
 	"github.com/ontoindex/ontoindex/objects"
 )
 
@@ -16,10 +15,12 @@ import (
 // generation holds no index snapshot, so the indexer's memory does not
 // grow with its objects. Its builds still diff against the store, which
 // numbers the documents of its objects; with no index to know the free
-// numbers, the generation numbers new documents above every stored one
-// (docCounter). No index file is read or written, and its incremental
-// builds mark nothing dirty. The reads only the embedded index answers
-// are refused with a *NoIndexError (read_lean.go).
+// numbers, the generation numbers new documents above every number it
+// gave (docCounter), a counter its builds store with their commits
+// (store.Writer.Numbered), so that a start reads no record to find it.
+// No index file is read or written, and its incremental builds mark
+// nothing dirty. The reads only the embedded index answers are refused
+// with a *NoIndexError (read_lean.go).
 
 // keepsIndex reports whether an object type keeps the embedded index:
 // every type but those of a backend with embeddedIndex: none.
@@ -68,9 +69,10 @@ func (d *countedDocs) New() uint32 { return d.Next() }
 func (d *countedDocs) Changed(uint32, []byte, *objects.Object) error { return nil }
 
 // openLeanGeneration opens a generation that keeps no index: it reads the
-// number of its next document from the store, and removes what an earlier
-// run with the embedded index left (the index file and the dirty marks
-// that catch it up), which these builds would leave stale.
+// number of its next document from the store (store.DB.NextDoc), and
+// removes what an earlier run with the embedded index left (the index
+// file and the dirty marks that catch it up), which these builds would
+// leave stale.
 func (ix *Indexer) openLeanGeneration(ctx context.Context, name string, n int) (*generation, error) {
 	file := ix.indexFile(name, n)
 	tmps, _ := filepath.Glob(file + ".tmp-*")
@@ -79,21 +81,16 @@ func (ix *Indexer) openLeanGeneration(ctx context.Context, name string, n int) (
 			return nil, fmt.Errorf("object type %s: remove the index file of generation %d: %w", name, n, err)
 		}
 	}
-	var next uint32
-	var version uint64
-	err := ix.db.ViewGen(name, n, func(g *store.Gen) error {
-		var err error
-		version = g.Version()
-		next, err = g.NextDoc(ctx)
-		return err
-	})
+	// The builds store the counter; a generation they did not (before
+	// the counter was stored) is read in full once, and stores it.
+	next, version, err := ix.db.NextDoc(ctx, name, n)
 	if err != nil {
 		return nil, fmt.Errorf("object type %s: open generation %d: %w", name, n, err)
 	}
 	if err := ix.db.ClearDirty(name, n, version); err != nil {
 		return nil, fmt.Errorf("object type %s: generation %d: %w", name, n, err)
 	}
-	return &generation{ix: ix, name: name, n: n, lean: &docCounter{next: uint64(next)}}, nil
+	return &generation{ix: ix, name: name, n: n, lean: &docCounter{next: next}}, nil
 }
 
 // nextDocs is the counter a build of a generation without an index

@@ -18,7 +18,9 @@
 //	    manifests  manifest path -> uvarint file ids of its live data files
 //	    dirty      4-byte document -> uvarint version | key: documents changed
 //	               since the generation's index file (key empty: now free)
-//	    meta       nextFileID, count, version (of the objects), layout
+//	    meta       nextFileID, count, version (of the objects), layout, and for a
+//	               generation no index numbers, nextDoc: uvarint version | uvarint
+//	               next document (next_doc.go)
 //	    aliases    8-byte file id | 8-byte id aliased to it -> (empty); made when
 //	               first written (writer_alias.go)
 //

@@ -174,31 +174,6 @@ func (g *Gen) EachDoc(ctx context.Context, fn func(doc uint32, key []byte, o *ob
 	return next, nil
 }
 
-// NextDoc is the first document number above every stored object's (as
-// EachDoc returns it), read from the records alone: a writer numbers new
-// objects from it when no index knows the free numbers.
-func (g *Gen) NextDoc(ctx context.Context) (uint32, error) {
-	if g.layout < Layout {
-		return uint32(g.Count()), nil // numbered in key order at load
-	}
-	var next uint32
-	c := g.objects.Cursor()
-	n := 0
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if n++; n&0xffff == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
-		r, err := g.record(v)
-		if err != nil {
-			return 0, fmt.Errorf("object %x: %w", k, err)
-		}
-		next = max(next, r.doc+1)
-	}
-	return next, nil
-}
-
 // HasDirty reports whether the generation lists its dirty documents
 // (generations of an older layout do not).
 func (g *Gen) HasDirty() bool { return g.dirty != nil }

@@ -170,7 +170,7 @@ func TestWriter(t *testing.T) {
 	if err != nil || next != 4 || !reflect.DeepEqual(keys, []string{"a", "c", "d"}) {
 		t.Fatalf("documents %v up to %d, %v", keys, next, err)
 	}
-	if n, err := r.NextDoc(ctx); err != nil || n != next {
+	if n, _, err := r.NextDoc(ctx); err != nil || n != uint64(next) {
 		t.Fatalf("NextDoc = %d, %v; EachDoc's %d", n, err, next)
 	}
 	if gens, err := db.Generations("T"); err != nil || !reflect.DeepEqual(gens, []int{1}) {

@@ -84,6 +84,9 @@ type Writer struct {
 	cursor objectsCursor
 	// beforeCommit, when set, runs before every commit (BeforeCommit).
 	beforeCommit func() error
+	// next, when set, is the counter the documents are numbered from,
+	// stored with every commit of a version (Numbered).
+	next func() uint64
 }
 
 // OpenWriter opens a writer on a generation of an object type (creating it
@@ -224,6 +227,9 @@ func (w *Writer) flush() error {
 		if err := w.b.meta.Put(keyVersion, binary.AppendUvarint(nil, w.version)); err != nil {
 			return err
 		}
+	}
+	if err := w.putNextDoc(); err != nil {
+		return err
 	}
 	if w.state == nil && !w.finish {
 		return nil

@@ -130,7 +130,7 @@ func (s *Server) Measure(ctx context.Context, id string, clients int, warmup, du
 		_, err := q.onto(ctx, s.client, q.gen(r))
 		return err
 	}
-	p, err := load(ctx, clients, warmup, dur, seed, stream, s.CPUSeconds, call)
+	p, err := load(ctx, clients, warmup, dur, seed, stream, side{call: call, cpu: s.CPUSeconds})
 	if err != nil {
 		return Sample{}, err
 	}

@@ -19,6 +19,10 @@ type Stats struct {
 	// ServerCPUus is the server's CPU time per completed request in the
 	// measured part, in microseconds (0: unknown).
 	ServerCPUus float64 `json:"serverCpuUsPerRequest,omitempty"`
+	// NodeCPUus is, for a side behind which an OpenSearch node answers,
+	// the node's share of ServerCPUus (0: not read): the node's CPU a
+	// request on the backend's requests against the straight DSL's.
+	NodeCPUus float64 `json:"nodeCpuUsPerRequest,omitempty"`
 	// ClientCPUus is the bench process's (the clients') CPU time per
 	// request, and IdlePct the share of the machine's CPU time nobody
 	// used, over the same part: with ServerCPUus they tell whether the
@@ -42,6 +46,8 @@ type part struct {
 	// bench process's; the machine's idle and total CPU ticks.
 	serverCPU, clientCPU float64
 	idleTicks, allTicks  float64
+	// nodeCPU is the node's CPU seconds over the part (negative: not read).
+	nodeCPU float64
 }
 
 // add merges q into p.
@@ -56,6 +62,11 @@ func (p *part) add(q part) {
 		p.serverCPU += q.serverCPU
 	} else {
 		p.serverCPU = -1
+	}
+	if p.nodeCPU >= 0 && q.nodeCPU >= 0 {
+		p.nodeCPU += q.nodeCPU
+	} else {
+		p.nodeCPU = -1
 	}
 	p.clientCPU += q.clientCPU
 	p.idleTicks += q.idleTicks
@@ -75,6 +86,9 @@ func (p *part) stats() Stats {
 		if p.serverCPU >= 0 {
 			st.ServerCPUus = per(p.serverCPU)
 		}
+		if p.nodeCPU > 0 {
+			st.NodeCPUus = per(p.nodeCPU)
+		}
 		st.ClientCPUus = per(p.clientCPU)
 		if p.allTicks > 0 {
 			st.IdlePct = 100 * p.idleTicks / p.allTicks
@@ -89,16 +103,21 @@ func (p *part) stats() Stats {
 // still yields figures. Client i draws its parameters from a stream that
 // depends only on (seed, stream, i), so that two systems see the same
 // parameters in the same order.
-// cpu, when set, reads the server's CPU seconds so far.
-func load(ctx context.Context, clients int, warmup, dur time.Duration, seed, stream uint64, cpu func() float64, c call) (part, error) {
+// sd.cpu, when set, reads the server's CPU seconds so far, and sd.node
+// the node's.
+func load(ctx context.Context, clients int, warmup, dur time.Duration, seed, stream uint64, sd side) (part, error) {
+	c, cpu := sd.call, sd.cpu
 	if warmup > 0 {
 		if _, err := loop(ctx, clients, warmup, seed, stream<<1, c); err != nil {
 			return part{}, err
 		}
 	}
-	before := -1.0
+	before, node0 := -1.0, -1.0
 	if cpu != nil {
 		before = cpu()
+	}
+	if sd.node != nil {
+		node0 = sd.node()
 	}
 	self := os.Getpid()
 	client0 := procCPUSeconds(self)
@@ -107,9 +126,12 @@ func load(ctx context.Context, clients int, warmup, dur time.Duration, seed, str
 	if err != nil {
 		return part{}, err
 	}
-	p.serverCPU = -1
+	p.serverCPU, p.nodeCPU = -1, -1
 	if cpu != nil {
 		p.serverCPU = cpu() - before
+	}
+	if sd.node != nil {
+		p.nodeCPU = sd.node() - node0
 	}
 	p.clientCPU = procCPUSeconds(self) - client0
 	if idle1, total1 := machineCPUTicks(); total1 > total0 {

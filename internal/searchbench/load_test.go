@@ -78,7 +78,7 @@ func TestLoad_errors(t *testing.T) {
 		}
 		return nil
 	}
-	p, err := load(context.Background(), 2, 10*time.Millisecond, 50*time.Millisecond, 1, 1, func() float64 { return procCPUSeconds(os.Getpid()) }, c)
+	p, err := load(context.Background(), 2, 10*time.Millisecond, 50*time.Millisecond, 1, 1, side{call: c, cpu: func() float64 { return procCPUSeconds(os.Getpid()) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestLoad_canceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c := func(ctx context.Context, r *rand.Rand) error { return ctx.Err() }
-	if _, err := load(ctx, 2, 0, time.Second, 1, 1, nil, c); !errors.Is(err, context.Canceled) {
+	if _, err := load(ctx, 2, 0, time.Second, 1, 1, side{call: c}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -275,12 +275,12 @@ func (s *openSearchSide) sides(q query) (backend, straight side) {
 	}
 	jvmCPU := func() float64 { return procCPUSeconds(s.jvmPID) }
 	srvPID := s.srv.pid()
-	backend = side{cpu: func() float64 { return procCPUSeconds(srvPID) + jvmCPU() }, call: func(ctx context.Context, r *rand.Rand) error {
+	backend = side{cpu: func() float64 { return procCPUSeconds(srvPID) + jvmCPU() }, node: jvmCPU, call: func(ctx context.Context, r *rand.Rand) error {
 		_, err := q.onto(ctx, s.client, q.gen(r))
 		return err
 	}}
 	if calls.tmpl != nil {
-		straight = side{cpu: jvmCPU, call: func(ctx context.Context, r *rand.Rand) error {
+		straight = side{cpu: jvmCPU, node: jvmCPU, call: func(ctx context.Context, r *rand.Rand) error {
 			return calls.tmpl.send(ctx, s.direct, q.gen(r))
 		}}
 	}

@@ -117,16 +117,19 @@ func (r *Report) writeOpenSearch(w io.Writer, width int) {
 			fmt.Fprintf(w, "%-*s  straight: not measured: %s\n", width, "", q.OpenSearchNote)
 		}
 	}
-	fmt.Fprintf(w, "%-*s  %14s  %14s\n", width, "CPU per request (µs)", "backend+node", "node (straight)")
+	fmt.Fprintf(w, "%-*s  %14s  %14s  %15s\n", width, "CPU per request (µs)", "backend+node", "node (backend)", "node (straight)")
 	for _, q := range r.Queries {
 		if q.Backend == nil {
 			continue
 		}
-		straight := "-"
+		node, straight := "-", "-"
+		if q.Backend.NodeCPUus > 0 {
+			node = num(q.Backend.NodeCPUus)
+		}
 		if q.Straight != nil && q.Straight.ServerCPUus > 0 {
 			straight = num(q.Straight.ServerCPUus)
 		}
-		fmt.Fprintf(w, "%-*s  %14s  %14s\n", width, q.Name, num(q.Backend.ServerCPUus), straight)
+		fmt.Fprintf(w, "%-*s  %14s  %14s  %15s\n", width, q.Name, num(q.Backend.ServerCPUus), node, straight)
 	}
 	fmt.Fprintf(w, "time to searchable: OpenSearch backend %s s (serve --build until /readyz, both types into OpenSearch and the embedded index; cluster start %s s apart)\n",
 		num(f.SearchableSeconds), num(f.StartSeconds))
@@ -147,6 +150,6 @@ func openSearchNotes() []string {
 		"OpenSearch backend: searches = the searches the backend sent OpenSearch per call, counted by a recording proxy while the answers were checked against the embedded server's; 0: the embedded index answered (gets, relevance order, what the backend refuses), and the row has no OpenSearch figures",
 		"OpenSearch straight: the DSL the backend sent, taken down by the proxy, with each call's parameters put in (the template gave back the DSL of every checked call exactly), posted to the node with the same HTTP client and read, not decoded: straight/b is what the API costs over OpenSearch; the backend server talks to the node without the proxy while measured",
 		"OpenSearch request cache: off on both indexes while measured (index.requests.cache.enable false): the backend and the straight DSL send the same parameters in each round, and the shard request cache would answer the second's size-0 searches (the aggregations) from the first's",
-		"OpenSearch CPU per request: the backend server's and the node's JVM's user+system time; straight: the node's",
+		"OpenSearch CPU per request: the backend server's and the node's JVM's user+system time, and the node's alone (node (backend)); straight: the node's",
 	}
 }

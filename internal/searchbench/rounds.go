@@ -10,6 +10,9 @@ import (
 type side struct {
 	call call
 	cpu  func() float64
+	// node, when set, reads the CPU seconds of the OpenSearch node
+	// behind the side (Stats.NodeCPUus).
+	node func() float64
 }
 
 // rounds measures one query on each of sides (a nil call: not measured
@@ -44,7 +47,7 @@ func rounds(ctx context.Context, o Options, stream uint64, sides []side) ([]Stat
 			if sd.call == nil {
 				continue
 			}
-			p, err := load(ctx, o.Clients, warm, slice, o.Seed, stream<<4|uint64(r), sd.cpu, sd.call)
+			p, err := load(ctx, o.Clients, warm, slice, o.Seed, stream<<4|uint64(r), sd)
 			if err != nil {
 				return nil, err
 			}

@@ -81,14 +81,14 @@ func TestRounds(t *testing.T) {
 }
 
 func TestPart_add(t *testing.T) {
-	p := part{lat: []time.Duration{time.Millisecond}, elapsed: time.Second, serverCPU: 0.5, clientCPU: 0.1, idleTicks: 1, allTicks: 4}
-	p.add(part{lat: []time.Duration{3 * time.Millisecond}, errors: 2, first: "x", elapsed: time.Second, serverCPU: 0.5, clientCPU: 0.1, idleTicks: 1, allTicks: 4})
+	p := part{lat: []time.Duration{time.Millisecond}, elapsed: time.Second, serverCPU: 0.5, nodeCPU: 0.2, clientCPU: 0.1, idleTicks: 1, allTicks: 4}
+	p.add(part{lat: []time.Duration{3 * time.Millisecond}, errors: 2, first: "x", elapsed: time.Second, serverCPU: 0.5, nodeCPU: 0.2, clientCPU: 0.1, idleTicks: 1, allTicks: 4})
 	st := p.stats()
-	if st.Requests != 2 || st.Errors != 2 || st.FirstError != "x" || st.QPS != 1 || st.ServerCPUus != 5e5 || st.IdlePct != 25 || st.P99Ms != 3 {
+	if st.Requests != 2 || st.Errors != 2 || st.FirstError != "x" || st.QPS != 1 || st.ServerCPUus != 5e5 || st.NodeCPUus != 2e5 || st.IdlePct != 25 || st.P99Ms != 3 {
 		t.Fatalf("%+v", st)
 	}
-	p.add(part{serverCPU: -1})
-	if st := p.stats(); st.ServerCPUus != 0 {
-		t.Fatalf("a part of unknown server CPU makes the sum unknown: %+v", st)
+	p.add(part{serverCPU: -1, nodeCPU: -1})
+	if st := p.stats(); st.ServerCPUus != 0 || st.NodeCPUus != 0 {
+		t.Fatalf("a part of unknown server or node CPU makes the sum unknown: %+v", st)
 	}
 }
