@@ -10,11 +10,10 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// leanStore is a store whose generation 1 of T no index numbers: a full
-// build of a..e (documents 0-4), then an incremental build that inserts f
-// (document 5) and one that deletes it, each storing its counter. The
-// records alone say 5, the counter 6.
-func leanStore(t *testing.T) *DB {
+// mustFullWriter opens a store in a temporary directory (closed when the
+// test ends) and a writer of a full build of generation 1 of T, in chunks
+// of two rows, whose documents d numbers and whose counter it stores.
+func mustFullWriter(t *testing.T, d *docs) (*DB, *Writer) {
 	t.Helper()
 	db, err := Open(filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
@@ -25,9 +24,19 @@ func leanStore(t *testing.T) *DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &docs{changed: map[uint32]string{}}
 	w.Full(d, 2, &BuildState{Generation: 1})
 	w.Numbered(func() uint64 { return uint64(d.next) })
+	return db, w
+}
+
+// leanStore is a store whose generation 1 of T no index numbers: a full
+// build of a..e (documents 0-4), then an incremental build that inserts f
+// (document 5) and one that deletes it, each storing its counter. The
+// records alone say 5, the counter 6.
+func leanStore(t *testing.T) *DB {
+	t.Helper()
+	d := &docs{changed: map[uint32]string{}}
+	db, w := mustFullWriter(t, d)
 	for i, k := range []string{"a", "b", "c", "d", "e"} {
 		insert(t, w, changelog.Insert, k, "f1", int64(i), int64(i))
 	}
@@ -178,18 +187,8 @@ func TestDB_NextDoc(t *testing.T) {
 	}
 
 	t.Run("a full build's chunks store none", func(t *testing.T) {
-		db, err := Open(filepath.Join(t.TempDir(), "state.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		w, err := OpenWriter(db, "T", 1, true)
-		if err != nil {
-			t.Fatal(err)
-		}
 		d := &docs{changed: map[uint32]string{}}
-		w.Full(d, 2, &BuildState{Generation: 1})
-		w.Numbered(func() uint64 { return uint64(d.next) })
+		db, w := mustFullWriter(t, d)
 		for i, k := range []string{"a", "b", "c"} {
 			insert(t, w, changelog.Insert, k, "f1", int64(i), int64(i))
 		}
