@@ -12,9 +12,9 @@ import (
 // TestCompiler_inSet follows links between two snapshots of random objects
 // as a searchAround does: the distinct values of a property of one (a
 // valueSet) filter a property of the other. The filter with the set, read
-// as the index holds it where the kinds agree, must match what the same
+// as the index holds it where the types agree, must match what the same
 // filter with the set's boxed values matches, and what the oracle matches;
-// where the kinds differ the set is boxed and converted like any values.
+// where the types differ the set is boxed and converted like any values.
 func TestCompiler_inSet(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	typ := testType(t)
@@ -23,11 +23,14 @@ func TestCompiler_inSet(t *testing.T) {
 	targetObjects := maps.Clone(sourceObjects)
 	source, target := mustBuild(t, typ, sourceObjects), mustBuild(t, typ, targetObjects)
 	target, targetKeys := mustEdit(t, r, target, targetObjects, editMix{deleted: 1, rewritten: 1, outOf: 6})
-	_, sourceKeys := mustEdit(t, r, mustBuild(t, typ, sourceObjects), sourceObjects, editMix{outOf: 1})
+	sourceKeys := map[uint32][]byte{}
+	for d, o := range sourceObjects {
+		sourceKeys[d] = mustKey(t, typ, o)
+	}
 	or := &oracle{t: typ}
 	// Read as the index holds them: a long key (id) and a decimal (exact
 	// parts); the others go the way of boxed values: properties with a
-	// dictionary (few distinct values), without an order, of another kind.
+	// dictionary (few distinct values), without an order, of another type.
 	links := []struct{ from, to string }{
 		{"id", "id"}, {"visits", "id"}, {"amount", "amount"}, {"id", "id"}, {"amount", "amount"},
 		{"id", "visits"}, {"city", "code"}, {"name", "city"}, {"balance", "weight"}, {"day", "day"},
