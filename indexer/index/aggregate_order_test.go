@@ -19,10 +19,7 @@ func TestSnapshot_AggregateByOrder(t *testing.T) {
 	typ := testType(t)
 	want := randState(r, 3000)
 	s := mustBuild(t, typ, want)
-	keys := map[uint32][]byte{}
-	for d, o := range want {
-		keys[d] = mustKey(t, typ, o)
-	}
+	keys := mustKeys(t, typ, want)
 	or := &oracle{t: typ}
 	// The test's dates span 100 days and its timestamps 1,000 seconds:
 	// groupings of a few buckets to as many as the values (the column

@@ -339,10 +339,7 @@ func TestSnapshot_Aggregate(t *testing.T) {
 	typ := testType(t)
 	want := randState(r, 1500)
 	s := mustBuild(t, typ, want)
-	keys := map[uint32][]byte{}
-	for d, o := range want {
-		keys[d] = mustKey(t, typ, o)
-	}
+	keys := mustKeys(t, typ, want)
 	load := func(docs []uint32) ([]*objects.Object, error) {
 		out := make([]*objects.Object, len(docs))
 		for i, d := range docs {

@@ -348,11 +348,17 @@ func mustEdit(tb testing.TB, r *rand.Rand, s *Snapshot, want state, mix editMix)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	keys := map[uint32][]byte{}
+	return s, mustKeys(tb, t, want)
+}
+
+// mustKeys is the encoded primary key of each object of want, by document.
+func mustKeys(tb testing.TB, t *objects.Type, want state) map[uint32][]byte {
+	tb.Helper()
+	keys := make(map[uint32][]byte, len(want))
 	for d, o := range want {
 		keys[d] = mustKey(tb, t, o)
 	}
-	return s, keys
+	return keys
 }
 
 // search runs a search and fails the test on error.

@@ -73,10 +73,7 @@ func TestSnapshot_SearchBoundedCount(t *testing.T) {
 	typ := testType(t)
 	want := randState(r, 3000)
 	s := mustBuild(t, typ, want)
-	keys := map[uint32][]byte{}
-	for d, o := range want {
-		keys[d] = mustKey(t, typ, o)
-	}
+	keys := mustKeys(t, typ, want)
 	or := &oracle{t: typ}
 	sorted := []string{"balance", "visits", "amount", "day", "at", "code"}
 	check := func(t *testing.T, s *Snapshot, keys map[uint32][]byte) {

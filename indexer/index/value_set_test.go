@@ -23,10 +23,7 @@ func TestCompiler_inSet(t *testing.T) {
 	targetObjects := maps.Clone(sourceObjects)
 	source, target := mustBuild(t, typ, sourceObjects), mustBuild(t, typ, targetObjects)
 	target, targetKeys := mustEdit(t, r, target, targetObjects, editMix{deleted: 1, rewritten: 1, outOf: 6})
-	sourceKeys := map[uint32][]byte{}
-	for d, o := range sourceObjects {
-		sourceKeys[d] = mustKey(t, typ, o)
-	}
+	sourceKeys := mustKeys(t, typ, sourceObjects)
 	or := &oracle{t: typ}
 	// Read as the index holds them: a long key (id) and a decimal (exact
 	// parts); the others go the way of boxed values: properties with a
