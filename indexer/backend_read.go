@@ -59,9 +59,10 @@ func (v *View) backendAggregate(ctx context.Context, q *query.Aggregate) (*query
 // backend's error (named by the type); else the embedded index's answer,
 // or its error when it refuses the read too (a bad filter, which the API
 // knows how to report), but the backend's error when the read goes on
-// from the backend's cursor, which the embedded index cannot continue. An embedded answer to a read the backend refused
-// is counted in the type's backend status. A type without an index
-// refuses the read (read, what it was).
+// from the backend's cursor, which the embedded index cannot continue.
+// An embedded answer to a read the backend refused is counted in the
+// type's backend status. A type without an index refuses the read (read,
+// what it was).
 func fallBack[T any](ctx context.Context, v *View, err error, read string, embedded func() (T, error)) (T, error) {
 	name := v.cp.Type.APIName
 	var ue *opensearch.UnreachableError

@@ -33,7 +33,11 @@ const distinctRead = "following links (searchAround, linked objects) by"
 // refuse is the error of a read the view's type cannot answer without
 // the embedded index; cause is the backend's, when it refused it first.
 func (v *View) refuse(read string, cause error) error {
-	return &NoIndexError{ObjectType: v.cp.Type.APIName, Read: read, Backend: v.backendName, Cause: cause}
+	ne := &NoIndexError{ObjectType: v.cp.Type.APIName, Read: read, Backend: v.backendName, Cause: cause}
+	if opensearch.Refused(cause) {
+		ne.Why = cause.Error()
+	}
+	return ne
 }
 
 // backendDistinct is Distinct answered by the backend: the keys of an
@@ -107,9 +111,5 @@ func (v *View) leanRefusal(ctx context.Context, read string, err error) error {
 	if opensearch.Failed(err) || ctx.Err() != nil || errors.Is(err, query.ErrBadCursor) {
 		return fmt.Errorf("object type %s: %w", v.cp.Type.APIName, err)
 	}
-	ne := &NoIndexError{ObjectType: v.cp.Type.APIName, Read: read, Backend: v.backendName, Cause: err}
-	if opensearch.Refused(err) {
-		ne.Why = err.Error()
-	}
-	return ne
+	return v.refuse(read, err)
 }
