@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -122,11 +121,7 @@ func distinctPres(ctx context.Context, pi *propertyIndex, m matches) ([]uint64, 
 	if err != nil {
 		return nil, err
 	}
-	// A table written in key order numbers its documents in that order:
-	// a link's keys then come sorted, and checking costs a tenth of the sort.
-	if !slices.IsSortedFunc(ps, func(a, b rankedPair) int { return cmp.Compare(a.pre, b.pre) }) {
-		sortRanked(ps)
-	}
+	sortRanked(ps)
 	n := 0
 	for _, p := range ps {
 		if n == 0 || p.pre != ps[n-1].pre {
