@@ -61,8 +61,6 @@ type aggregation struct {
 	load         Loader
 	loaded       map[uint32]*objects.Object // loaded for the current batch
 	valueBuf     []valueKey
-	// noOrderCounts: see aggregateOptions.
-	noOrderCounts bool
 }
 
 // Aggregate computes an aggregation over the documents a filter matches.
@@ -96,8 +94,7 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 	if err != nil {
 		return nil, err
 	}
-	a := &aggregation{x: x, limit: q.Limits.MaxGroups, accumulators: map[string]*groupAccumulator{}, load: load,
-		noOrderCounts: opt.noOrderCounts}
+	a := &aggregation{x: x, limit: q.Limits.MaxGroups, accumulators: map[string]*groupAccumulator{}, load: load}
 	exactValues := q.ExactPercentileValues
 	if exactValues <= 0 {
 		exactValues = query.DefaultExactPercentileValues
@@ -157,7 +154,11 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 		}
 		return a.result(), nil
 	}
-	for _, by := range []func(node) (bool, error){a.byDurationOrder, a.byRangesOrder} {
+	byOrder := []func(node) (bool, error){a.byDurationOrder, a.byRangesOrder}
+	if opt.noOrderCounts {
+		byOrder = nil
+	}
+	for _, by := range byOrder {
 		if ok, err := by(root); ok || err != nil {
 			if err != nil {
 				return nil, err

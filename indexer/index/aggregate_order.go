@@ -21,7 +21,7 @@ import (
 // the filter matches: all of it, or the runs of a filter on the grouped
 // property; ok is false for any other query.
 func (a *aggregation) orderRuns(root node, kind query.GroupKind) (g *grouping, runs []run, ok bool) {
-	if len(a.groups) != 1 || !a.countsOnly() || a.noOrderCounts {
+	if len(a.groups) != 1 || !a.countsOnly() {
 		return nil, nil, false
 	}
 	g = a.groups[0]
