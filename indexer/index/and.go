@@ -25,7 +25,7 @@ type andNode struct {
 
 func newAnd(s *Snapshot, kids []node) *andNode {
 	n := &andNode{s: s, kids: kids, tests: slices.Clone(kids)}
-	total := math.Max(float64(s.alive.GetCardinality()), 1)
+	total := math.Max(float64(s.aliveCount()), 1)
 	slices.SortStableFunc(n.tests, func(a, b node) int {
 		// Expected cost to reject: tcost / probability of rejecting.
 		ra := a.tcost() / math.Max(1-a.est()/total, 1e-3)
@@ -42,7 +42,7 @@ func newAnd(s *Snapshot, kids []node) *andNode {
 }
 
 func (n *andNode) est() float64 {
-	total := math.Max(float64(n.s.alive.GetCardinality()), 1)
+	total := math.Max(float64(n.s.aliveCount()), 1)
 	e := total
 	for _, k := range n.kids {
 		e *= k.est() / total
@@ -117,7 +117,7 @@ func (n *andNode) driver(sets, others []node) *runsNode {
 	if !ok {
 		return nil
 	}
-	smallest := float64(n.s.alive.GetCardinality())
+	smallest := float64(n.s.aliveCount())
 	for _, k := range sets {
 		if _, neg, _ := setOf(k); !neg {
 			smallest = math.Min(smallest, k.est())
@@ -131,7 +131,7 @@ func (n *andNode) driver(sets, others []node) *runsNode {
 
 func (n *andNode) mcost() float64 {
 	sets, others := n.plan()
-	total := math.Max(float64(n.s.alive.GetCardinality()), 1)
+	total := math.Max(float64(n.s.aliveCount()), 1)
 	card, cost := -1.0, 0.0
 	if d := n.driver(sets, others); d != nil {
 		card, cost = d.est(), math.Min(d.est()*costSort, float64(n.s.maxDoc)/64*costWord+d.est()*costSet)
@@ -368,12 +368,12 @@ func (x *exec) countNode(n node) (int64, error) {
 	}
 	switch k := n.(type) {
 	case allNode:
-		return int64(x.s.alive.GetCardinality()), nil
+		return int64(x.s.aliveCount()), nil
 	case *runsNode:
 		return int64(k.est()), nil
 	case *notNode:
 		c, err := x.countNode(k.kid)
-		return int64(x.s.alive.GetCardinality()) - c, err
+		return int64(x.s.aliveCount()) - c, err
 	case *geoNode:
 		return k.count(x)
 	case *geoDisjointNode:

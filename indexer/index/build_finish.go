@@ -53,6 +53,7 @@ func (b *Builder) Finish(version uint64) *Snapshot {
 	runParallel(jobs)
 	runParallel(orders)
 	s.alive.RunOptimize()
+	s.counted.Store(0) // a count taken while documents were added is stale
 	b.s = nil
 	return s
 }

@@ -81,7 +81,7 @@ func (x *exec) filter(bm *roaring.Bitmap, test func(uint32) bool) (*roaring.Bitm
 // allNode matches every object.
 type allNode struct{ s *Snapshot }
 
-func (n allNode) est() float64                          { return float64(n.s.alive.GetCardinality()) }
+func (n allNode) est() float64                          { return float64(n.s.aliveCount()) }
 func (n allNode) bitmap(*exec) (*roaring.Bitmap, error) { return n.s.alive, nil }
 func (allNode) test(uint32) bool                        { return true }
 func (allNode) mcost() float64                          { return 0 }
@@ -232,7 +232,7 @@ func (n *predNode) mcost() float64 {
 	if n.pi.dict != nil {
 		return float64(len(n.pi.dict.values)) * n.cost
 	}
-	return float64(n.s.alive.GetCardinality()) * (costColumn + n.cost)
+	return float64(n.s.aliveCount()) * (costColumn + n.cost)
 }
 func (n *predNode) tcost() float64 { return costColumn + n.cost }
 
@@ -249,7 +249,7 @@ func (n *predNode) estimate() {
 		n.estimated = t
 		return
 	}
-	total := n.s.alive.GetCardinality()
+	total := n.s.aliveCount()
 	if total == 0 {
 		return
 	}
@@ -275,7 +275,7 @@ type notNode struct {
 	kid node
 }
 
-func (n *notNode) est() float64 { return math.Max(0, float64(n.s.alive.GetCardinality())-n.kid.est()) }
+func (n *notNode) est() float64 { return math.Max(0, float64(n.s.aliveCount())-n.kid.est()) }
 func (n *notNode) bitmap(x *exec) (*roaring.Bitmap, error) {
 	bm, err := n.kid.bitmap(x)
 	if err != nil {
@@ -284,7 +284,7 @@ func (n *notNode) bitmap(x *exec) (*roaring.Bitmap, error) {
 	return roaring.AndNot(n.s.alive, bm), nil
 }
 func (n *notNode) test(d uint32) bool { return !n.kid.test(d) }
-func (n *notNode) mcost() float64     { return n.kid.mcost() + float64(n.s.alive.GetCardinality())/64 }
+func (n *notNode) mcost() float64     { return n.kid.mcost() + float64(n.s.aliveCount())/64 }
 func (n *notNode) tcost() float64     { return n.kid.tcost() }
 
 // orNode is the union of its kids.
@@ -298,7 +298,7 @@ func (n *orNode) est() float64 {
 	for _, k := range n.kids {
 		t += k.est()
 	}
-	return math.Min(t, float64(n.s.alive.GetCardinality()))
+	return math.Min(t, float64(n.s.aliveCount()))
 }
 
 func (n *orNode) bitmap(x *exec) (*roaring.Bitmap, error) {

@@ -130,7 +130,7 @@ func (n *predNode) estimateIn(o *order, r run) {
 			hit++
 		}
 	}
-	n.estimated = float64(n.s.alive.GetCardinality()) * float64(hit) / float64(seen)
+	n.estimated = float64(n.s.aliveCount()) * float64(hit) / float64(seen)
 }
 
 // accepts runs an automaton over s. (vellum.AutomatonContains stops at

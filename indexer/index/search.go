@@ -67,7 +67,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.alive.GetCardinality()), sparse: opt.sparse, noPairs: opt.noPairs}
+	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.aliveCount()), sparse: opt.sparse, noPairs: opt.noPairs}
 	defer x.release()
 	c := &compiler{s: s, limits: q.Limits}
 	root, err := c.compile(q.Filter)

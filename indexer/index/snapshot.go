@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/ontoindex/ontoindex/indexer/vector"
@@ -33,6 +34,10 @@ type Snapshot struct {
 	pairs   map[pairKey]*pairTable
 	// orderBins are the bins of orders made so far (order_bins.go).
 	orderBins orderBinsCache
+	// counted is alive's cardinality + 1 once aliveCount has counted it (0:
+	// not yet): every query's planner reads it, several times, and at ten
+	// million documents counting reads 153 cold containers (3 µs).
+	counted atomic.Uint64
 }
 
 // propertyIndex is what the index holds for one property.
@@ -152,7 +157,19 @@ func (s *Snapshot) Type() *objects.Type { return s.typ }
 func (s *Snapshot) Version() uint64 { return s.version }
 
 // Objects is the number of objects.
-func (s *Snapshot) Objects() int64 { return int64(s.alive.GetCardinality()) }
+func (s *Snapshot) Objects() int64 { return int64(s.aliveCount()) }
+
+// aliveCount is alive's cardinality, counted once: a snapshot's documents
+// do not change once it is made (a Builder forgets a count taken before
+// Finish, the only time they do).
+func (s *Snapshot) aliveCount() uint64 {
+	if n := s.counted.Load(); n > 0 {
+		return n - 1
+	}
+	n := s.alive.GetCardinality()
+	s.counted.Store(n + 1)
+	return n
+}
 
 // Key returns the encoded primary key of a document.
 func (s *Snapshot) Key(d uint32) []byte { return []byte(s.keys.get(d)) }
@@ -240,7 +257,7 @@ type Allocator struct {
 // NewAllocator returns an allocator over the free numbers of s.
 func (s *Snapshot) NewAllocator() *Allocator {
 	a := &Allocator{next: s.maxDoc}
-	if n := uint64(s.maxDoc); n > s.alive.GetCardinality() {
+	if n := uint64(s.maxDoc); n > s.aliveCount() {
 		used := s.alive.Clone()
 		used.Flip(0, n)
 		a.free = used.ToArray()
