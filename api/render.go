@@ -105,10 +105,11 @@ func (s *Server) renderer(t *objects.Type, sel selection, excludeRID bool) *rend
 // from the index (p). A struct, not an interface: a page writes a hundred
 // rows, and boxing each would allocate.
 type row struct {
-	t *objects.Type
-	o *objects.Object
-	p *indexer.Page
-	j int
+	t   *objects.Type
+	o   *objects.Object
+	key []byte // o's encoded primary key; a page's is read when rendered
+	p   *indexer.Page
+	j   int
 }
 
 // cell reads property i of the row into sc, or returns it when it is a
@@ -136,38 +137,30 @@ func (r row) cell(i int, sc *objects.Scalar) []any {
 
 // appendObject writes one object.
 func (r *renderer) appendObject(b []byte, key []byte, o *objects.Object) []byte {
-	return r.appendRow(b, key, row{t: r.t, o: o})
+	return r.appendRow(b, row{t: r.t, o: o, key: key})
 }
 
 // appendPageRow writes object j of a page: from the index's columns
 // when it holds them, else the object read from the store.
 func (r *renderer) appendPageRow(b []byte, p *indexer.Page, j int) []byte {
 	if p.FromIndex() {
-		return r.appendRow(b, p.Key(j), row{t: r.t, p: p, j: j})
+		return r.appendRow(b, row{t: r.t, p: p, j: j})
 	}
 	return r.appendObject(b, p.Key(j), p.Object(j))
 }
 
 // appendRow writes one object: its selected non-null properties,
 // __apiName, __primaryKey, __title, and __rid unless excluded.
-func (r *renderer) appendRow(b []byte, key []byte, rw row) []byte {
+func (r *renderer) appendRow(b []byte, rw row) []byte {
 	b = append(b, '{')
+	start := len(b) // b is longer once a field is written: the next needs a comma
 	var sc objects.Scalar
-	first := true
-	sep := func() {
-		if !first {
-			b = append(b, ',')
-		}
-		first = false
-	}
 	for _, f := range r.fields {
 		switch f.prop {
 		case fieldAPIName:
-			sep()
-			b = appendString(append(b, f.json...), r.t.APIName)
+			b = appendString(append(comma(b, start), f.json...), r.t.APIName)
 		case fieldPrimaryKey:
-			sep()
-			b = append(b, f.json...)
+			b = append(comma(b, start), f.json...)
 			if len(r.keys) == 1 {
 				rw.cell(r.keys[0], &sc)
 				b = appendScalar(b, r.t.Properties[r.keys[0]].Type, &sc)
@@ -176,8 +169,12 @@ func (r *renderer) appendRow(b []byte, key []byte, rw row) []byte {
 			}
 		case fieldRID:
 			if !r.excludeRID {
-				sep()
-				b = append(append(append(append(b, f.json...), '"'), r.ridPrefix...), '.')
+				b = append(append(append(append(comma(b, start), f.json...), '"'), r.ridPrefix...), '.')
+				key := rw.key
+				if rw.p != nil {
+					var buf [64]byte // most keys: no allocation a row
+					key = rw.p.AppendKey(buf[:0], rw.j)
+				}
 				b = append(objects.AppendDocID(b, key), '"')
 			}
 		case fieldTitle:
@@ -188,11 +185,9 @@ func (r *renderer) appendRow(b []byte, key []byte, rw row) []byte {
 			list := rw.cell(ti, &sc)
 			switch {
 			case list != nil:
-				sep()
-				b = appendString(append(b, f.json...), objects.TextOf(list))
+				b = appendString(append(comma(b, start), f.json...), objects.TextOf(list))
 			case !sc.Null:
-				sep()
-				b = append(b, f.json...)
+				b = append(comma(b, start), f.json...)
 				if k := r.t.Properties[ti].Type.Kind; k == objects.KindString {
 					b = appendString(b, sc.Str)
 				} else {
@@ -208,19 +203,25 @@ func (r *renderer) appendRow(b []byte, key []byte, rw row) []byte {
 			switch {
 			case p.Type.Kind == objects.KindStruct:
 				if !sc.Null {
-					sep()
-					b = r.appendStruct(append(b, f.json...), rw, f.prop, &sc)
+					b = r.appendStruct(append(comma(b, start), f.json...), rw, f.prop, &sc)
 				}
 			case list != nil:
-				sep()
-				b = appendTyped(append(b, f.json...), p.Type, list)
+				b = appendTyped(append(comma(b, start), f.json...), p.Type, list)
 			case !sc.Null:
-				sep()
-				b = appendScalar(append(b, f.json...), p.Type, &sc)
+				b = appendScalar(append(comma(b, start), f.json...), p.Type, &sc)
 			}
 		}
 	}
 	return append(b, '}')
+}
+
+// comma separates a field from the one before it, if any: b is longer
+// than start once the object has one.
+func comma(b []byte, start int) []byte {
+	if len(b) > start {
+		return append(b, ',')
+	}
+	return b
 }
 
 // keyObject is an object holding the key values of a row, for composite

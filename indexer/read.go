@@ -272,6 +272,15 @@ func (p *Page) Key(j int) []byte {
 	return p.snap.Key(p.docs[j])
 }
 
+// AppendKey appends the encoded primary key of object j to b (Key without
+// a copy of its own).
+func (p *Page) AppendKey(b []byte, j int) []byte {
+	if p.keys != nil {
+		return append(b, p.keys[j]...)
+	}
+	return p.snap.AppendKey(b, p.docs[j])
+}
+
 // Object returns object j of the page.
 func (p *Page) Object(j int) *objects.Object {
 	if p.snap != nil {

@@ -174,6 +174,10 @@ func (s *Snapshot) aliveCount() uint64 {
 // Key returns the encoded primary key of a document.
 func (s *Snapshot) Key(d uint32) []byte { return []byte(s.keys.get(d)) }
 
+// AppendKey appends the encoded primary key of a document to b: Key
+// without its allocation, for a page's rows rendered one after another.
+func (s *Snapshot) AppendKey(b []byte, d uint32) []byte { return append(b, s.keys.get(d)...) }
+
 // Lookup returns the document of an encoded primary key. The primary
 // key's order is sorted by (pre, key): the first entry with the key's pre
 // is the key's when the pre is unique, as the pre of a number key always
