@@ -56,9 +56,12 @@ func (o *order) runsOfPres(pres []uint64) []run {
 			if bi, j, lo = o.seekFrom(bi, j, pre); bi == len(o.blocks) {
 				return out
 			}
-			if pre == math.MaxUint64 {
+			switch end, ok := o.runEnd(bi, j, pre); {
+			case ok:
+				j, hi = end, o.starts[bi]+end
+			case pre == math.MaxUint64:
 				hi = o.len()
-			} else {
+			default:
 				bi, j, hi = o.seekFrom(bi, j, pre+1)
 			}
 			if hi > lo {
@@ -67,6 +70,21 @@ func (o *order) runsOfPres(pres []uint64) []run {
 		}
 	}
 	return out
+}
+
+// runEnd returns the offset after the entries of pre that start at
+// offset j of block bi, when they end within a few entries of the same
+// block: a link's key is on one or two entries, which a search for the
+// next pre would find only after a gallop and a bisection.
+func (o *order) runEnd(bi, j int, pre uint64) (int, bool) {
+	const scan = 8
+	xs := o.blocks[bi].pre
+	for k := j; k < min(j+scan, len(xs)); k++ {
+		if xs[k] != pre {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 // seekFrom returns the first entry at or after the cursor (bi, j) whose
