@@ -39,13 +39,14 @@ type node interface {
 
 // exec is one query's evaluation context.
 type exec struct {
-	ctx        context.Context
-	s          *Snapshot
-	aliveCount float64 // alive documents
-	steps      int
-	sparse     bool    // never use dense bitsets (tests compare both ways)
-	noPairs    bool    // never use pair counts (tests and benchmarks compare both ways)
-	bitsets    []dense // bitsets to give back when the query ends
+	ctx           context.Context
+	s             *Snapshot
+	aliveCount    float64 // alive documents
+	steps         int
+	sparse        bool    // never use dense bitsets (tests compare both ways)
+	noPairs       bool    // never use pair counts (tests and benchmarks compare both ways)
+	noFilterCache bool    // never use the snapshot's filter cache (filter_cache.go), likewise
+	bitsets       []dense // bitsets to give back when the query ends
 }
 
 // tick checks for cancellation every so often in long loops.

@@ -95,18 +95,23 @@ func newOrderBins(o *order, maxDoc uint32, stretch int) *orderBins {
 
 // countIn counts the documents of positions [r.lo, r.hi) of o whose bit
 // is set in w: the whole bins by document, a stretch at a time, so that
-// the stretch of w they test stays in the first-level cache; the ends by
-// position.
-func (b *orderBins) countIn(o *order, r run, w dense) int64 {
+// the stretch of w they test stays in the first-level cache, or from
+// prefix, the prefix sums of w's documents over the bins, when given
+// (cachedFilter.binPrefix); the ends by position.
+func (b *orderBins) countIn(o *order, r run, w dense, prefix []int64) int64 {
 	first, last := (r.lo+b.width-1)/b.width, r.hi/b.width // whole bins [first, last)
 	if first >= last {
 		return countRunsIn(o, []run{r}, w)
 	}
-	var n uint64
-	for k := range b.stretches {
-		n += countBits(b.docs[b.starts[k*b.bins+first]:b.starts[k*b.bins+last]], w)
+	var n int64
+	if prefix != nil {
+		n = prefix[last] - prefix[first]
+	} else {
+		for k := range b.stretches {
+			n += int64(countBits(b.docs[b.starts[k*b.bins+first]:b.starts[k*b.bins+last]], w))
+		}
 	}
-	return int64(n) + countRunsIn(o, []run{{r.lo, first * b.width}, {last * b.width, r.hi}}, w)
+	return n + countRunsIn(o, []run{{r.lo, first * b.width}, {last * b.width, r.hi}}, w)
 }
 
 // binStretch is the documents whose bits countIn tests together: 8 KB

@@ -11,7 +11,8 @@ import (
 // TestOrderBins_CountIn checks the bins of every order against the
 // positions they cut, and their counts along random ranges against
 // counting each position, with stretches small enough that a count
-// reads the bins in several.
+// reads the bins in several, and from a cached filter's prefix sums over
+// the bins.
 func TestOrderBins_CountIn(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	typ := testType(t)
@@ -47,8 +48,16 @@ func TestOrderBins_CountIn(t *testing.T) {
 				lo := r.IntN(o.len() + 1)
 				hi := lo + r.IntN(o.len()+1-lo)
 				rn := run{lo, hi}
-				if got, exp := b.countIn(o, rn, w), countRunsIn(o, []run{rn}, w); got != exp {
+				exp := countRunsIn(o, []run{rn}, w)
+				if got := b.countIn(o, rn, w, nil); got != exp {
 					t.Fatalf("%s: stretch %d, [%d, %d): %d, want %d", pi.property.APIName, stretch, lo, hi, got, exp)
+				}
+				f := &cachedFilter{bits: w}
+				if p := f.binPrefix(b); p != nil {
+					t.Fatalf("%s: prefix sums on a filter's first count", pi.property.APIName)
+				}
+				if got := b.countIn(o, rn, w, f.binPrefix(b)); got != exp {
+					t.Fatalf("%s: stretch %d, [%d, %d) from prefix sums: %d, want %d", pi.property.APIName, stretch, lo, hi, got, exp)
 				}
 			}
 		}

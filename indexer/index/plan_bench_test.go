@@ -55,7 +55,8 @@ func BenchmarkSnapshot_SortedPlans(b *testing.B) {
 
 // BenchmarkOrderBins_Count measures counting the bench's residual (a city
 // and not active, as a dense bitset) along a range of balance's order by
-// position and through the order's bins (order_bins.go), alternately.
+// position, through the order's bins (order_bins.go), and from a cached
+// filter's prefix sums over the bins (filter_cache.go), alternately.
 func BenchmarkOrderBins_Count(b *testing.B) {
 	s := benchSnap()
 	x := &exec{ctx: b.Context(), s: s, aliveCount: float64(s.alive.GetCardinality())}
@@ -73,7 +74,10 @@ func BenchmarkOrderBins_Count(b *testing.B) {
 	bins := s.binsOf(o)
 	span := o.len() / 20
 	for round := range 3 {
-		for _, way := range []string{"positions", "bins"} {
+		f := &cachedFilter{bits: w}
+		f.binPrefix(bins)
+		prefix := f.binPrefix(bins)
+		for _, way := range []string{"positions", "bins", "prefix"} {
 			b.Run(way+"/"+strconv.Itoa(round), func(b *testing.B) {
 				r := rand.New(rand.NewPCG(5, 6))
 				runtime.LockOSThread()
@@ -81,9 +85,12 @@ func BenchmarkOrderBins_Count(b *testing.B) {
 				cpu := cputime.Thread(b)
 				for b.Loop() {
 					lo := r.IntN(o.len() - span)
-					if way == "bins" {
-						bins.countIn(o, run{lo, lo + span}, w)
-					} else {
+					switch way {
+					case "bins":
+						bins.countIn(o, run{lo, lo + span}, w, nil)
+					case "prefix":
+						bins.countIn(o, run{lo, lo + span}, w, prefix)
+					default:
 						countRunsIn(o, []run{{lo, lo + span}}, w)
 					}
 				}

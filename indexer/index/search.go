@@ -43,11 +43,12 @@ func (s *Snapshot) Search(ctx context.Context, q *query.Search) (*Result, error)
 // searchOptions force choices the planner makes, for tests that compare
 // every way to an answer.
 type searchOptions struct {
-	plan         Plan // when set and applicable
-	sparse       bool // no dense bitsets
-	noPairs      bool // no pair counts
-	noUnionSplit bool // count a union through a bitset of its matches (union.go)
-	count        boundedCount
+	plan          Plan // when set and applicable
+	sparse        bool // no dense bitsets
+	noPairs       bool // no pair counts
+	noUnionSplit  bool // count a union through a bitset of its matches (union.go)
+	noFilterCache bool // make a walk's residual bitset, not the cached one (filter_cache.go)
+	count         boundedCount
 }
 
 // boundedCount is how a walk bounded by a range counts its matches.
@@ -67,7 +68,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.aliveCount()), sparse: opt.sparse, noPairs: opt.noPairs}
+	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.aliveCount()), sparse: opt.sparse, noPairs: opt.noPairs, noFilterCache: opt.noFilterCache}
 	defer x.release()
 	c := &compiler{s: s, limits: q.Limits}
 	root, err := c.compile(q.Filter)
@@ -139,7 +140,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 		}
 		// A residual that is cheap as a dense bitset is tested by bits,
 		// and counted along the walked range.
-		rw, ok, err := x.denseNode(pl.residual, pl.bounded)
+		rw, cached, ok, err := x.residualDense(pl.residual, pl.bounded)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +152,12 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 		}
 		switch {
 		case ok && way == countBins:
-			total = s.binsOf(pl.pi.order).countIn(pl.pi.order, run{pl.lo, pl.hi}, rw)
+			bins := s.binsOf(pl.pi.order)
+			var prefix []int64
+			if cached != nil {
+				prefix = cached.binPrefix(bins)
+			}
+			total = bins.countIn(pl.pi.order, run{pl.lo, pl.hi}, rw, prefix)
 		case ok && pl.bounded:
 			total = countRunsIn(pl.pi.order, []run{{pl.lo, pl.hi}}, rw)
 		case ok:

@@ -34,6 +34,8 @@ type Snapshot struct {
 	pairs   map[pairKey]*pairTable
 	// orderBins are the bins of orders made so far (order_bins.go).
 	orderBins orderBinsCache
+	// filters are the residual filters' bitsets kept so far (filter_cache.go).
+	filters filterCache
 	// counted is alive's cardinality + 1 once aliveCount has counted it (0:
 	// not yet): every query's planner reads it, several times, and at ten
 	// million documents counting reads 153 cold containers (3 µs).
