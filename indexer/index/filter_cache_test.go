@@ -3,6 +3,7 @@ package index
 import (
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -120,5 +121,54 @@ func TestFilterKey(t *testing.T) {
 		if k, ok := key(f); ok {
 			t.Errorf("%v: key %q, want none", f, k)
 		}
+	}
+}
+
+// TestSnapshot_filterCacheShared runs a few sorted pages from several
+// goroutines at once, so that they miss, fill and read the cache and its
+// prefix sums together (the race detector watches in CI), against the
+// oracle's totals and first pages.
+func TestSnapshot_filterCacheShared(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	typ := testType(t)
+	want := randState(r, 3000)
+	s := mustBuild(t, typ, want)
+	keys := mustKeys(t, typ, want)
+	or := &oracle{t: typ}
+	pos := typ.PropertyIndex("balance")
+	type page struct {
+		q     query.Search
+		first []uint32
+		total int
+	}
+	var pages []page
+	for _, city := range testCities[:4] {
+		a, b := randValue(r, typ.Properties[pos], want, pos), randValue(r, typ.Properties[pos], want, pos)
+		f := query.And(query.Compare(query.OpGte, "balance", a), query.Compare(query.OpLt, "balance", b),
+			query.Eq("city", city), query.Not(query.Eq("active", true)))
+		q := query.Search{Filter: f, Sort: []query.Sort{{Property: "balance", Desc: true}}, PageSize: 10}
+		exp := or.sorted(want, keys, f, q.Sort)
+		pages = append(pages, page{q: q, first: exp[:min(10, len(exp))], total: len(exp)})
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 40 {
+				p := pages[(g+i)%len(pages)]
+				res, err := s.search(t.Context(), &p.q, searchOptions{plan: PlanWalk, count: countBins})
+				if err != nil {
+					t.Errorf("%v: %v", p.q.Filter, err)
+					return
+				}
+				if res.Total != int64(p.total) || !slices.Equal(res.Docs, p.first) {
+					t.Errorf("%v: total %d, first %v; want %d, %v", p.q.Filter, res.Total, res.Docs, p.total, p.first)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := s.filters.len(); n != len(pages) {
+		t.Fatalf("%d cached filters, want %d", n, len(pages))
 	}
 }
