@@ -96,7 +96,14 @@
 //
 // totalCount is exact: a cardinality when the matches are a bitmap, a
 // count along the walked range of a dense bitset, or a count of the
-// filter. Counts and aggregations read columns in document order
+// filter. At ten million documents a count along a range goes through the
+// order's bins (order_bins.go: each bin's documents a stretch at a time,
+// so the bitset's words tested stay in the first-level cache), and a
+// residual that is an intersection of dictionary values (city = X and not
+// active) is kept by the snapshot's filter cache (filter_cache.go: at most
+// 16 bitsets of maxDoc/8 bytes, least recently used first), with its
+// prefix sums over the bins of an order once counted along it twice: a
+// repeated filter's count then reads two sums and the range's ends. Counts and aggregations read columns in document order
 // (aggregate*.go) and never decode objects, except metrics over the
 // properties the index keeps no values of, which a Loader reads from the
 // store.
