@@ -398,7 +398,7 @@ func (x *exec) countNode(n node) (int64, error) {
 // and a range without one too: union.go.)
 func countInPlace(n node) (int64, bool) {
 	if k, ok := n.(*setNode); ok && k.bm != nil {
-		return int64(k.bm.GetCardinality()), true
+		return int64(k.cardinality()), true
 	}
 	return 0, false
 }

@@ -23,6 +23,20 @@ type dict struct {
 	// they stay right for as long as it is used.
 	dense      sync.Map // *roaring.Bitmap -> dense
 	denseCount atomic.Int32
+	// counts are the values' cardinalities, counted on first use: at ten
+	// million documents a value held by half of them is 153 containers,
+	// cold, and a query asked for its count two or three times (3-5 µs).
+	counts sync.Map // *roaring.Bitmap -> uint64
+}
+
+// count returns the documents of bm, a bitmap of d.
+func (d *dict) count(bm *roaring.Bitmap) uint64 {
+	if n, ok := d.counts.Load(bm); ok {
+		return n.(uint64)
+	}
+	n := bm.GetCardinality()
+	d.counts.Store(bm, n)
+	return n
 }
 
 // maxDense bounds the dense bitsets a dict keeps, of maxDoc/8 bytes each:
@@ -36,7 +50,7 @@ const maxDense = 64
 // makes both their intersections (words) and their tests (one bit) cheap
 // without copying the bitmap into a bitset on every query.
 func (d *dict) denseOf(bm *roaring.Bitmap, maxDoc uint32) dense {
-	if bm.GetCardinality()*64 < uint64(maxDoc) {
+	if d.count(bm)*64 < uint64(maxDoc) {
 		return nil
 	}
 	if w, ok := d.dense.Load(bm); ok {

@@ -98,6 +98,9 @@ type setNode struct {
 	// w is the documents as a dense bitset, never modified: the only form
 	// when bm is nil, else the one a dict keeps of a large bitmap.
 	bits dense
+	// count is bm's cardinality when counted says a dict knew it.
+	counted bool
+	count   uint64
 	// of and key name the dict value the set is, when it is one (the
 	// pair counts of pairs.go know its intersections).
 	dictProperty *propertyIndex
@@ -126,7 +129,15 @@ func (n *setNode) est() float64 {
 	if n.bm == nil {
 		return float64(n.bits.count())
 	}
-	return float64(n.bm.GetCardinality())
+	return float64(n.cardinality())
+}
+
+// cardinality is the documents of bm, a set's bitmap.
+func (n *setNode) cardinality() uint64 {
+	if n.counted {
+		return n.count
+	}
+	return n.bm.GetCardinality()
 }
 
 func (*setNode) mcost() float64 { return 0 }

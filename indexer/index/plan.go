@@ -219,7 +219,8 @@ func (c *compiler) eq(pi *propertyIndex, v any) (node, error) {
 	}
 	if pi.dict != nil {
 		if bm := pi.dict.get(vk); bm != nil {
-			return &setNode{bm: bm, bits: pi.dict.denseOf(bm, c.s.maxDoc), dictProperty: pi, dictValue: dictKey(vk)}, nil
+			return &setNode{bm: bm, bits: pi.dict.denseOf(bm, c.s.maxDoc), counted: true, count: pi.dict.count(bm),
+				dictProperty: pi, dictValue: dictKey(vk)}, nil
 		}
 		return noneNode(), nil
 	}

@@ -63,7 +63,7 @@ func (x *exec) splitUnion(n node) (unionSplit, bool) {
 		w := x.setView(sets[0])
 		c := int64(-1)
 		if sets[0].bm != nil {
-			c = int64(sets[0].bm.GetCardinality())
+			c = int64(sets[0].cardinality())
 		}
 		if c < 0 {
 			c = w.count()
