@@ -283,13 +283,6 @@ func (w dense) keep(test func(uint32) bool) {
 // lookup, counting is a popcount) and made of sets and ranges. With force,
 // intersections of sets are made dense even when roaring would intersect
 // them faster: a walk bounded by a range tests and counts along that range
-// andWantsDense reports whether denseNode makes an intersection's bitset:
-// when its costs say so, or when force asks and it holds at least one
-// document in 256.
-func (x *exec) andWantsDense(k *andNode, force bool) bool {
-	return k.useDense() || force && k.est() >= float64(x.s.maxDoc)/64/4
-}
-
 // with the bitset.
 func (x *exec) denseNode(n node, force bool) (dense, bool, error) {
 	words := float64(x.s.maxDoc) / 64
@@ -350,6 +343,13 @@ func (x *exec) denseNode(n node, force bool) (dense, bool, error) {
 		return w, true, nil
 	}
 	return nil, false, nil
+}
+
+// andWantsDense reports whether denseNode makes an intersection's bitset:
+// when its costs say so, or when force asks and it holds at least one
+// document in 256.
+func (x *exec) andWantsDense(k *andNode, force bool) bool {
+	return k.useDense() || force && k.est() >= float64(x.s.maxDoc)/64/4
 }
 
 func (w dense) or(v dense) {
