@@ -86,10 +86,11 @@ func (c *filterCache) get(key string, compute func() (dense, error)) (*cachedFil
 		c.entries = map[string]*cachedFilter{}
 	}
 	if _, ok := c.entries[key]; !ok && len(c.entries) >= maxCachedFilters {
-		oldest := ""
+		var oldest string
+		var used uint64
 		for k, e := range c.entries {
-			if oldest == "" || e.used < c.entries[oldest].used {
-				oldest = k
+			if used == 0 || e.used < used {
+				oldest, used = k, e.used
 			}
 		}
 		delete(c.entries, oldest)
