@@ -12,7 +12,7 @@ import (
 // runBenchOpenSearch is `ontolab bench opensearch`: the OpenSearch
 // backend's scale run (internal/searchbench, opensearch_scale.go).
 func runBenchOpenSearch(ctx context.Context, env *Env, args []string) int {
-	fs := newFlags(env, "bench opensearch", "[--rows N] [--nodes N] [--heap-mb M] [--shards N] [--replicas N] [--tuned=false] [--edits N] [--poll-interval D] [--edit-timeout D] [--straight N] [--baseline=false] [--embedded-index full|none] [--files N] [--dir D] [--seed N] [--json]\n\n"+
+	fs := newFlags(env, "bench opensearch", "[--rows N] [--nodes N] [--heap-mb M] [--shards N] [--replicas N] [--tuned=false] [--edits N] [--poll-interval D] [--edit-timeout D] [--straight N] [--baseline=false] [--warm-up=false] [--embedded-index full|none] [--files N] [--dir D] [--seed N] [--json]\n\n"+
 		"The OpenSearch backend at scale (issue 30): writes the customers table of `ontolab bench search`\n"+
 		"with iceberg-go, starts an OpenSearch cluster of the test kit (after .ci/install-opensearch) and a\n"+
 		"real `indexer serve --build` whose Customer type names it as its backend, and reports the time to\n"+
@@ -33,6 +33,7 @@ func runBenchOpenSearch(ctx context.Context, env *Env, args []string) int {
 	fs.DurationVar(&o.EditTimeout, "edit-timeout", 2*time.Minute, "how long an edit may take to be found before the run fails")
 	fs.Int64Var(&o.Straight, "straight", 1_000_000, "documents of the build read back and sent again straight in bulk requests, as the build sends them, for the nodes' own bulk rate (0: none)")
 	fs.StringVar(&o.EmbeddedIndex, "embedded-index", "full", "the backend's embeddedIndex: full (the server keeps the in-memory index too) or none")
+	fs.BoolVar(&o.WarmUp, "warm-up", true, "first build the table into the cluster once, by a server of its own, and drop it: the measured build and the straight bulk then both run on a node past its first writes (the JIT's warm-up)")
 	fs.BoolVar(&o.Baseline, "baseline", true, "first build the same table into a server of the embedded index alone, for its time to searchable (the baseline)")
 	fs.StringVar(&o.Dir, "dir", "", "work directory for the warehouse and the index (default: a temporary directory, removed afterwards)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the rows")

@@ -106,12 +106,22 @@ func startOpenSearch(ctx context.Context, o Options, work string, rep *Report, p
 		return nil, err
 	}
 	say("starting %s serve --build with both types on OpenSearch", o.ServeBin)
+	nodes := []nodeProcess{{name: "node-0", pid: s.jvmPID}}
+	stats0, err := nodeSnapshot(ctx, c, nodes)
+	if err != nil {
+		return nil, err
+	}
 	start = time.Now()
 	if err := s.serve(ctx, c.URL(), progress); err != nil {
 		return nil, err
 	}
 	f := rep.OpenSearch
 	f.SearchableSeconds = time.Since(start).Seconds()
+	stats1, err := nodeSnapshot(ctx, c, nodes)
+	if err != nil {
+		return nil, err
+	}
+	f.BuildNode = stats1.sub(stats0)
 	if f.Objects, err = s.srv.objects(ctx, objectType); err != nil {
 		return nil, err
 	}

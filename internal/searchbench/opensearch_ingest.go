@@ -67,6 +67,14 @@ func (s *openSearchSide) straightBulk(ctx context.Context, aliases []string, lim
 			return nil, fmt.Errorf("ingest: %s: %w", alias, err)
 		}
 	}
+	nodes, err := nodeProcesses(ctx, s.cluster)
+	if err != nil {
+		return nil, err
+	}
+	stats0, err := nodeSnapshot(ctx, s.cluster, nodes)
+	if err != nil {
+		return nil, err
+	}
 	say("sending %d documents straight in bulk requests", docs)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: len(aliases) * ingestInFlight}}
 	defer client.CloseIdleConnections()
@@ -113,6 +121,11 @@ func (s *openSearchSide) straightBulk(ctx context.Context, aliases []string, lim
 		}
 	}
 	in := &IngestFigures{Documents: docs, BulkSeconds: time.Since(start).Seconds(), Requests: requests}
+	stats1, err := nodeSnapshot(ctx, s.cluster, nodes)
+	if err != nil {
+		return nil, err
+	}
+	in.Node = stats1.sub(stats0)
 	for _, alias := range aliases {
 		if err := s.ok(ctx, http.MethodDelete, "/"+ingestIndex(alias), nil); err != nil {
 			return nil, fmt.Errorf("ingest: %w", err)

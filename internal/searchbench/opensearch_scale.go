@@ -48,6 +48,10 @@ type ScaleOptions struct {
 	// Baseline builds the same table into a server of the embedded
 	// index alone first, for its time to searchable.
 	Baseline bool
+	// WarmUp builds the table into the cluster once before the measured
+	// build, so that the build and the straight bulk both run on a node
+	// past its first writes (opensearch_scale_warmup.go).
+	WarmUp bool
 	// EmbeddedIndex is the backend's embeddedIndex (empty: the default,
 	// full).
 	EmbeddedIndex string
@@ -116,9 +120,15 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 		return nil, err
 	}
 
-	cfgPath, err := writeConfig(work, onBackend(cfg, c.URLs(), o.Shards, o.Replicas, o.EmbeddedIndex))
+	backendCfg := onBackend(cfg, c.URLs(), o.Shards, o.Replicas, o.EmbeddedIndex)
+	cfgPath, err := writeConfig(work, backendCfg)
 	if err != nil {
 		return nil, err
+	}
+	if o.WarmUp {
+		if rep.WarmUp, err = warmUp(ctx, o, work, backendCfg, c, nodes, progress, say); err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
+		}
 	}
 	say("starting %s serve --build with Customer on the cluster (%d shards, %d replicas)", o.ServeBin, o.Shards, o.Replicas)
 	nodesCPU := func() float64 {
@@ -127,6 +137,10 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 			sum += procCPUSeconds(n.pid)
 		}
 		return sum
+	}
+	stats0, err := nodeSnapshot(ctx, c, nodes)
+	if err != nil {
+		return nil, err
 	}
 	load := sampleLoad(ctx, 5*time.Second)
 	cpu0 := nodesCPU()
@@ -141,6 +155,11 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 	b.SearchableSeconds = time.Since(start).Seconds()
 	b.LoadMin, b.LoadMax = load()
 	b.IndexerCPUSeconds, b.NodesCPUSeconds = procCPUSeconds(srv.pid()), nodesCPU()-cpu0
+	stats1, err := nodeSnapshot(ctx, c, nodes)
+	if err != nil {
+		return nil, err
+	}
+	b.Node = stats1.sub(stats0)
 	say("searchable after %.1f s (load average %.1f-%.1f)", b.SearchableSeconds, b.LoadMin, b.LoadMax)
 	if b.Objects, err = srv.objects(ctx, objectType); err != nil {
 		return nil, err
@@ -162,10 +181,12 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 		if b.Straight, err = side.straightBulk(ctx, []string{"bench-" + strings.ToLower(objectType)}, o.Straight, say); err != nil {
 			return nil, err
 		}
-		if b.Backend.Seconds > 0 && b.Straight.BulkSeconds > 0 {
-			b.IngestRatio = (float64(b.Backend.Indexed) / b.Backend.Seconds) / (float64(b.Straight.Documents) / b.Straight.BulkSeconds)
-		}
+		b.IngestRatio = ingestRatio(b.Backend, b.Straight)
 		say("straight bulk of %d documents: %.1f s; the build's rate / the straight rate: %.2f", b.Straight.Documents, b.Straight.BulkSeconds, b.IngestRatio)
+		if rep.WarmUp != nil && rep.WarmUp.Straight != nil {
+			b.IngestRatioStraightFirst = ingestRatio(b.Backend, rep.WarmUp.Straight)
+			say("the build's rate / the rate of the straight bulk before it: %.2f", b.IngestRatioStraightFirst)
+		}
 	}
 
 	client := newOntoClient(srv.base, 1)

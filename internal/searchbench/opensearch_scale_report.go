@@ -30,9 +30,11 @@ type ScaleReport struct {
 	// Baseline is the same table built into the embedded index alone
 	// (nil: not measured).
 	Baseline *ScaleBaseline `json:"baseline,omitempty"`
-	Build    ScaleBuild     `json:"build"`
-	Edits    ScaleEdits     `json:"edits"`
-	Memory   []ScaleMemory  `json:"memory"`
+	// WarmUp is the throwaway build before the measured one (nil: none).
+	WarmUp *ScaleWarmUp  `json:"warmUp,omitempty"`
+	Build  ScaleBuild    `json:"build"`
+	Edits  ScaleEdits    `json:"edits"`
+	Memory []ScaleMemory `json:"memory"`
 }
 
 // ScaleBuild is the full build's figures.
@@ -51,6 +53,8 @@ type ScaleBuild struct {
 	// searchable; NodesCPUSeconds the nodes' JVMs' over the same time.
 	IndexerCPUSeconds float64 `json:"indexerCpuSeconds"`
 	NodesCPUSeconds   float64 `json:"nodesCpuSeconds"`
+	// Node is what the nodes counted over the same time.
+	Node *NodeStats `json:"node,omitempty"`
 	// Index, Documents, StoreMiB (every copy) and PrimariesMiB are the
 	// type's index as the cluster reports it after the build.
 	Index        string  `json:"index"`
@@ -63,6 +67,9 @@ type ScaleBuild struct {
 	// documents/s over the straight bulk's.
 	Straight    *IngestFigures `json:"straight,omitempty"`
 	IngestRatio float64        `json:"ingestRatio,omitempty"`
+	// IngestRatioStraightFirst is the build's documents/s over the
+	// straight bulk's that ran before it, after the warm-up (0: none).
+	IngestRatioStraightFirst float64 `json:"ingestRatioStraightFirst,omitempty"`
 }
 
 // ScaleBaseline is the table's build into a server of the embedded index
@@ -148,6 +155,20 @@ func (r *ScaleReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(&s, "  baseline, the embedded index alone: searchable after %s s (load average %.1f-%.1f), CPU %s s, peak RSS %.0f MiB: the backend %.2fx its time\n",
 			num(bl.SearchableSeconds), bl.LoadMin, bl.LoadMax, num(bl.CPUSeconds), bl.PeakRSSMiB, b.SearchableSeconds/bl.SearchableSeconds)
 	}
+	if wu := r.WarmUp; wu != nil && wu.Backend.Seconds > 0 {
+		fmt.Fprintf(&s, "  warm-up before it, the node's first writes: searchable after %s s (load average %.1f-%.1f), the build %s s, %s documents/s\n",
+			num(wu.Seconds), wu.LoadMin, wu.LoadMax, num(wu.Backend.Seconds), num(float64(wu.Backend.Indexed)/wu.Backend.Seconds))
+		if t := wu.Node.text(wu.Backend.Indexed); t != "" {
+			fmt.Fprintf(&s, "  during the warm-up: %s\n", t)
+		}
+		if in := wu.Straight; in != nil && in.BulkSeconds > 0 {
+			fmt.Fprintf(&s, "  after the warm-up, before the build: the first %d documents sent straight in %d bulk requests, two at once: %s s, %s documents/s\n",
+				in.Documents, in.Requests, num(in.BulkSeconds), num(float64(in.Documents)/in.BulkSeconds))
+			if t := in.Node.text(in.Documents); t != "" {
+				fmt.Fprintf(&s, "  during that straight bulk: %s\n", t)
+			}
+		}
+	}
 	if b.SearchableSeconds > 0 {
 		fmt.Fprintf(&s, "  %s objects/s to searchable; the build %s s, %d documents indexed in %d writes (mean %s ms each), %d sent again after a 429\n",
 			num(float64(b.Objects)/b.SearchableSeconds), num(b.Backend.Seconds), b.Backend.Indexed, b.Backend.Writes, num(b.Backend.MeanWriteMs), b.Backend.Retries)
@@ -156,10 +177,19 @@ func (r *ScaleReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(&s, "  CPU: the indexer %s s (%s µs an object), the nodes %s s (%s µs an object)\n",
 			num(b.IndexerCPUSeconds), num(b.IndexerCPUSeconds*1e6/float64(b.Objects)), num(b.NodesCPUSeconds), num(b.NodesCPUSeconds*1e6/float64(b.Objects)))
 	}
+	if t := b.Node.text(b.Objects); t != "" {
+		fmt.Fprintf(&s, "  during the build: %s\n", t)
+	}
 	fmt.Fprintf(&s, "  index %s: %d documents, %s MiB stored (%s MiB of primaries)\n", b.Index, b.Documents, num(b.StoreMiB), num(b.PrimariesMiB))
 	if in := b.Straight; in != nil && in.BulkSeconds > 0 && b.Backend.Seconds > 0 {
 		fmt.Fprintf(&s, "  ingest: the build %s documents/s; the first %d documents sent again straight in %d bulk requests, two at once: %s s, %s documents/s: ratio %.2f\n",
 			num(float64(b.Backend.Indexed)/b.Backend.Seconds), in.Documents, in.Requests, num(in.BulkSeconds), num(float64(in.Documents)/in.BulkSeconds), b.IngestRatio)
+		if b.IngestRatioStraightFirst > 0 {
+			fmt.Fprintf(&s, "  ingest, the other order: the build's rate over the straight bulk's before it (after the warm-up): ratio %.2f\n", b.IngestRatioStraightFirst)
+		}
+		if t := in.Node.text(in.Documents); t != "" {
+			fmt.Fprintf(&s, "  during the straight bulk: %s\n", t)
+		}
 	}
 	e := &r.Edits
 	fmt.Fprintf(&s, "one-row edits (poll interval %s; load average %.1f before, %.1f after): %d, commit to found by a search p50 %s ms, p99 %s ms, max %s ms (commits took %s ms at the median)\n",

@@ -73,13 +73,21 @@ func TestOnBackend(t *testing.T) {
 }
 
 func TestScaleReport_WriteText(t *testing.T) {
-	r := &ScaleReport{Rows: 1000, Nodes: 3, Build: ScaleBuild{SearchableSeconds: 10, Objects: 1000, IndexerCPUSeconds: 2},
+	node := &NodeStats{CPUSeconds: 0.05, Indexed: 1000, Threads: map[string]float64{"opensearch": 0.03, "C2 CompilerThre": 0.02}}
+	straight := &IngestFigures{Documents: 1000, BulkSeconds: 1, Requests: 1, Node: node}
+	r := &ScaleReport{Rows: 1000, Nodes: 3,
+		WarmUp: &ScaleWarmUp{Seconds: 4, Backend: BackendBuild{Seconds: 4, Indexed: 1000}, Node: node, Straight: straight},
+		Build: ScaleBuild{SearchableSeconds: 10, Objects: 1000, IndexerCPUSeconds: 2, Backend: BackendBuild{Seconds: 2, Indexed: 1000},
+			Node: node, Straight: straight, IngestRatio: 0.5, IngestRatioStraightFirst: 0.5},
 		Memory: []ScaleMemory{{When: "after the build", IndexerRSSMiB: 100, Nodes: []NodeMemory{{Name: "node-0", RSSMiB: 900}}}}}
 	var b strings.Builder
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"100 objects/s to searchable", "the indexer 2.00 s (2000 µs an object)", "node-0 900 MiB"} {
+	for _, want := range []string{"100 objects/s to searchable", "the indexer 2.00 s (2000 µs an object)", "node-0 900 MiB",
+		"warm-up before it, the node's first writes: searchable after 4.00 s", "250 documents/s",
+		"during the build: the nodes 50.0 µs of CPU a document (opensearch 30.0, C2 CompilerThre 20.0)",
+		"during the straight bulk: the nodes 50.0 µs", "the other order: the build's rate over the straight bulk's before it (after the warm-up): ratio 0.50"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}

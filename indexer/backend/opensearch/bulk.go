@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
+	opensearchgo "github.com/opensearch-project/opensearch-go/v4"
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 
 	"github.com/ontoindex/ontoindex/objects"
@@ -131,7 +133,7 @@ func (w *Writer) send(ctx context.Context, index string, ops []op, st *Stats) er
 // operations. Leaving out the rest (index, id, version, shards, sequence
 // numbers) spares the client most of its decoding.
 func bulkAnswerFields() []string {
-	return []string{"items.*.status", "items.*.error.type", "items.*.error.reason", "items.*.error.caused_by.type", "items.*.error.caused_by.reason"}
+	return []string{"errors", "items.*.status", "items.*.error.type", "items.*.error.reason", "items.*.error.caused_by.type", "items.*.error.caused_by.reason"}
 }
 
 // sendOnce sends ops in one bulk request and returns those to send again.
@@ -141,18 +143,37 @@ func (w *Writer) sendOnce(ctx context.Context, index string, ops []op, st *Stats
 		body.Write(o.lines)
 	}
 	start := time.Now()
-	resp, err := w.c.client.Bulk(ctx, opensearchapi.BulkReq{Index: index, Body: &body,
-		Params: opensearchapi.BulkParams{FilterPath: bulkAnswerFields()}})
-	if err != nil {
-		return nil, w.c.check(ctx, "bulk write to "+index, resp, err)
+	var ans bulkAnswer
+	resp, err := opensearchgo.Do(ctx, w.c.client.Client, http.MethodPost, opensearchapi.BulkReq{Index: index, Body: &body,
+		Params: opensearchapi.BulkParams{FilterPath: bulkAnswerFields()}}, &ans)
+	if err == nil && resp.IsError() {
+		err = opensearchgo.ParseError(resp)
 	}
-	if len(resp.Items) != len(ops) {
-		return nil, fmt.Errorf("opensearch cluster %q: bulk write to %s answered %d items for %d operations", w.c.opts.Name, index, len(resp.Items), len(ops))
+	if err != nil {
+		var r inspector
+		if resp != nil {
+			r = inspected{resp}
+		}
+		return nil, w.c.check(ctx, "bulk write to "+index, r, err)
+	}
+	if ans.Count != len(ops) {
+		return nil, fmt.Errorf("opensearch cluster %q: bulk write to %s answered %d items for %d operations", w.c.opts.Name, index, ans.Count, len(ops))
+	}
+	if !ans.decoded() {
+		for _, o := range ops {
+			if o.change.Object == nil {
+				st.Deleted++
+			} else {
+				st.Indexed++
+			}
+		}
+		w.c.log.DebugContext(ctx, "opensearch bulk", "index", index, "items", len(ops), "took", time.Since(start))
+		return nil, nil
 	}
 	var again []op
 	var rejected *RejectedError
 	var unavailable *UnavailableError
-	for i, item := range resp.Items {
+	for i, item := range ans.Items {
 		for action, r := range item {
 			switch {
 			case r.Status == 200 || r.Status == 201:
