@@ -88,7 +88,7 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.aliveCount()), noPairs: opt.noPairs}
+	x := &exec{ctx: ctx, s: s, noPairs: opt.noPairs}
 	defer x.release()
 	root, err := (&compiler{s: s, limits: q.Limits}).compile(q.Filter)
 	if err != nil {

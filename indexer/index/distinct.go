@@ -21,7 +21,7 @@ func (s *Snapshot) Distinct(ctx context.Context, f *query.Filter, limits query.L
 	case pi.column == nil:
 		return nil, fmt.Errorf("property %s of %s has no values in the index (an array, or a string of search role none)", property, s.typ.APIName)
 	}
-	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.aliveCount())}
+	x := &exec{ctx: ctx, s: s}
 	defer x.release()
 	root, err := (&compiler{s: s, limits: limits}).compile(f)
 	if err != nil {

@@ -41,7 +41,6 @@ type node interface {
 type exec struct {
 	ctx           context.Context
 	s             *Snapshot
-	aliveCount    float64 // alive documents
 	steps         int
 	sparse        bool    // never use dense bitsets (tests compare both ways)
 	noPairs       bool    // never use pair counts (tests and benchmarks compare both ways)

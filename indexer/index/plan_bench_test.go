@@ -59,7 +59,7 @@ func BenchmarkSnapshot_SortedPlans(b *testing.B) {
 // filter's prefix sums over the bins (filter_cache.go), alternately.
 func BenchmarkOrderBins_Count(b *testing.B) {
 	s := benchSnap()
-	x := &exec{ctx: b.Context(), s: s, aliveCount: float64(s.alive.GetCardinality())}
+	x := &exec{ctx: b.Context(), s: s}
 	defer x.release()
 	c := &compiler{s: s}
 	res, err := c.compile(query.And(query.Eq("city", benchCity[0]), query.Eq("active", false)))

@@ -55,7 +55,7 @@ func TestCompiler_pattern(t *testing.T) {
 	}
 	s := b.Finish(1)
 	c := &compiler{s: s, limits: query.Limits{MaxTerms: 100}}
-	x := &exec{ctx: t.Context(), s: s, aliveCount: float64(s.alive.GetCardinality())}
+	x := &exec{ctx: t.Context(), s: s}
 	defer x.release()
 	for _, tc := range []struct {
 		pattern string

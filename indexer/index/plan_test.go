@@ -52,7 +52,7 @@ func TestSnapshot_choose(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.filter
-			x := &exec{ctx: t.Context(), s: s, aliveCount: float64(s.alive.GetCardinality())}
+			x := &exec{ctx: t.Context(), s: s}
 			defer x.release()
 			root, err := (&compiler{s: s}).compile(f)
 			if err != nil {
@@ -64,7 +64,7 @@ func TestSnapshot_choose(t *testing.T) {
 			}
 			got := s.choose(x, root, so, 101, "")
 			if got.plan != tc.want {
-				t.Fatalf("plan %s, want %s (estimated matches %.0f of %.0f)", got.plan, tc.want, root.est(), x.aliveCount)
+				t.Fatalf("plan %s, want %s (estimated matches %.0f of %.0f)", got.plan, tc.want, root.est(), float64(s.aliveCount()))
 			}
 			if got.plan == PlanWalk && got.bounded != tc.bounded {
 				t.Fatalf("walk bounded %v, want %v (range [%d, %d))", got.bounded, tc.bounded, got.lo, got.hi)

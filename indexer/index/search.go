@@ -68,7 +68,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	x := &exec{ctx: ctx, s: s, aliveCount: float64(s.aliveCount()), sparse: opt.sparse, noPairs: opt.noPairs, noFilterCache: opt.noFilterCache}
+	x := &exec{ctx: ctx, s: s, sparse: opt.sparse, noPairs: opt.noPairs, noFilterCache: opt.noFilterCache}
 	defer x.release()
 	c := &compiler{s: s, limits: q.Limits}
 	root, err := c.compile(q.Filter)
@@ -255,7 +255,8 @@ func (s *Snapshot) choose(x *exec, root node, so *sorter, k int, force Plan) wal
 	span := float64(max(w.hi-w.lo, 0))
 	sel := 1.0
 	if !isAll(w.residual) {
-		sel = math.Max(w.residual.est()/math.Max(x.aliveCount, 1), 1/math.Max(x.aliveCount, 1))
+		alive := math.Max(float64(x.s.aliveCount()), 1)
+		sel = math.Max(w.residual.est()/alive, 1/alive)
 	}
 	walked := math.Min(span, float64(k)/sel)
 	walkCost := walked * (w.residual.tcost() + costScan)

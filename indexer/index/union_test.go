@@ -27,7 +27,7 @@ func TestExec_splitUnion(t *testing.T) {
 		{"and", query.And(query.Eq("city", "Oslo"), query.Compare(query.OpGt, "visits", int64(40))), false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			x := &exec{ctx: t.Context(), s: s, aliveCount: float64(s.alive.GetCardinality())}
+			x := &exec{ctx: t.Context(), s: s}
 			defer x.release()
 			n, err := (&compiler{s: s}).compile(tt.f)
 			if err != nil {

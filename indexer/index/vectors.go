@@ -72,7 +72,7 @@ func (s *Snapshot) Nearest(ctx context.Context, property string, q []float32, k 
 	}
 	var allow *roaring.Bitmap
 	if f != nil && f.Op != query.OpAll {
-		x := &exec{ctx: ctx, s: s, aliveCount: float64(s.aliveCount())}
+		x := &exec{ctx: ctx, s: s}
 		defer x.release()
 		c := &compiler{s: s, limits: limits}
 		root, err := c.compile(f)
