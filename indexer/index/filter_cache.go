@@ -38,9 +38,10 @@ type cachedFilter struct {
 	bits dense  // read only
 	used uint64 // the cache's clock when last used (under filterCache.mu)
 
-	mu     sync.Mutex
-	counts map[*orderBins]int     // counts along each order's bins so far
-	prefix map[*orderBins][]int64 // prefix[i]: the documents in bins [0, i)
+	mu sync.Mutex
+	// prefix holds, per order's bins, the documents of bins [0, i) at i;
+	// nil for bins counted along once so far.
+	prefix map[*orderBins][]int64
 }
 
 // filterKey names an intersection of dictionary values, negated or not,
@@ -100,29 +101,24 @@ func (c *filterCache) get(key string, compute func() (dense, error)) (*cachedFil
 	return f, nil
 }
 
-// len is the number of entries.
-func (c *filterCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.entries)
-}
-
 // binPrefix returns the prefix sums of f's documents over b's bins once f
 // has been counted along b before (nil until then: a filter used once is
 // not worth a pass over the whole order).
 func (f *cachedFilter) binPrefix(b *orderBins) []int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if p := f.prefix[b]; p != nil {
+	p, counted := f.prefix[b]
+	if p != nil {
 		return p
 	}
-	if f.counts == nil {
-		f.counts, f.prefix = map[*orderBins]int{}, map[*orderBins][]int64{}
+	if f.prefix == nil {
+		f.prefix = map[*orderBins][]int64{}
 	}
-	if f.counts[b]++; f.counts[b] < 2 {
+	if !counted {
+		f.prefix[b] = nil
 		return nil
 	}
-	p := make([]int64, b.bins+1)
+	p = make([]int64, b.bins+1)
 	for i := range b.bins {
 		var n uint64
 		for k := range b.stretches {
