@@ -100,6 +100,27 @@ func writeConfig(dir, cfg string) (string, error) {
 	return path, nil
 }
 
+// besideWarehouse is cfg, whose warehouse is below the server's
+// directory, for a server whose directory sits beside the warehouse.
+func besideWarehouse(cfg string) string {
+	return strings.Replace(cfg, "warehouse: ./warehouse", "warehouse: ../warehouse", 1)
+}
+
+// writeSideConfig makes the directory name in work, beside the
+// warehouse, for a server of its own, and writes cfg there; the caller
+// removes dir.
+func writeSideConfig(work, name, cfg string) (dir, path string, err error) {
+	dir = filepath.Join(work, name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", "", err
+	}
+	if path, err = writeConfig(dir, besideWarehouse(cfg)); err != nil {
+		os.RemoveAll(dir)
+		return "", "", err
+	}
+	return dir, path, nil
+}
+
 // ontoServer is a server child process: `indexer serve`, or the floor.
 type ontoServer struct {
 	proc *subprocess.Process

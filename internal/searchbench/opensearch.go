@@ -41,8 +41,7 @@ const openSearchHeapMB = 2048
 // backendConfig is the server config of the backend server in a
 // directory beside the warehouse's: the types name the cluster at url.
 func backendConfig(url string) string {
-	cfg := strings.Replace(serverConfig, "warehouse: ./warehouse", "warehouse: ../warehouse", 1)
-	return onBackend(cfg, []string{url}, 1, 0, "")
+	return onBackend(besideWarehouse(serverConfig), []string{url}, 1, 0, "")
 }
 
 // onBackend is cfg with a backends section of the cluster at urls, whose

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -232,15 +231,11 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 // index alone, in a directory of its own beside the warehouse, and stops
 // it once it serves.
 func embeddedBaseline(ctx context.Context, o ScaleOptions, work, cfg string, progress io.Writer) (*ScaleBaseline, error) {
-	dir := filepath.Join(work, "embedded")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	cfgPath, err := writeConfig(dir, strings.Replace(cfg, "warehouse: ./warehouse", "warehouse: ../warehouse", 1))
+	dir, cfgPath, err := writeSideConfig(work, "embedded", cfg)
 	if err != nil {
 		return nil, err
 	}
+	defer os.RemoveAll(dir)
 	load := sampleLoad(ctx, 5*time.Second)
 	start := time.Now()
 	srv, err := startServe(ctx, o.ServeBin, o.ServeEnv, cfgPath, "ontoindex", progress)

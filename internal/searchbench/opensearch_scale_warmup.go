@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,15 +42,11 @@ type ScaleWarmUp struct {
 // stops the server, sends the first o.Straight documents straight and
 // deletes the indexes it made.
 func warmUp(ctx context.Context, o ScaleOptions, work, cfg string, c *opensearchtest.Cluster, nodes []nodeProcess, progress io.Writer, say func(string, ...any)) (*ScaleWarmUp, error) {
-	dir := filepath.Join(work, "warmup")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	cfgPath, err := writeConfig(dir, strings.Replace(cfg, "warehouse: ./warehouse", "warehouse: ../warehouse", 1))
+	dir, cfgPath, err := writeSideConfig(work, "warmup", cfg)
 	if err != nil {
 		return nil, err
 	}
+	defer os.RemoveAll(dir)
 	say("warm-up: a throwaway build of the table into the cluster by a server of its own")
 	stats0, err := nodeSnapshot(ctx, c, nodes)
 	if err != nil {
