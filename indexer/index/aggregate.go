@@ -90,7 +90,7 @@ func (s *Snapshot) aggregate(ctx context.Context, q *query.Aggregate, load Loade
 	}
 	x := &exec{ctx: ctx, s: s, noPairs: opt.noPairs}
 	defer x.release()
-	root, err := (&compiler{s: s, limits: q.Limits}).compile(q.Filter)
+	root, err := (&compiler{ctx: ctx, s: s, limits: q.Limits}).compile(q.Filter)
 	if err != nil {
 		return nil, err
 	}

@@ -397,8 +397,13 @@ func (x *exec) countNode(n node) (int64, error) {
 // their matches: a set, by its cardinality. (A walk counts an OR of sets
 // and a range without one too: union.go.)
 func countInPlace(n node) (int64, bool) {
-	if k, ok := n.(*setNode); ok && k.bm != nil {
-		return int64(k.cardinality()), true
+	switch k := n.(type) {
+	case *setNode:
+		if k.bm != nil {
+			return int64(k.cardinality()), true
+		}
+	case *joinNode:
+		return k.count, true
 	}
 	return 0, false
 }

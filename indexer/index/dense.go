@@ -313,6 +313,10 @@ func (x *exec) denseNode(n node, force bool) (dense, bool, error) {
 		if k.est() >= words {
 			return x.denseRuns(k.pi.order, k.runs), true, nil
 		}
+	case *joinNode:
+		if k.est() >= words {
+			return k.dense(x), true, nil
+		}
 	case *orNode:
 		if k.est() < words {
 			return nil, false, nil

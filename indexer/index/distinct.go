@@ -23,13 +23,16 @@ func (s *Snapshot) Distinct(ctx context.Context, f *query.Filter, limits query.L
 	}
 	x := &exec{ctx: ctx, s: s}
 	defer x.release()
-	root, err := (&compiler{s: s, limits: limits}).compile(f)
+	root, err := (&compiler{ctx: ctx, s: s, limits: limits}).compile(f)
 	if err != nil {
 		return nil, err
 	}
 	m, err := matchesOf(x, root, pi)
 	if err != nil {
 		return nil, err
+	}
+	if s.isKey(pi) && !pi.column.exact && m.whole() && lazyKeys(s, m.count) {
+		return &valueSet{elementType: pi.elementType, keys: &keyDocs{s: s, pi: pi, docs: m.bitmap(), count: m.count}}, nil
 	}
 	if !pi.column.exact {
 		pres, err := distinctPres(ctx, pi, m)
@@ -59,6 +62,50 @@ func (s *Snapshot) Distinct(ctx context.Context, f *query.Filter, limits query.L
 type matches struct {
 	count int
 	each  func(fn func(docs []uint32) bool)
+	// bits or bm is the documents, when they are all of them (nil
+	// both when each skips some).
+	bits dense // the query's: copy to keep
+	bm   *roaring.Bitmap
+}
+
+func (m matches) whole() bool { return m.bits != nil || m.bm != nil }
+
+// bitmap is the documents, all of m's, as a bitmap to keep: a copy of
+// the query's bitset is a fresh allocation of maxDoc/8 bytes (at ten
+// million documents its page faults cost more than the link's join),
+// where a bitmap of a few hundred thousand documents is their containers.
+func (m matches) bitmap() *roaring.Bitmap {
+	if m.bits != nil {
+		return roaring.FromDense(m.bits, true)
+	}
+	return m.bm
+}
+
+// denseMatches are the documents of w not in skip (nil: none); count is
+// w's.
+func denseMatches(w dense, count int, skip *roaring.Bitmap) matches {
+	m := matches{count: count}
+	if skip == nil {
+		m.bits = w
+	}
+	m.each = func(fn func(docs []uint32) bool) {
+		buf := make([]uint32, 0, 4096)
+		w.each(func(d uint32) bool {
+			if skip != nil && skip.Contains(d) {
+				return true
+			}
+			if buf = append(buf, d); len(buf) < cap(buf) {
+				return true
+			}
+			more := fn(buf)
+			buf = buf[:0]
+			return more
+		})
+		if len(buf) > 0 {
+			fn(buf)
+		}
+	}
+	return m
 }
 
 // matchesOf is the documents root matches that have a value of pi. An
@@ -74,23 +121,7 @@ func matchesOf(x *exec, root node, pi *propertyIndex) (matches, error) {
 		if nulls.IsEmpty() {
 			nulls = nil
 		}
-		return matches{count: int(w.count()), each: func(fn func(docs []uint32) bool) {
-			buf := make([]uint32, 0, 4096)
-			w.each(func(d uint32) bool {
-				if nulls != nil && nulls.Contains(d) {
-					return true
-				}
-				if buf = append(buf, d); len(buf) < cap(buf) {
-					return true
-				}
-				more := fn(buf)
-				buf = buf[:0]
-				return more
-			})
-			if len(buf) > 0 {
-				fn(buf)
-			}
-		}}, nil
+		return denseMatches(w, int(w.count()), nulls), nil
 	}
 	bm, err := root.bitmap(x) // may be shared: only read
 	if err != nil {
@@ -99,7 +130,7 @@ func matchesOf(x *exec, root node, pi *propertyIndex) (matches, error) {
 	if !pi.nulls.IsEmpty() && bm.Intersects(pi.nulls) {
 		bm = roaring.AndNot(bm, pi.nulls)
 	}
-	return matches{count: int(bm.GetCardinality()), each: func(fn func(docs []uint32) bool) { eachDocs(bm, fn) }}, nil
+	return matches{count: int(bm.GetCardinality()), bm: bm, each: func(fn func(docs []uint32) bool) { eachDocs(bm, fn) }}, nil
 }
 
 // distinctPres is Distinct of a property whose values are their pres

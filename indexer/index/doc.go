@@ -103,7 +103,13 @@
 // active) is kept by the snapshot's filter cache (filter_cache.go: at most
 // 16 bitsets of maxDoc/8 bytes, least recently used first), with its
 // prefix sums over the bins of an order once counted along it twice: a
-// repeated filter's count then reads two sums and the range's ends. Counts and aggregations read columns in document order
+// repeated filter's count then reads two sums and the range's ends. A
+// link from many objects to those holding their primary keys (a
+// searchAround) goes through the join of the two snapshots once the links
+// between them have read keys worth making it (link_join.go): its count
+// is a sum over the source documents and its test a lookup, where value
+// by value each key costs a column line and a search of its run.
+// Counts and aggregations read columns in document order
 // (aggregate*.go) and never decode objects, except metrics over the
 // properties the index keeps no values of, which a Loader reads from the
 // store.

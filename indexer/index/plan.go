@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -13,8 +14,10 @@ import (
 
 // compiler turns a filter into nodes over one snapshot.
 type compiler struct {
+	ctx    context.Context
 	s      *Snapshot
 	limits query.Limits
+	joins  joinUse
 }
 
 func (c *compiler) compile(f *query.Filter) (node, error) {

@@ -48,6 +48,7 @@ type searchOptions struct {
 	noPairs       bool // no pair counts
 	noUnionSplit  bool // count a union through a bitset of its matches (union.go)
 	noFilterCache bool // make a walk's residual bitset, not the cached one (filter_cache.go)
+	joins         joinUse
 	count         boundedCount
 }
 
@@ -70,7 +71,7 @@ func (s *Snapshot) search(ctx context.Context, q *query.Search, opt searchOption
 	}
 	x := &exec{ctx: ctx, s: s, sparse: opt.sparse, noPairs: opt.noPairs, noFilterCache: opt.noFilterCache}
 	defer x.release()
-	c := &compiler{s: s, limits: q.Limits}
+	c := &compiler{ctx: ctx, s: s, limits: q.Limits, joins: opt.joins}
 	root, err := c.compile(q.Filter)
 	if err != nil {
 		return nil, err
@@ -305,7 +306,7 @@ const costDenseWord = 2
 // countCost is what counting a node costs beyond what walking it shares.
 func countCost(n node) float64 {
 	switch k := n.(type) {
-	case allNode, *setNode, *runsNode:
+	case allNode, *setNode, *runsNode, *joinNode:
 		return 0
 	case *notNode:
 		return countCost(k.kid)

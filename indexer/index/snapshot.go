@@ -36,6 +36,8 @@ type Snapshot struct {
 	orderBins orderBinsCache
 	// filters are the residual filters' bitsets kept so far (filter_cache.go).
 	filters filterCache
+	// joins are the joins with links' sources made so far (link_join.go).
+	joins joinCache
 	// counted is alive's cardinality + 1 once aliveCount has counted it (0:
 	// not yet): every query's planner reads it, several times, and at ten
 	// million documents counting reads 153 cold containers (3 µs).
@@ -246,6 +248,11 @@ func (s *Snapshot) property(name string) *propertyIndex {
 		return nil
 	}
 	return s.properties[i]
+}
+
+// isKey reports whether pi is the property that is the whole primary key.
+func (s *Snapshot) isKey(pi *propertyIndex) bool {
+	return len(s.typ.PrimaryKey) == 1 && pi.property.APIName == s.typ.PrimaryKey[0]
 }
 
 // compareKeys orders two documents by primary key.

@@ -1,9 +1,11 @@
 package index
 
 import (
+	"context"
 	"slices"
 	"sync"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -21,14 +23,50 @@ type valueSet struct {
 	// other properties, in compareValueKeys order.
 	pres []uint64
 	vks  []valueKey
+	// keys, when set, are the documents of a link's source whose primary
+	// keys (of pres alone) the set holds, not read yet: a join follows
+	// them as they are (link_join.go); anything else reads them, once.
+	keys     *keyDocs
+	keysOnce sync.Once
 
 	once  sync.Once
 	boxed []any
 }
 
+// keyDocs are source documents whose primary keys a set holds.
+type keyDocs struct {
+	s     *Snapshot
+	pi    *propertyIndex  // the key's property
+	docs  *roaring.Bitmap // read only
+	count int
+}
+
+// lazyKeys reports whether Distinct leaves count documents' keys unread:
+// when a join may follow them for less than reading them costs.
+func lazyKeys(s *Snapshot, count int) bool {
+	return count >= max(1024, int(s.maxDoc>>10))
+}
+
+// sortedPres is the set's pres, read from its source documents on first
+// use. query.ValueSet.Values gives no context to read them under: they
+// are as many as the documents Distinct found, a cost already paid once.
+func (v *valueSet) sortedPres() []uint64 {
+	if v.keys != nil {
+		v.keysOnce.Do(func() {
+			k := v.keys
+			m := matches{count: k.count, each: func(fn func(docs []uint32) bool) { eachDocs(k.docs, fn) }}
+			v.pres, _ = distinctPres(context.Background(), k.pi, m)
+		})
+	}
+	return v.pres
+}
+
 var _ query.ValueSet = (*valueSet)(nil)
 
 func (v *valueSet) Len() int {
+	if v.keys != nil {
+		return v.keys.count // unique: primary keys
+	}
 	if v.pres != nil {
 		return len(v.pres)
 	}
@@ -47,8 +85,8 @@ func (v *valueSet) Values() []any {
 }
 
 func (v *valueSet) at(i int) valueKey {
-	if v.pres != nil {
-		return valueKey{pre: v.pres[i]}
+	if pres := v.sortedPres(); pres != nil {
+		return valueKey{pre: pres[i]}
 	}
 	return v.vks[i]
 }
@@ -66,8 +104,13 @@ func (c *compiler) inSet(pi *propertyIndex, set query.ValueSet) (n node, ok bool
 		return nil, false, err
 	}
 	switch t := c.s.ties(pi); {
-	case v.pres != nil && !t.exactParts():
-		pres := v.pres
+	case (v.keys != nil || v.pres != nil) && !t.exactParts():
+		if v.keys != nil {
+			if n, err := c.join(pi, v.keys); n != nil || err != nil {
+				return n, err == nil, err
+			}
+		}
+		pres := v.sortedPres()
 		in := func(x valueKey) bool {
 			_, found := slices.BinarySearch(pres, x.pre)
 			return found

@@ -74,7 +74,7 @@ func (s *Snapshot) Nearest(ctx context.Context, property string, q []float32, k 
 	if f != nil && f.Op != query.OpAll {
 		x := &exec{ctx: ctx, s: s}
 		defer x.release()
-		c := &compiler{s: s, limits: limits}
+		c := &compiler{ctx: ctx, s: s, limits: limits}
 		root, err := c.compile(f)
 		if err != nil {
 			return nil, err
