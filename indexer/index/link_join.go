@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"weak"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -125,6 +126,9 @@ func newJoinNode(j *linkJoin, from *roaring.Bitmap) *joinNode {
 func (n *joinNode) est() float64 { return float64(n.count) }
 
 func (n *joinNode) test(d uint32) bool {
+	if int(d) >= len(n.j.source) {
+		return false // added since the join, without a value: carried joins
+	}
 	s := n.j.source[d]
 	return s != 0 && n.from.Contains(s-1)
 }
@@ -164,8 +168,12 @@ func (n *joinNode) dense(x *exec) dense {
 }
 
 // joinCache keeps a target snapshot's joins with its links' sources: at
-// most maxJoins, one per source type and pair of properties (a newer
-// source snapshot's join replaces the older one's).
+// most maxJoins, one per source type and pair of properties (a join with
+// a newer source's replaces the older one's). A join depends on the two
+// orders it merged alone, which an update leaves as they are unless it
+// changes their values: the next snapshot carries the joins whose target
+// order it still has (carryJoins), and a join is asked for by its source
+// order, so that commits that do not move keys keep their joins.
 type joinCache struct {
 	mu      sync.Mutex
 	entries []*joinEntry
@@ -174,10 +182,10 @@ type joinCache struct {
 
 const maxJoins = 4
 
-// joinKey names a join by its source snapshot, held weakly: a join must
-// not keep a replaced snapshot's memory alive.
+// joinKey names a join by its source's order of its key, held weakly: a
+// join must not keep a replaced order's memory alive.
 type joinKey struct {
-	source         weak.Pointer[Snapshot]
+	source         weak.Pointer[order]
 	sourceType     string
 	sourceProperty int
 	targetProperty int
@@ -188,20 +196,27 @@ type joinEntry struct {
 	used uint64 // the cache's clock when last asked (under joinCache.mu)
 	read int64  // keys read by links without the join so far (likewise)
 
-	once sync.Once
-	join *linkJoin
-	err  error
+	once  sync.Once
+	join  *linkJoin
+	err   error
+	made  atomic.Bool // join is made: an update may carry it
+	order *order      // the target's order the join was made from
 }
 
 // get returns the join of key once the links between its snapshots have
 // read keys worth its making (cost, in costJoinKey units); nil before, or
-// when the one making it was cancelled. keys is what this link reads.
-func (c *joinCache) get(ctx context.Context, key joinKey, keys int64, cost float64, build func(context.Context) (*linkJoin, error)) (*linkJoin, error) {
-	e, ready := c.entry(key, keys, cost)
+// when the one making it was cancelled. keys is what this link reads;
+// target is the order of the target snapshot the join is made from.
+func (c *joinCache) get(ctx context.Context, key joinKey, keys int64, cost float64, target *order, build func(context.Context) (*linkJoin, error)) (*linkJoin, error) {
+	e, ready := c.entry(key, keys, cost, target)
 	if !ready {
 		return nil, nil
 	}
-	e.once.Do(func() { e.join, e.err = build(ctx) })
+	e.once.Do(func() {
+		if e.join, e.err = build(ctx); e.err == nil {
+			e.made.Store(true)
+		}
+	})
 	if e.err != nil {
 		c.drop(e)
 		if ctx.Err() != nil {
@@ -215,7 +230,7 @@ func (c *joinCache) get(ctx context.Context, key joinKey, keys int64, cost float
 // entry finds or adds key's entry and counts the keys read, replacing
 // the join of the same link from an older source snapshot and the least
 // recently used entry beyond maxJoins.
-func (c *joinCache) entry(key joinKey, keys int64, cost float64) (*joinEntry, bool) {
+func (c *joinCache) entry(key joinKey, keys int64, cost float64, target *order) (*joinEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clock++
@@ -223,7 +238,7 @@ func (c *joinCache) entry(key joinKey, keys int64, cost float64) (*joinEntry, bo
 		if e.key == key {
 			e.used = c.clock
 			e.read += keys
-			return e, float64(e.read)*costJoinKey >= cost
+			return e, e.made.Load() || float64(e.read)*costJoinKey >= cost
 		}
 	}
 	c.entries = slices.DeleteFunc(c.entries, func(e *joinEntry) bool {
@@ -238,9 +253,25 @@ func (c *joinCache) entry(key joinKey, keys int64, cost float64) (*joinEntry, bo
 		}
 		c.entries = slices.Delete(c.entries, oldest, oldest+1)
 	}
-	e := &joinEntry{key: key, used: c.clock, read: keys}
+	e := &joinEntry{key: key, used: c.clock, read: keys, order: target}
 	c.entries = append(c.entries, e)
 	return e, float64(keys)*costJoinKey >= cost
+}
+
+// carryJoins gives n the joins of s whose target order n still has.
+func (s *Snapshot) carryJoins(n *Snapshot) {
+	s.joins.mu.Lock()
+	defer s.joins.mu.Unlock()
+	for _, e := range s.joins.entries {
+		if !e.made.Load() || n.properties[e.key.targetProperty].order != e.order {
+			continue
+		}
+		carried := &joinEntry{key: e.key, used: e.used, read: e.read, join: e.join, order: e.order}
+		carried.once.Do(func() {})
+		carried.made.Store(true)
+		n.joins.entries = append(n.joins.entries, carried)
+	}
+	n.joins.clock = s.joins.clock
 }
 
 func (c *joinCache) drop(e *joinEntry) {
@@ -265,12 +296,15 @@ func (c *compiler) join(pi *propertyIndex, k *keyDocs) (node, error) {
 	if c.joins == joinsNever || c.ctx == nil || k.pi.order == nil {
 		return nil, nil
 	}
-	key := joinKey{source: weak.Make(k.s), sourceType: k.s.typ.APIName, sourceProperty: k.pi.position, targetProperty: pi.position}
+	if n := k.pi.order.len(); n == 0 || int(k.docs.Maximum()) >= int(k.s.maxDoc) {
+		return nil, nil
+	}
+	key := joinKey{source: weak.Make(k.pi.order), sourceType: k.s.typ.APIName, sourceProperty: k.pi.position, targetProperty: pi.position}
 	cost := float64(int64(k.s.maxDoc)+int64(c.s.maxDoc)) * costJoinEntry
 	if c.joins == joinsAlways {
 		cost = 0
 	}
-	j, err := c.s.joins.get(c.ctx, key, int64(k.count), cost, func(ctx context.Context) (*linkJoin, error) {
+	j, err := c.s.joins.get(c.ctx, key, int64(k.count), cost, pi.order, func(ctx context.Context) (*linkJoin, error) {
 		return newLinkJoin(ctx, k.s, k.pi, c.s, pi)
 	})
 	if j == nil || err != nil {

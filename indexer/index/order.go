@@ -214,6 +214,9 @@ func (noTies) exactParts() bool      { return false }
 // before the update, added: after); t gives those of the entries o keeps,
 // which the update does not change.
 func (o *order) update(t ties, removed, added []entry) (*order, error) {
+	if len(removed) == 0 && len(added) == 0 {
+		return o, nil // shared, so that what is kept of it carries (bins, joins)
+	}
 	if len(o.blocks) == 0 {
 		if len(removed) > 0 {
 			return nil, fmt.Errorf("index order: document %d is not where its value says", removed[0].doc)

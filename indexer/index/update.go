@@ -25,6 +25,7 @@ func (s *Snapshot) Apply(changes []Change, version uint64) (*Snapshot, error) {
 		n := &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive, keys: s.keys,
 			keyOrder: s.keyOrder, properties: s.properties, bitsets: s.bitsets, pairs: s.pairTables()}
 		s.carryBins(n)
+		s.carryJoins(n)
 		return n, nil
 	}
 	n := &Snapshot{typ: s.typ, version: version, maxDoc: s.maxDoc, alive: s.alive.Clone(), bitsets: s.bitsets}
@@ -76,6 +77,7 @@ func (s *Snapshot) Apply(changes []Change, version uint64) (*Snapshot, error) {
 	n.alive.RunOptimize()
 	n.pairs = s.carryPairs(n, changes)
 	s.carryBins(n)
+	s.carryJoins(n)
 	return n, nil
 }
 
