@@ -3,6 +3,7 @@ package searchbench
 import (
 	"context"
 	"fmt"
+	"runtime"
 )
 
 // The derived row: each customer's order count and the sum of its
@@ -52,7 +53,7 @@ func pgDerived(ctx context.Context, db *pgSide, _ params) (result, error) {
 func derivedQuery() query {
 	return query{
 		id: "derived", name: fmt.Sprintf("withProperties: count and sum of each customer's orders; top %d by the sum", pageSize),
-		target: 1, gen: genNone,
+		target: 1, gen: genNone, clients: max(2, runtime.NumCPU()),
 		onto: func(ctx context.Context, c *ontoClient, p params) (result, error) {
 			return pageResult(c.loadObjects(ctx, derivedRequest()))
 		},

@@ -55,6 +55,11 @@ type query struct {
 	// must agree on, for rows whose rankings differ below them (BM25 and
 	// ts_rank); verification compares those and the page lengths.
 	agree func(ctx context.Context, db *pgSide, p params) (int, error)
+	// clients, when set, bounds the row's clients: a request that keeps
+	// every core busy for seconds (PostgreSQL's derived row at ten
+	// million: 30 s of CPU) only queues behind more, and fifty of them
+	// kept a part running for many minutes past its duration.
+	clients int
 }
 
 // Parameter generators. Values are whole numbers so that the JSON and the

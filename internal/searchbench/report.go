@@ -70,6 +70,8 @@ type QueryReport struct {
 	Straight           *Stats `json:"openSearchStraight,omitempty"`
 	OpenSearchSearches int    `json:"openSearchSearches,omitempty"`
 	OpenSearchNote     string `json:"openSearchNote,omitempty"`
+	// Clients is the row's clients when fewer than the run's (query.clients).
+	Clients int `json:"clients,omitempty"`
 	// Ratio is ontoindex q/s over PostgreSQL q/s (0 without both).
 	Ratio  float64 `json:"ratio,omitempty"`
 	Target float64 `json:"target,omitempty"` // least ratio asked for; 0: information

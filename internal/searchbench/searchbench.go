@@ -226,8 +226,13 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			sides[3], sides[4] = osSide.sides(q)
 			osSide.describe(&qr)
 		}
-		say("measuring %s (%d rounds)", q.name, o.Rounds)
-		st, err := rounds(ctx, o, uint64(i), sides)
+		qo := o
+		if q.clients > 0 && q.clients < o.Clients {
+			qo.Clients, qr.Clients = q.clients, q.clients
+			qr.Name += fmt.Sprintf(" (%d clients)", q.clients)
+		}
+		say("measuring %s (%d rounds)", qr.Name, o.Rounds)
+		st, err := rounds(ctx, qo, uint64(i), sides)
 		if err != nil {
 			return nil, err
 		}
