@@ -74,11 +74,13 @@ func (m matches) whole() bool { return m.bits != nil || m.bm != nil }
 // the query's bitset is a fresh allocation of maxDoc/8 bytes (at ten
 // million documents its page faults cost more than the link's join),
 // where a bitmap of a few hundred thousand documents is their containers.
+// A node's bitmap may share the words of the query's bitsets, which go
+// back to the pool when the query ends: it is copied too.
 func (m matches) bitmap() *roaring.Bitmap {
 	if m.bits != nil {
 		return roaring.FromDense(m.bits, true)
 	}
-	return m.bm
+	return m.bm.Clone()
 }
 
 // denseMatches are the documents of w not in skip (nil: none); count is

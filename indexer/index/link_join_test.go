@@ -474,3 +474,47 @@ func maxKeyDoc(objs state) uint32 {
 	}
 	return doc
 }
+
+// TestSnapshot_DistinctKept reads a set of keys left unread after other
+// queries of the same snapshot have reused the bitsets of the query that
+// made it: the set must hold its own documents.
+func TestSnapshot_DistinctKept(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	typ := testType(t)
+	// More than a roaring container's 65,536 documents: a bitmap made
+	// from a query's bitset shares the bitset's words container by
+	// container.
+	objs := randState(r, 70_000)
+	s := mustBuild(t, typ, objs)
+	keys := mustKeys(t, typ, objs)
+	or := &oracle{t: typ}
+	// Ranges wide enough for a bitset, and of the key itself.
+	filters := []*query.Filter{
+		query.Compare(query.OpGte, "balance", -100.0),
+		query.Compare(query.OpLt, "id", int64(66_000)),
+		query.And(query.Compare(query.OpGte, "balance", -200.0), query.Not(query.Eq("city", "Oslo"))),
+	}
+	for i, f := range filters {
+		set, err := s.Distinct(t.Context(), f, query.Limits{}, "id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set.(*valueSet).keys == nil {
+			t.Fatalf("%d: %v: %d keys read at once", i, f, set.Len())
+		}
+		// Other queries take the pooled bitsets and write them.
+		for _, other := range filters {
+			mustSearch(t, s, &query.Search{Filter: query.Not(other), PageSize: 5, Sort: []query.Sort{{Property: "balance"}}})
+		}
+		var want []any
+		for d, o := range objs {
+			if or.match(f, o, keys[d]) {
+				want = append(want, o.Values[0])
+			}
+		}
+		slices.SortFunc(want, oracleCompare)
+		if got := set.Values(); !slices.EqualFunc(got, want, func(a, b any) bool { return oracleCompare(a, b) == 0 }) {
+			t.Fatalf("%d: %v: %d keys, the objects %d", i, f, len(got), len(want))
+		}
+	}
+}
