@@ -239,10 +239,14 @@ func stat(s *Stats, what string) string {
 	}
 	switch what {
 	case "qps":
-		if s.Errors > 0 {
-			return fmt.Sprintf("%.0f (%d errors)", s.QPS, s.Errors)
+		q := fmt.Sprintf("%.0f", s.QPS)
+		if s.QPS < 10 {
+			q = num(s.QPS) // the derived and relevance rows at ten million: 0.05-1 q/s
 		}
-		return fmt.Sprintf("%.0f", s.QPS)
+		if s.Errors > 0 {
+			return fmt.Sprintf("%s (%d errors)", q, s.Errors)
+		}
+		return q
 	case "p50":
 		return num(s.P50Ms)
 	default:

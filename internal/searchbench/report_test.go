@@ -59,6 +59,8 @@ func TestMeasuredLine(t *testing.T) {
 			"ontoindex - q/s p50 - ms, PostgreSQL 15 q/s p50 3022 ms"},
 		{"ontoindex only", QueryReport{Ontoindex: st(20, 2)},
 			"ontoindex 20 q/s p50 2.00 ms, PostgreSQL - q/s p50 - ms"},
+		{"under ten a second", QueryReport{Ontoindex: st(0.36, 5559), Postgres: st(0.049, 46250), Ratio: 7.34},
+			"ontoindex 0.360 q/s p50 5559 ms, PostgreSQL 0.049 q/s p50 46250 ms, ratio 7.35"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := measuredLine(tc.q); got != tc.want {
