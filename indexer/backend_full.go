@@ -104,6 +104,14 @@ func (fb *fullBackend) send() {
 	})
 }
 
+// sendRest sends the pending objects of a build whose diff is over,
+// without waiting for them.
+func (fb *fullBackend) sendRest() {
+	if fb != nil {
+		fb.send()
+	}
+}
+
 func (fb *fullBackend) failed() error {
 	fb.mu.Lock()
 	defer fb.mu.Unlock()

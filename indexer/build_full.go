@@ -102,7 +102,9 @@ func (j *buildJob) full(ctx context.Context) error {
 	}
 	st, err := changelog.Diff(ctx, in, w, w)
 	if err == nil {
-		// The rows held for the last chunk's acknowledgement.
+		// The last objects go out, then the rows held for the last
+		// chunk's acknowledgement are applied once it comes.
+		backend.sendRest()
 		err = w.Drain()
 	}
 	j.record(st)
