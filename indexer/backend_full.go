@@ -104,14 +104,6 @@ func (fb *fullBackend) send() {
 	})
 }
 
-// sendRest sends the pending objects of a build whose diff is over,
-// without waiting for them.
-func (fb *fullBackend) sendRest() {
-	if fb != nil {
-		fb.send()
-	}
-}
-
 func (fb *fullBackend) failed() error {
 	fb.mu.Lock()
 	defer fb.mu.Unlock()

@@ -102,9 +102,7 @@ func (j *buildJob) full(ctx context.Context) error {
 	}
 	st, err := changelog.Diff(ctx, in, w, w)
 	if err == nil {
-		// The last objects go out, then the rows held for the last
-		// chunk's acknowledgement are applied once it comes.
-		backend.sendRest()
+		// The rows held for the last chunk's acknowledgement.
 		err = w.Drain()
 	}
 	j.record(st)
