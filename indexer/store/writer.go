@@ -187,10 +187,10 @@ func (w *Writer) Finish(version uint64) {
 	w.version, w.finish = version, true
 }
 
-// BeforeCommit makes every Commit run fn first, and roll back instead
-// when it fails: a full build's search backend acknowledges every object
-// before the build's last commit. Its chunks commit once their own
-// objects are acknowledged (SendAhead), without fn.
+// BeforeCommit makes every commit run fn first, and roll back instead
+// when it fails: a full build's search backend acknowledges the objects a
+// chunk holds before the chunk commits, since a resumed build skips the
+// rows of the committed chunks.
 func (w *Writer) BeforeCommit(fn func() error) { w.beforeCommit = fn }
 
 // Gen is the generation in the open transaction.
