@@ -21,13 +21,13 @@ const fullBackendRows = 4096
 const fullBackendInFlight = 2
 
 // fullBackend sends a full build's objects to the index of its
-// generation, in batches on goroutines of their own. The store writer
-// sends them ahead of its commits (store.Sender): it cuts each chunk and
-// commits it once every Write of the chunk and before it ended well (a
-// resumed build skips the rows of the committed chunks), and goes on
-// sending the next chunk's objects meanwhile, so that the cluster always
-// has a batch to index.
+// generation: a store.Docs that hands every object to the embedded
+// index's docs too, and sends them in batches on goroutines of their own,
+// all of them acknowledged before each store commit (flush, through
+// store.Writer.BeforeCommit), since a resumed build skips the rows of the
+// committed chunks.
 type fullBackend struct {
+	store.Docs
 	ctx     context.Context
 	ix      *Indexer
 	name    string
@@ -37,22 +37,27 @@ type fullBackend struct {
 	stats   *backendStats
 	pending []opensearch.Change
 
-	slots chan struct{}   // one per Write in flight
-	wg    sync.WaitGroup  // every Write
-	chunk *sync.WaitGroup // the Writes of the chunk not cut yet
+	slots chan struct{} // one per Write in flight
+	wg    sync.WaitGroup
 	mu    sync.Mutex
 	err   error // the first failed Write's
 }
 
-var _ store.Sender = (*fullBackend)(nil)
-
 func newFullBackend(ctx context.Context, ix *Indexer, name string, w *opensearch.Writer, gen uint64, version int64) *fullBackend {
-	return &fullBackend{ctx: ctx, ix: ix, name: name, w: w, gen: gen, version: version,
-		slots: make(chan struct{}, fullBackendInFlight), chunk: &sync.WaitGroup{}}
+	return &fullBackend{ctx: ctx, ix: ix, name: name, w: w, gen: gen, version: version, slots: make(chan struct{}, fullBackendInFlight)}
 }
 
-// Send implements store.Sender.
-func (fb *fullBackend) Send(key []byte, o *objects.Object) error {
+// tee makes fb hand the objects to docs too.
+func (fb *fullBackend) tee(docs store.Docs) store.Docs {
+	fb.Docs = docs
+	return fb
+}
+
+// Changed implements store.Docs.
+func (fb *fullBackend) Changed(doc uint32, key []byte, o *objects.Object) error {
+	if err := fb.Docs.Changed(doc, key, o); err != nil {
+		return err
+	}
 	// The diff reuses its key and object buffers.
 	fb.pending = append(fb.pending, opensearch.Change{Key: bytes.Clone(key), Object: &objects.Object{Values: slices.Clone(o.Values)}})
 	if len(fb.pending) >= fullBackendRows {
@@ -60,21 +65,6 @@ func (fb *fullBackend) Send(key []byte, o *objects.Object) error {
 		return fb.failed()
 	}
 	return nil
-}
-
-// Cut implements store.Sender: the channel yields once every Write so far
-// ended, with the first error of any. The chunks before were committed,
-// each after its own Writes ended.
-func (fb *fullBackend) Cut() <-chan error {
-	fb.send()
-	chunk := fb.chunk
-	fb.chunk = &sync.WaitGroup{}
-	acked := make(chan error, 1)
-	go func() {
-		chunk.Wait()
-		acked <- fb.failed()
-	}()
-	return acked
 }
 
 // send hands the pending objects to a Write of their own, once fewer
@@ -86,10 +76,7 @@ func (fb *fullBackend) send() {
 	batch := fb.pending
 	fb.pending = make([]opensearch.Change, 0, fullBackendRows)
 	fb.slots <- struct{}{}
-	chunk := fb.chunk
-	chunk.Add(1)
 	fb.wg.Go(func() {
-		defer chunk.Done()
 		defer func() { <-fb.slots }()
 		if fb.failed() != nil {
 			return

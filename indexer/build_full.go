@@ -62,11 +62,11 @@ func (j *buildJob) full(ctx context.Context) error {
 	if docs != nil {
 		sink = docs
 	}
-	w.Full(sink, rows, bs)
 	if backend != nil {
-		w.SendAhead(backend)
+		sink = backend.tee(sink)
 		w.BeforeCommit(backend.flush)
 	}
+	w.Full(sink, rows, bs)
 	if counted != nil {
 		w.Numbered(func() uint64 { return counted.next })
 	}
@@ -101,10 +101,6 @@ func (j *buildJob) full(ctx context.Context) error {
 		in.Skip = map[string]int64{bs.PartialFile: bs.PartialRows}
 	}
 	st, err := changelog.Diff(ctx, in, w, w)
-	if err == nil {
-		// The rows held for the last chunk's acknowledgement.
-		err = w.Drain()
-	}
 	j.record(st)
 	if err != nil {
 		w.Rollback()

@@ -87,15 +87,6 @@ type Writer struct {
 	// next, when set, is the counter the documents are numbered from,
 	// stored with every commit of a version (Numbered).
 	next func() uint64
-	// ahead, when set, is sent every object first (writer_ahead.go);
-	// acked is then the cut chunk's acknowledgement while the rows after
-	// it are held, their keys in heldKeys.
-	ahead      Sender
-	acked      <-chan error
-	held       []heldRow
-	heldBuf    []byte
-	heldValues []any
-	heldKeys   map[string]heldKey
 }
 
 // OpenWriter opens a writer on a generation of an object type (creating it
@@ -221,7 +212,6 @@ func (w *Writer) begin(create bool) error {
 
 // Rollback abandons the open transaction, if any.
 func (w *Writer) Rollback() {
-	w.dropHeld()
 	if w.tx != nil {
 		_ = w.tx.Rollback()
 		w.tx = nil
@@ -255,20 +245,9 @@ func (w *Writer) flush() error {
 }
 
 // Commit commits the open transaction: BeforeCommit's function first, then
-// fn, if set, inside it. Rows held for a chunk's acknowledgement
-// (SendAhead) are applied first.
+// fn, if set, inside it.
 func (w *Writer) Commit(fn func() error) error {
-	if err := w.drain(); err != nil {
-		w.Rollback()
-		return err
-	}
-	return w.commit(fn, true)
-}
-
-// commit commits the open transaction, after BeforeCommit's function
-// with before.
-func (w *Writer) commit(fn func() error, before bool) error {
-	if before && w.beforeCommit != nil {
+	if w.beforeCommit != nil {
 		if err := w.beforeCommit(); err != nil {
 			w.Rollback()
 			return err
@@ -306,10 +285,6 @@ func (w *Writer) chunk(c *changelog.Change) error {
 	}
 	if w.state != nil {
 		w.state.PartialFile, w.state.PartialRows = c.File, c.Row+1
-	}
-	if w.ahead != nil {
-		w.cut()
-		return nil
 	}
 	if err := w.Commit(nil); err != nil {
 		return fmt.Errorf("object type %s: generation %d: commit a chunk: %w", w.name, w.gen, err)

@@ -19,9 +19,6 @@ var (
 // Lookup implements changelog.Baseline.
 func (w *Writer) Lookup(key []byte) (string, uint64, bool, error) {
 	w.looked.ok = false
-	if h, ok := w.heldLookup(key); ok {
-		return h.file, h.hash, true, nil
-	}
 	var v []byte
 	if !w.keys.absent(key) {
 		v = w.getObject(key)
@@ -76,23 +73,6 @@ func (w *Writer) FileKeys(path string, fn func(key []byte) error) error {
 
 // Apply implements changelog.Sink.
 func (w *Writer) Apply(c *changelog.Change) error {
-	held, err := w.holding()
-	switch {
-	case err != nil:
-		return err
-	case held && (c.Type == changelog.Insert || c.Type == changelog.UpdateAfter):
-		return w.hold(c)
-	case held:
-		// A delete or a carry-over reads the store as the diff left it.
-		if err := w.drain(); err != nil {
-			return err
-		}
-	}
-	return w.apply(c, true)
-}
-
-// apply applies a change, and sends its object ahead with send.
-func (w *Writer) apply(c *changelog.Change, send bool) error {
 	switch c.Type {
 	case changelog.Delete:
 		prev, ok, err := w.lookUp(c.Key)
@@ -172,11 +152,6 @@ func (w *Writer) apply(c *changelog.Change, send bool) error {
 	if c.Type != changelog.CarryOver {
 		if err := w.changed(r.doc, c.Key, c.Object); err != nil {
 			return err
-		}
-		if send && w.ahead != nil {
-			if err := w.ahead.Send(c.Key, c.Object); err != nil {
-				return err
-			}
 		}
 	}
 	if c.Type == changelog.Insert {
@@ -258,16 +233,6 @@ func (w *Writer) changed(doc uint32, key []byte, o *objects.Object) error {
 
 // FileDone implements changelog.Sink: the file is now part of the baseline.
 func (w *Writer) FileDone(f changelog.DataFile) error {
-	if held, err := w.holding(); err != nil || held {
-		if held {
-			w.held = append(w.held, heldRow{done: &f})
-		}
-		return err
-	}
-	return w.fileDone(f)
-}
-
-func (w *Writer) fileDone(f changelog.DataFile) error {
 	id, _, err := w.fileID(f.Path, true)
 	if err != nil {
 		return err
@@ -280,9 +245,6 @@ func (w *Writer) fileDone(f changelog.DataFile) error {
 
 // FileRemoved implements changelog.Sink: forget a file and its keys.
 func (w *Writer) FileRemoved(path string) error {
-	if err := w.drain(); err != nil {
-		return err
-	}
 	id, ok, err := w.fileID(path, false)
 	if err != nil || !ok {
 		return err
