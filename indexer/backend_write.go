@@ -55,6 +55,11 @@ func (j *buildJob) writeChanges(ctx context.Context, sw *store.Writer, gen int, 
 // backendWrite is one Write of a type's changes, its error named by the
 // type, then the test hook after it.
 func (ix *Indexer) backendWrite(ctx context.Context, name string, w *opensearch.Writer, gen uint64, version int64, changes []opensearch.Change) error {
+	if ix.beforeBackendWrite != nil {
+		if err := ix.beforeBackendWrite(name, len(changes)); err != nil {
+			return fmt.Errorf("object type %s: backend write: %w", name, err)
+		}
+	}
 	start := time.Now()
 	ws, err := w.Write(ctx, gen, version, changes)
 	if st := ix.backendStats(name); st != nil {

@@ -15,6 +15,13 @@ import (
 // the build as theirs would (nil: none).
 func SetAfterBackend(ix *Indexer, fn func(objectType, step string) error) { ix.afterBackend = fn }
 
+// SetBeforeBackendWrite makes fn run before every write of ix to a
+// backend, with its count of changes; its error fails the write before
+// anything is sent (nil: none).
+func SetBeforeBackendWrite(ix *Indexer, fn func(objectType string, changes int) error) {
+	ix.beforeBackendWrite = fn
+}
+
 // EmbeddedSearch is v's search answered by its embedded index snapshot.
 func EmbeddedSearch(ctx context.Context, v *View, q *query.Search) (*Page, error) {
 	return v.search(ctx, q, true)

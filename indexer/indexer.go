@@ -78,6 +78,10 @@ type Indexer struct {
 	// (step "write") and each publish of a generation ("publish"), its
 	// error failing the build as theirs would.
 	afterBackend func(objectType, step string) error
+	// beforeBackendWrite, when set (tests), runs before each write to a
+	// backend with its count of changes; its error fails the write
+	// before anything is sent.
+	beforeBackendWrite func(objectType string, changes int) error
 	// backendWindow, when set (tests), is the largest page the backends'
 	// readers take instead of maxBackendPage.
 	backendWindow int

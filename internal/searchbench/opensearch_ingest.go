@@ -78,6 +78,7 @@ func (s *openSearchSide) straightBulk(ctx context.Context, aliases []string, lim
 	say("sending %d documents straight in bulk requests", docs)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: len(aliases) * ingestInFlight}}
 	defer client.CloseIdleConnections()
+	pool := sampleWritePool(ctx, s.cluster)
 	start := time.Now()
 	errs := make(chan error, len(aliases)*ingestInFlight)
 	var wg sync.WaitGroup
@@ -111,6 +112,7 @@ func (s *openSearchSide) straightBulk(ctx context.Context, aliases []string, lim
 		}()
 	}
 	wg.Wait()
+	written := pool()
 	close(errs)
 	if err := <-errs; err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
@@ -126,6 +128,7 @@ func (s *openSearchSide) straightBulk(ctx context.Context, aliases []string, lim
 		return nil, err
 	}
 	in.Node = stats1.sub(stats0)
+	in.Node.WritePool = written
 	for _, alias := range aliases {
 		if err := s.ok(ctx, http.MethodDelete, "/"+ingestIndex(alias), nil); err != nil {
 			return nil, fmt.Errorf("ingest: %w", err)

@@ -51,6 +51,8 @@ type NodeStats struct {
 	// WriteTasks are the tasks the write thread pool completed (about
 	// one a bulk request and shard).
 	WriteTasks int64 `json:"writeTasks"`
+	// WritePool is the write threads sampled during the phase.
+	WritePool *WritePool `json:"writePool,omitempty"`
 }
 
 // nodeSnapshot reads the counters of every node, and its JVM's CPU by
@@ -225,5 +227,6 @@ func (s *NodeStats) text(docs int64) string {
 		s.Indexed, docs, s.DocStatus, per(float64(s.IndexMs)/1e3), s.Merges, s.MergedDocs, num(float64(s.MergeMs)),
 		s.Refreshes, num(float64(s.RefreshMs)), s.Flushes, num(float64(s.FlushMs)), s.YoungGCs, num(float64(s.YoungGCMs)),
 		s.OldGCs, num(float64(s.OldGCMs)), s.WriteTasks)
+	b.WriteString(s.WritePool.text())
 	return b.String()
 }

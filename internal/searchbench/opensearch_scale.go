@@ -142,11 +142,13 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 		return nil, err
 	}
 	load := sampleLoad(ctx, 5*time.Second)
+	pool := sampleWritePool(ctx, c)
 	cpu0 := nodesCPU()
 	start = time.Now()
 	srv, err := startServe(ctx, o.ServeBin, o.ServeEnv, cfgPath, "ontoindex+opensearch", progress)
 	if err != nil {
 		load()
+		pool()
 		return nil, err
 	}
 	defer srv.stop()
@@ -154,11 +156,13 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 	b.SearchableSeconds = time.Since(start).Seconds()
 	b.LoadMin, b.LoadMax = load()
 	b.IndexerCPUSeconds, b.NodesCPUSeconds = procCPUSeconds(srv.pid()), nodesCPU()-cpu0
+	written := pool()
 	stats1, err := nodeSnapshot(ctx, c, nodes)
 	if err != nil {
 		return nil, err
 	}
 	b.Node = stats1.sub(stats0)
+	b.Node.WritePool = written
 	say("searchable after %.1f s (load average %.1f-%.1f)", b.SearchableSeconds, b.LoadMin, b.LoadMax)
 	if b.Objects, err = srv.objects(ctx, objectType); err != nil {
 		return nil, err
