@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ontoindex/ontoindex/internal/benchdata"
@@ -302,11 +303,24 @@ func memoryOf(ctx context.Context, when string, srv *ontoServer, nodes []nodePro
 // function it returns is called, which returns the least and the most
 // read (the first reading is at once).
 func sampleLoad(ctx context.Context, every time.Duration) func() (lo, hi float64) {
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
 	lo, hi := LoadAverage(), LoadAverage()
-	go func() {
-		defer close(done)
+	stop := sampleEvery(ctx, every, func(context.Context) {
+		l := LoadAverage()
+		lo, hi = min(lo, l), max(hi, l)
+	})
+	return func() (float64, float64) {
+		stop()
+		return lo, hi
+	}
+}
+
+// sampleEvery calls sample every interval on a goroutine of its own until
+// the function it returns is called, which cancels sample's context and
+// waits for the goroutine: what sample kept is then the caller's.
+func sampleEvery(ctx context.Context, every time.Duration, sample func(context.Context)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
@@ -314,14 +328,12 @@ func sampleLoad(ctx context.Context, every time.Duration) func() (lo, hi float64
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				l := LoadAverage()
-				lo, hi = min(lo, l), max(hi, l)
+				sample(ctx)
 			}
 		}
-	}()
-	return func() (float64, float64) {
+	})
+	return func() {
 		cancel()
-		<-done
-		return lo, hi
+		wg.Wait()
 	}
 }

@@ -1,6 +1,7 @@
 package searchbench
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -91,5 +92,19 @@ func TestScaleReport_WriteText(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}
+	}
+}
+
+// TestSampleEvery samples until stopped, and not once after: what the
+// samples kept is the caller's when stop returns.
+func TestSampleEvery(t *testing.T) {
+	n := 0
+	stop := sampleEvery(t.Context(), time.Millisecond, func(context.Context) { n++ })
+	time.Sleep(20 * time.Millisecond)
+	stop()
+	seen := n
+	time.Sleep(10 * time.Millisecond)
+	if seen == 0 || n != seen {
+		t.Fatalf("%d samples before stop, %d after", seen, n-seen)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ontoindex/ontoindex/internal/testkit/opensearchtest"
@@ -36,28 +35,14 @@ type WritePool struct {
 // returned function is called, which returns what they saw (nil without
 // a sample).
 func sampleWritePool(ctx context.Context, c *opensearchtest.Cluster) func() *WritePool {
-	ctx, cancel := context.WithCancel(ctx)
 	var samples []int
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(writePoolEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			n, err := writeActive(ctx, c)
-			if err != nil {
-				continue // a sample lost to a slow answer or the end
-			}
+	stop := sampleEvery(ctx, writePoolEvery, func(ctx context.Context) {
+		if n, err := writeActive(ctx, c); err == nil { // else a sample lost to a slow answer or the end
 			samples = append(samples, n)
 		}
 	})
 	return func() *WritePool {
-		cancel()
-		wg.Wait()
+		stop()
 		return writePoolOf(samples)
 	}
 }
