@@ -132,7 +132,12 @@ func matchesOf(x *exec, root node, pi *propertyIndex) (matches, error) {
 	if !pi.nulls.IsEmpty() && bm.Intersects(pi.nulls) {
 		bm = roaring.AndNot(bm, pi.nulls)
 	}
-	return matches{count: int(bm.GetCardinality()), bm: bm, each: func(fn func(docs []uint32) bool) { eachDocs(bm, fn) }}, nil
+	return bitmapMatches(bm, int(bm.GetCardinality())), nil
+}
+
+// bitmapMatches are the count documents of bm.
+func bitmapMatches(bm *roaring.Bitmap, count int) matches {
+	return matches{count: count, bm: bm, each: func(fn func(docs []uint32) bool) { eachDocs(bm, fn) }}
 }
 
 // distinctPres is Distinct of a property whose values are their pres

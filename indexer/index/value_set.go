@@ -54,8 +54,7 @@ func (v *valueSet) sortedPres() []uint64 {
 	if v.keys != nil {
 		v.keysOnce.Do(func() {
 			k := v.keys
-			m := matches{count: k.count, each: func(fn func(docs []uint32) bool) { eachDocs(k.docs, fn) }}
-			v.pres, _ = distinctPres(context.Background(), k.pi, m)
+			v.pres, _ = distinctPres(context.Background(), k.pi, bitmapMatches(k.docs, k.count))
 		})
 	}
 	return v.pres
