@@ -99,12 +99,17 @@ func TestScaleReport_WriteText(t *testing.T) {
 // samples kept is the caller's when stop returns.
 func TestSampleEvery(t *testing.T) {
 	n := 0
-	stop := sampleEvery(t.Context(), time.Millisecond, func(context.Context) { n++ })
-	time.Sleep(20 * time.Millisecond)
+	three := make(chan struct{})
+	stop := sampleEvery(t.Context(), time.Millisecond, func(context.Context) {
+		if n++; n == 3 {
+			close(three)
+		}
+	})
+	<-three
 	stop()
 	seen := n
-	time.Sleep(10 * time.Millisecond)
-	if seen == 0 || n != seen {
-		t.Fatalf("%d samples before stop, %d after", seen, n-seen)
+	time.Sleep(10 * time.Millisecond) // ten ticks a running sampler would take
+	if n != seen {
+		t.Fatalf("%d samples after stop", n-seen)
 	}
 }
