@@ -12,9 +12,21 @@ import (
 // TestDerived_differential draws where clauses over derived and stored
 // properties, an order (with nulls: customers without orders have no
 // total) and a page size, and compares every page with a brute-force
-// evaluation of the rows.
+// evaluation of the rows: on a small set, and on one whose links are
+// followed and accumulated in several batches (addBatch).
 func TestDerived_differential(t *testing.T) {
-	e := mustLinksEnv(t, 14)
+	for _, size := range []struct {
+		name              string
+		customers, orders int
+		cases             int
+	}{{"small", 40, 160, 30}, {"batches", 600, 3000, 8}} {
+		t.Run(size.name, func(t *testing.T) {
+			testDerivedDifferential(t, mustSizedLinksEnv(t, 14, size.customers, size.orders), size.cases)
+		})
+	}
+}
+
+func testDerivedDifferential(t *testing.T, e *linksEnv, cases int) {
 	r := rand.New(rand.NewPCG(14, 1))
 	defs := map[string]any{
 		"n":     sel(pivot("orders"), "count"),
@@ -43,7 +55,7 @@ func TestDerived_differential(t *testing.T) {
 	field := func(s stats, name string) any {
 		return map[string]any{"n": s.n, "tags": s.tags, "total": s.total, "ratio": s.ratio, "city": s.city}[name]
 	}
-	for i := range 30 {
+	for i := range cases {
 		// where: derived >= k, or city = X or derived < k (a clause mixing stored and derived).
 		k := float64(r.IntN(6))
 		dp := []string{"n", "tags"}[r.IntN(2)]

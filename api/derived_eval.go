@@ -3,8 +3,6 @@ package api
 import (
 	"context"
 	"fmt"
-	"math"
-	"slices"
 
 	"github.com/ontoindex/ontoindex/api/wire"
 	"github.com/ontoindex/ontoindex/indexer"
@@ -285,27 +283,10 @@ func (d *setDecoder) hop(ctx context.Context, lv level, h wire.DerivedHop) (leve
 	if err != nil {
 		return level{}, err
 	}
-	ti := tt.PropertyIndex(targetProp)
-	out := level{t: tt, page: tp, at: make([]int32, tp.Len()+1), of: make([]int32, 0, tp.Len())}
-	var sc objects.Scalar
-	for j := range tp.Len() {
-		out.at[j] = int32(len(out.of))
-		k, ok := keyAt(tp, tt, j, ti, &sc)
-		if !ok {
-			continue
-		}
-		from, _ := byValue.get(k)
-		start := len(out.of)
-		if len(from) > math.MaxInt32-start {
-			return level{}, fmt.Errorf("link %s.%s: over %d links from the source objects", h.From, h.Link, math.MaxInt32)
-		}
-		out.of = append(out.of, from...)
-		if len(from) > 1 {
-			slices.Sort(out.of[start:])
-			out.of = out.of[:start+len(slices.Compact(out.of[start:]))]
-		}
+	out, err := reached(tp, tt, tt.PropertyIndex(targetProp), byValue)
+	if err != nil {
+		return level{}, fmt.Errorf("link %s.%s: %w", h.From, h.Link, err)
 	}
-	out.at[tp.Len()] = int32(len(out.of))
 	return out, nil
 }
 

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ontoindex/ontoindex/indexer"
 	"github.com/ontoindex/ontoindex/objects"
@@ -158,6 +160,47 @@ func originsByValue(lv *level, i int) (*joinIndex, []int32) {
 		by.set(k, append(have, origins...))
 	}
 	return by, firsts
+}
+
+// reached is the level of the objects of page p (of type t) with the
+// origins their property i's value has in byValue.
+//
+// The objects come in their own order and each value is looked up at
+// random in byValue: at ten million objects a cache miss each, which the
+// reading of the next object's value keeps from overlapping with the
+// next miss. So the keys of a batch are read first, then looked up in a
+// loop that does nothing else, whose misses overlap (as
+// accumulateNumbers applies its adds).
+func reached(p *indexer.Page, t *objects.Type, i int, byValue *joinIndex) (level, error) {
+	out := level{t: t, page: p, at: make([]int32, p.Len()+1), of: make([]int32, 0, p.Len())}
+	var sc objects.Scalar
+	keys, found, froms := make([]joinKey, addBatch), make([]bool, addBatch), make([][]int32, addBatch)
+	for first := 0; first < p.Len(); first += addBatch {
+		n := min(addBatch, p.Len()-first)
+		for b := range n {
+			keys[b], found[b] = keyAt(p, t, first+b, i, &sc)
+		}
+		for b := range n {
+			froms[b] = nil
+			if found[b] {
+				froms[b], _ = byValue.get(keys[b])
+			}
+		}
+		for b, from := range froms[:n] {
+			out.at[first+b] = int32(len(out.of))
+			start := len(out.of)
+			if len(from) > math.MaxInt32-start {
+				return level{}, fmt.Errorf("over %d links from the source objects", math.MaxInt32)
+			}
+			out.of = append(out.of, from...)
+			if len(from) > 1 {
+				slices.Sort(out.of[start:])
+				out.of = out.of[:start+len(slices.Compact(out.of[start:]))]
+			}
+		}
+	}
+	out.at[p.Len()] = int32(len(out.of))
+	return out, nil
 }
 
 // keyAt reads property i of object j of a page as a join key; ok is
