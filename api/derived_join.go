@@ -175,6 +175,7 @@ func reached(p *indexer.Page, t *objects.Type, i int, byValue *joinIndex) (level
 	out := level{t: t, page: p, at: make([]int32, p.Len()+1), of: make([]int32, 0, p.Len())}
 	var sc objects.Scalar
 	keys, found, froms := make([]joinKey, addBatch), make([]bool, addBatch), make([][]int32, addBatch)
+	one := make([]int32, addBatch)
 	for first := 0; first < p.Len(); first += addBatch {
 		n := min(addBatch, p.Len()-first)
 		for b := range n {
@@ -184,16 +185,21 @@ func reached(p *indexer.Page, t *objects.Type, i int, byValue *joinIndex) (level
 			froms[b] = nil
 			if found[b] {
 				froms[b], _ = byValue.get(keys[b])
+				if len(froms[b]) == 1 {
+					one[b] = froms[b][0] // read here, beside the other lookups' misses
+				}
 			}
 		}
 		for b, from := range froms[:n] {
 			out.at[first+b] = int32(len(out.of))
 			start := len(out.of)
-			if len(from) > math.MaxInt32-start {
+			switch {
+			case len(from) > math.MaxInt32-start:
 				return level{}, fmt.Errorf("over %d links from the source objects", math.MaxInt32)
-			}
-			out.of = append(out.of, from...)
-			if len(from) > 1 {
+			case len(from) == 1:
+				out.of = append(out.of, one[b])
+			case len(from) > 1:
+				out.of = append(out.of, from...)
 				slices.Sort(out.of[start:])
 				out.of = out.of[:start+len(slices.Compact(out.of[start:]))]
 			}
