@@ -56,22 +56,10 @@ func TestMain(m *testing.M) {
 
 func newHandlerEnv(dir string) (http.Handler, error) {
 	ctx := context.Background()
-	if _, err := benchdata.WriteCustomers(ctx, dir, 1, *handlerRows, 8); err != nil {
+	cfg, err := handlerConfig(ctx, dir, *handlerRows)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := benchdata.WriteOrders(ctx, dir, 1, *handlerRows, *handlerRows, 8); err != nil {
-		return nil, err
-	}
-	cfg := config.Default()
-	cfg.DataDir = filepath.Join(dir, "data")
-	cfg.Catalogs = map[string]config.Catalog{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
-	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Customer", Table: "warehouse." + benchdata.CustomersIdent, TitleProperty: "name",
-		Properties: map[string]objects.PropertySpec{"id": {Column: "id"}, "name": {Column: "name", Search: objects.SearchText},
-			"city": {Column: "city", Search: objects.SearchKeyword}, "balance": {Column: "balance"}, "visits": {Column: "visits"}, "active": {Column: "active"}}},
-		{APIName: "Order", Table: "warehouse." + benchdata.OrdersIdent, Properties: map[string]objects.PropertySpec{
-			"id": {Column: "id"}, "customerId": {Column: "customer_id"}, "amount": {Column: "amount"}, "status": {Column: "status", Search: objects.SearchKeyword}},
-			Links: []objects.LinkSpec{{APIName: "customer", Target: "Customer", ForeignKey: "customerId", ReverseAPIName: "orders"}}}}
-	cfg.Ontology.APIName = "bench"
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -89,6 +77,28 @@ func newHandlerEnv(dir string) (http.Handler, error) {
 		return nil, err
 	}
 	return s.Handler(), nil
+}
+
+// handlerConfig writes the bench's customers and orders, rows of each,
+// into dir and returns the config of a server of them.
+func handlerConfig(ctx context.Context, dir string, rows int) (*config.Config, error) {
+	if _, err := benchdata.WriteCustomers(ctx, dir, 1, rows, 8); err != nil {
+		return nil, err
+	}
+	if _, err := benchdata.WriteOrders(ctx, dir, 1, rows, rows, 8); err != nil {
+		return nil, err
+	}
+	cfg := config.Default()
+	cfg.DataDir = filepath.Join(dir, "data")
+	cfg.Catalogs = map[string]config.Catalog{"warehouse": {Type: "hadoop", Properties: map[string]string{"warehouse": benchdata.Warehouse(dir)}}}
+	cfg.ObjectTypes = []objects.TypeSpec{{APIName: "Customer", Table: "warehouse." + benchdata.CustomersIdent, TitleProperty: "name",
+		Properties: map[string]objects.PropertySpec{"id": {Column: "id"}, "name": {Column: "name", Search: objects.SearchText},
+			"city": {Column: "city", Search: objects.SearchKeyword}, "balance": {Column: "balance"}, "visits": {Column: "visits"}, "active": {Column: "active"}}},
+		{APIName: "Order", Table: "warehouse." + benchdata.OrdersIdent, Properties: map[string]objects.PropertySpec{
+			"id": {Column: "id"}, "customerId": {Column: "customer_id"}, "amount": {Column: "amount"}, "status": {Column: "status", Search: objects.SearchKeyword}},
+			Links: []objects.LinkSpec{{APIName: "customer", Target: "Customer", ForeignKey: "customerId", ReverseAPIName: "orders"}}}}
+	cfg.Ontology.APIName = "bench"
+	return cfg, nil
 }
 
 // BenchmarkHandler measures the server's own cost of requests (no

@@ -1,6 +1,7 @@
 package opensearch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -168,11 +169,6 @@ type aggAnswer struct {
 	Aggregations map[string]json.RawMessage `json:"aggregations"`
 }
 
-type compositeAnswer struct {
-	AfterKey json.RawMessage   `json:"after_key"`
-	Buckets  []json.RawMessage `json:"buckets"`
-}
-
 // walkGroups finds every group and its metrics: one request without
 // groupings, else a composite aggregation paged to its end.
 func (r *Reader) walkGroups(ctx context.Context, a *aggregation, match map[string]any) error {
@@ -194,18 +190,8 @@ func (r *Reader) walkGroups(ctx context.Context, a *aggregation, match map[strin
 		a.found[g.raw] = g
 		return a.readMetrics(g, ans.Aggregations)
 	}
-	return r.walkComposite(ctx, match, a.sources(), a.metricAggs(), func(key map[string]json.RawMessage, bucket json.RawMessage) error {
-		var b struct {
-			DocCount int64 `json:"doc_count"`
-		}
-		var subs map[string]json.RawMessage
-		if err := json.Unmarshal(bucket, &b); err != nil {
-			return err
-		}
-		if err := json.Unmarshal(bucket, &subs); err != nil {
-			return err
-		}
-		g, err := a.group(key)
+	return r.walkComposite(ctx, match, a.sources(), a.metricAggs(), func(b *bucket) error {
+		g, err := a.group(b.Key)
 		if err != nil {
 			return err
 		}
@@ -214,49 +200,8 @@ func (r *Reader) walkGroups(ctx context.Context, a *aggregation, match map[strin
 			return &query.TooManyGroupsError{Groups: len(a.found) + 1, Limit: lim}
 		}
 		a.found[g.raw] = g
-		return a.readMetrics(g, subs)
+		return a.readMetrics(g, b.subs)
 	})
-}
-
-// walkComposite pages a composite aggregation over sources to its end,
-// calling each for every bucket.
-func (r *Reader) walkComposite(ctx context.Context, match map[string]any, sources []any, aggs map[string]any,
-	each func(key map[string]json.RawMessage, bucket json.RawMessage) error) error {
-	var after json.RawMessage
-	for {
-		composite := map[string]any{"size": compositePage, "sources": sources}
-		if after != nil {
-			composite["after"] = after
-		}
-		groups := map[string]any{"composite": composite}
-		if len(aggs) > 0 {
-			groups["aggs"] = aggs
-		}
-		body := map[string]any{"query": match, "size": 0, "track_total_hits": false, "aggs": map[string]any{"groups": groups}}
-		var ans aggAnswer
-		if err := r.search(ctx, body, &ans); err != nil {
-			return err
-		}
-		var c compositeAnswer
-		if err := json.Unmarshal(ans.Aggregations["groups"], &c); err != nil {
-			return fmt.Errorf("opensearch cluster %q: composite answer: %w", r.c.opts.Name, err)
-		}
-		for _, b := range c.Buckets {
-			var k struct {
-				Key map[string]json.RawMessage `json:"key"`
-			}
-			if err := json.Unmarshal(b, &k); err != nil {
-				return err
-			}
-			if err := each(k.Key, b); err != nil {
-				return err
-			}
-		}
-		if len(c.Buckets) < compositePage || c.AfterKey == nil {
-			return nil
-		}
-		after = c.AfterKey
-	}
 }
 
 // walkDistinct counts the distinct values of metric i's property in each
@@ -265,9 +210,9 @@ func (r *Reader) walkComposite(ctx context.Context, match map[string]any, source
 // aggregation would be approximate.
 func (r *Reader) walkDistinct(ctx context.Context, a *aggregation, match map[string]any, i int) error {
 	value := map[string]any{"v": map[string]any{"terms": map[string]any{"field": exactField(a.metrics[i])}}}
-	return r.walkComposite(ctx, match, a.sources(value), nil, func(key map[string]json.RawMessage, _ json.RawMessage) error {
-		delete(key, "v")
-		g, err := a.group(key)
+	return r.walkComposite(ctx, match, a.sources(value), nil, func(b *bucket) error {
+		delete(b.Key, "v")
+		g, err := a.group(b.Key)
 		if err != nil {
 			return err
 		}
@@ -283,7 +228,7 @@ func (r *Reader) search(ctx context.Context, body map[string]any, out any) error
 	if err != nil {
 		return err
 	}
-	return r.do(ctx, "aggregate "+r.alias, &opensearchapi.SearchReq{Indices: []string{r.alias}, Body: strings.NewReader(string(raw)), Params: wholeResults()}, out)
+	return r.do(ctx, "aggregate "+r.alias, &opensearchapi.SearchReq{Indices: []string{r.alias}, Body: bytes.NewReader(raw), Params: wholeResults()}, out)
 }
 
 // group is the group of a composite key (its metrics not read yet).

@@ -194,7 +194,9 @@
 // Every search is sent with allow_partial_search_results false: a shard
 // that no copy answered (a node gone before a replica took over) fails
 // the search, where the cluster's default answers with the other shards'
-// hits, a wrong answer that looks right.
+// hits, a wrong answer that looks right. A page's search asks for the
+// fields it reads (filter_path: the point in time, the total, each hit's
+// _id and sort values, an error).
 // Relevance order and Limits.MaxTerms are not supported.
 //
 // Aggregations walk a composite aggregation of one terms source per exact
