@@ -393,9 +393,14 @@ func (r *Reader) do(ctx context.Context, what string, req interface {
 }
 
 // readAnswer reads the body of an answer into a buffer of its length,
-// when the node says it (it does: the answers are not chunked).
+// when the node says it (it does: the answers are not chunked), up to
+// maxAnswerPrealloc: a length beyond that grows as the bytes arrive
+// rather than being taken on the node's word.
 func readAnswer(resp *http.Response) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, max(resp.ContentLength, 0)+bytes.MinRead))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(resp.ContentLength, 0), maxAnswerPrealloc)+bytes.MinRead))
 	_, err := buf.ReadFrom(resp.Body)
 	return buf.Bytes(), err
 }
+
+// maxAnswerPrealloc bounds the buffer readAnswer allocates up front.
+const maxAnswerPrealloc = 16 << 20
