@@ -166,5 +166,6 @@ func accumulateNumbers(def *wire.DerivedDef, n int, visit func(add func(origins 
 	return column{floats: sums, null: null}
 }
 
-// addBatch is how many adds accumulateNumbers holds before applying them.
+// addBatch is how many adds accumulateNumbers holds before applying
+// them, and how many objects reached looks up at once.
 const addBatch = 1024
