@@ -33,6 +33,11 @@ type Options struct {
 	// Profile is how each node's JVM and thread pools are set up: the
 	// zero value, ProfileTest, is the cheap one tests run.
 	Profile Profile
+	// CPUs, when set, is the processors the nodes' JVMs run on, a list as
+	// taskset(1) reads it ("0", "2-3"): a node sees those alone, as one on
+	// a machine of its own would, and the benches can keep the cluster off
+	// the cores of the processes they measure beside it.
+	CPUs string
 }
 
 // Cluster is a running OpenSearch cluster.
@@ -40,10 +45,7 @@ type Cluster struct {
 	name  string
 	dir   string
 	nodes []*node
-	// java, classpath, heapMB and profile start a node again (Restart).
-	java, classpath string
-	heapMB          int
-	profile         Profile
+	jvm   jvm // how a node starts, again on Restart
 
 	stopOnce sync.Once
 	stopErr  error
@@ -78,7 +80,8 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{name: "ontoindex-test-" + filepath.Base(dir), dir: dir, java: java, classpath: cp, heapMB: o.HeapMB, profile: o.Profile}
+	c := &Cluster{name: "ontoindex-test-" + filepath.Base(dir), dir: dir,
+		jvm: jvm{java: java, classpath: cp, heapMB: o.HeapMB, profile: o.Profile, cpus: o.CPUs}}
 	defer func() {
 		if err != nil {
 			_ = c.Stop()
@@ -100,7 +103,7 @@ func Start(ctx context.Context, o Options) (_ *Cluster, err error) {
 	}
 	// The JVMs start side by side: their startup is most of the wait.
 	for _, n := range c.nodes {
-		if err := n.start(c.java, c.classpath, c.heapMB, c.profile); err != nil {
+		if err := n.start(c.jvm); err != nil {
 			return nil, err
 		}
 	}
@@ -152,7 +155,7 @@ func (c *Cluster) settings(n *node, names []string) []setting {
 		// A shared machine's disk may be fuller than the watermarks.
 		{"cluster.routing.allocation.disk.threshold_enabled", false},
 	}
-	s = append(s, c.profile.settings()...)
+	s = append(s, c.jvm.profile.settings()...)
 	if len(names) == 1 {
 		return append(s, setting{"discovery.type", "single-node"})
 	}

@@ -5,6 +5,7 @@ package opensearchtest
 import (
 	"fmt"
 	"net/http"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -310,21 +311,25 @@ func TestCluster_Restart(t *testing.T) {
 	}
 }
 
-// TestCluster_profile starts a node of each profile and reads back what
-// the node says of its JVM: its collectors, its compiler flags and the
-// processors its thread pools are sized by.
+// TestCluster_profile starts a node of each profile, and one on a
+// processor of its own, and reads back what the node says of its JVM: its
+// collectors, its compiler flags and the processors its thread pools are
+// sized by, and what the kernel says of the processors it may run on.
 func TestCluster_profile(t *testing.T) {
 	for _, tc := range []struct {
+		name       string
 		profile    Profile
+		cpus       string
 		collector  string
 		processors int
 		clientOnly bool // -XX:TieredStopAtLevel=1
 	}{
-		{ProfileTest, "Copy", 1, true},
-		{ProfileBench, "G1 Young Generation", runtime.NumCPU(), false},
+		{"test", ProfileTest, "", "Copy", 1, true},
+		{"bench", ProfileBench, "", "G1 Young Generation", runtime.NumCPU(), false},
+		{"bench on processor 0", ProfileBench, "0", "G1 Young Generation", 1, false},
 	} {
-		t.Run(tc.profile.String(), func(t *testing.T) {
-			c := Must(t, Options{HeapMB: 256, Profile: tc.profile})
+		t.Run(tc.name, func(t *testing.T) {
+			c := Must(t, Options{HeapMB: 256, Profile: tc.profile, CPUs: tc.cpus})
 			var info struct {
 				Nodes map[string]struct {
 					OS struct {
@@ -346,6 +351,15 @@ func TestCluster_profile(t *testing.T) {
 				}
 				if got := slices.Contains(n.JVM.InputArguments, "-XX:TieredStopAtLevel=1"); got != tc.clientOnly {
 					t.Errorf("client compiler only: %v, want %v (%v)", got, tc.clientOnly, n.JVM.InputArguments)
+				}
+			}
+			if tc.cpus != "" {
+				status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.nodes[0].process().PID()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := "Cpus_allowed_list:\t" + tc.cpus + "\n"; !strings.Contains(string(status), want) {
+					t.Errorf("the JVM's status has no %q:\n%s", want, status)
 				}
 			}
 		})

@@ -51,7 +51,7 @@ func (c *Cluster) Restart(ctx context.Context, i int) error {
 			return err
 		}
 	}
-	if err := n.start(c.java, c.classpath, c.heapMB, c.profile); err != nil {
+	if err := n.start(c.jvm); err != nil {
 		return err
 	}
 	if err := n.waitPorts(ctx); err != nil {

@@ -88,16 +88,34 @@ rootLogger.appenderRef.console.ref = console
 
 func (n *node) logFile() string { return filepath.Join(n.home, "logs", "node.log") }
 
-// start starts the node's JVM with the heap and profile given and returns
-// at once.
-func (n *node) start(java, classpath string, heapMB int, profile Profile) error {
+// jvm is how a node's JVM starts.
+type jvm struct {
+	java, classpath string
+	heapMB          int
+	profile         Profile
+	cpus            string // taskset's list of processors; "": every one
+}
+
+// command is the command that runs the JVM with args, on j.cpus alone
+// when set: taskset sets the mask before the JVM starts (which counts its
+// processors once, at its start) and runs it in its own place, so the
+// process is the JVM's.
+func (j jvm) command(args []string) *exec.Cmd {
+	if j.cpus == "" {
+		return exec.Command(j.java, args...)
+	}
+	return exec.Command("taskset", append([]string{"--cpu-list", j.cpus, j.java}, args...)...)
+}
+
+// start starts the node's JVM and returns at once.
+func (n *node) start(j jvm) error {
 	logf, err := os.OpenFile(n.logFile(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer logf.Close() // the child holds its own descriptor
-	heap := "-Xmx" + strconv.Itoa(heapMB) + "m"
-	args := append([]string{"-Xms" + strconv.Itoa(heapMB) + "m", heap, "-Xss1m"}, profile.jvmArgs()...)
+	heap := "-Xmx" + strconv.Itoa(j.heapMB) + "m"
+	args := append([]string{"-Xms" + strconv.Itoa(j.heapMB) + "m", heap, "-Xss1m"}, j.profile.jvmArgs()...)
 	args = append(args,
 		"-XX:-OmitStackTraceInFastThrow",
 		// As the distribution's jvm.options: log4j without JMX and its
@@ -106,12 +124,12 @@ func (n *node) start(java, classpath string, heapMB int, profile Profile) error 
 		"-Dio.netty.noUnsafe=true", "-Dio.netty.noKeySetOptimization=true",
 		"-Dio.netty.recycler.maxCapacityPerThread=0",
 		"-Djava.io.tmpdir="+filepath.Join(n.home, "tmp"),
-		"-cp", classpath, launcherClass, n.home,
+		"-cp", j.classpath, launcherClass, n.home,
 	)
 	if err := os.MkdirAll(filepath.Join(n.home, "tmp"), 0o755); err != nil {
 		return err
 	}
-	cmd := exec.Command(java, append(args, modules()...)...)
+	cmd := j.command(append(args, modules()...))
 	cmd.Dir = n.home
 	cmd.Stdout, cmd.Stderr = logf, logf
 	proc, err := subprocess.Start(cmd, subprocess.Options{Group: true})
