@@ -5,6 +5,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+
+	"github.com/ontoindex/ontoindex/indexer/backend"
 )
 
 // Admission: the requests of the ontology API that run at once are bounded
@@ -26,7 +28,11 @@ import (
 // back when the response starts (statusWriter), before a byte goes to the
 // client. So slow bodies and unread responses hold a connection and a
 // goroutine each, which the server's read and write timeouts bound, and
-// never a slot others need.
+// never a slot others need. Nor does a request while it waits for a search
+// backend's answer (package backend): a cluster's requests are mostly
+// waits, and holding slots through them would keep the cluster to
+// maxConcurrentRequests requests at once, a few per processor of this
+// server, whatever the cluster could take.
 
 // admit runs next once a slot is free.
 func (s *Server) admit(next http.Handler) http.Handler {
@@ -49,8 +55,32 @@ func (s *Server) admit(next http.Handler) http.Handler {
 		}
 		info.slot = s.slots
 		defer info.leave() // if the response never started
+		if s.pauses {
+			r = r.WithContext(backend.WithPause(r.Context(), s.pause(info)))
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// pause gives the request's slot back while it waits on a search backend,
+// from the first of its waits to the last (they may overlap), and takes
+// one again after, as rejoin does.
+func (s *Server) pause(info *requestInfo) backend.Pause {
+	return func() func(context.Context) error {
+		info.waiting.Lock()
+		if info.waits++; info.waits == 1 {
+			info.leave()
+		}
+		info.waiting.Unlock()
+		return func(ctx context.Context) error {
+			info.waiting.Lock()
+			defer info.waiting.Unlock()
+			if info.waits--; info.waits > 0 {
+				return nil
+			}
+			return s.rejoin(ctx, info)
+		}
+	}
 }
 
 // rejoin takes an admission slot again for a request that gave its own

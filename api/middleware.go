@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -35,6 +36,8 @@ type requestInfo struct {
 	principal *Principal
 	route     *routeMetrics // set by the route's handler; nil for unmatched paths
 	slot      chan struct{} // the admission slot held until the response starts (admit.go)
+	waiting   sync.Mutex    // held while the slot is given back or taken for waits on a backend
+	waits     int           // the waits on a backend under way (admit.go's pause)
 	derived   []func()      // give back the weights of derived evaluations, when the response starts (derived_budget.go)
 }
 

@@ -80,6 +80,7 @@ type Server struct {
 	views    sync.Map       // viewKey -> *cachedView, objectset_interfaces.go
 	console  http.Handler   // Options.Console
 	slots    chan struct{}  // admit.go; nil: no bound
+	pauses   bool           // a type has a search backend: slots are given back while it answers (admit.go)
 	derived  *derivedBudget // derived_budget.go; nil: no bound
 	certs    *certificates  // tls.go; nil without server.tls
 	stream   *streamHub     // stream_hub.go
@@ -108,6 +109,7 @@ func New(engine Engine, opts Options) (*Server, error) {
 	s := &Server{engine: engine, cfg: cfg.Server, auth: auth, log: opts.Logger, console: opts.Console, now: clockOf(opts)}
 	if n := s.cfg.MaxConcurrentRequests; n > 0 {
 		s.slots = make(chan struct{}, n)
+		s.pauses = len(cfg.Backends) > 0
 	}
 	s.derived = newDerivedBudget(s.cfg.MaxDerivedObjects)
 	if t := s.cfg.TLS; t.Enabled() {

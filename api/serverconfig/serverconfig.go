@@ -43,7 +43,8 @@ type Server struct {
 	MaxAggregationGroups int `yaml:"maxAggregationGroups" json:"maxAggregationGroups"`
 	// MaxConcurrentRequests bounds the ontology API requests that run at
 	// once; the others wait in turn (0: DefaultRequestsPerCPU per CPU the
-	// process may use; -1: no bound).
+	// process may use; -1: no bound). A request waiting on a search
+	// backend's answer does not count (api/admit.go).
 	MaxConcurrentRequests int `yaml:"maxConcurrentRequests" json:"maxConcurrentRequests"`
 	// MaxDerivedObjects bounds the objects that the derived property
 	// evaluations in flight read into memory, over all requests: each

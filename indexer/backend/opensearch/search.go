@@ -12,6 +12,7 @@ import (
 
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
 
+	"github.com/ontoindex/ontoindex/indexer/backend"
 	"github.com/ontoindex/ontoindex/indexer/query"
 	"github.com/ontoindex/ontoindex/objects"
 )
@@ -263,8 +264,13 @@ func (r *Reader) page(ctx context.Context, body map[string]any, pit string) (*se
 // openPIT opens a point in time on the alias; "" (the listing pages on
 // the alias) when the cluster holds as many as it takes.
 func (r *Reader) openPIT(ctx context.Context) (string, error) {
-	resp, err := r.c.client.PointInTime.Create(ctx, opensearchapi.PointInTimeCreateReq{Indices: []string{r.alias},
-		Params: opensearchapi.PointInTimeCreateParams{KeepAlive: r.KeepAlive}})
+	var resp *opensearchapi.PointInTimeCreateResp
+	err := backend.Wait(ctx, func() error {
+		var err error
+		resp, err = r.c.client.PointInTime.Create(ctx, opensearchapi.PointInTimeCreateReq{Indices: []string{r.alias},
+			Params: opensearchapi.PointInTimeCreateParams{KeepAlive: r.KeepAlive}})
+		return err
+	})
 	if status(resp) == http.StatusTooManyRequests {
 		r.c.log.WarnContext(ctx, "opensearch point in time refused: the listing pages on the alias", "alias", r.alias, "error", err)
 		return "", nil
@@ -287,7 +293,12 @@ func (r *Reader) openPIT(ctx context.Context) (string, error) {
 // closePIT closes a listing's point in time; a failure only logs, since
 // the point in time expires by itself.
 func (r *Reader) closePIT(ctx context.Context, pit string) {
-	resp, err := r.c.client.PointInTime.Delete(ctx, opensearchapi.PointInTimeDeleteReq{PitID: []string{pit}})
+	var resp *opensearchapi.PointInTimeDeleteResp
+	err := backend.Wait(ctx, func() error {
+		var err error
+		resp, err = r.c.client.PointInTime.Delete(ctx, opensearchapi.PointInTimeDeleteReq{PitID: []string{pit}})
+		return err
+	})
 	if err != nil {
 		r.c.log.DebugContext(ctx, "opensearch point in time not closed", "alias", r.alias, "status", status(resp), "error", err)
 	}
@@ -352,17 +363,26 @@ func (r *Reader) do(ctx context.Context, what string, req interface {
 	if hreq.Body != nil {
 		hreq.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := r.c.client.Client.Stream(hreq)
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%s: %w", what, ctx.Err())
+	// The answer is waited for and read without the request's admission
+	// slot (package backend), then decoded with it.
+	var resp *http.Response
+	var raw []byte
+	err = backend.Wait(ctx, func() error {
+		var err error
+		if resp, err = r.c.client.Client.Stream(hreq); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s: %w", what, ctx.Err())
+			}
+			return &UnreachableError{Cluster: r.c.opts.Name, URLs: r.c.opts.URLs, Err: err}
 		}
-		return &UnreachableError{Cluster: r.c.opts.Name, URLs: r.c.opts.URLs, Err: err}
-	}
-	defer resp.Body.Close()
-	raw, err := readAnswer(resp)
+		defer resp.Body.Close()
+		if raw, err = readAnswer(resp); err != nil {
+			return fmt.Errorf("opensearch cluster %q: %s: %w: %w", r.c.opts.Name, what, errAnswer, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("opensearch cluster %q: %s: %w: %w", r.c.opts.Name, what, errAnswer, err)
+		return err
 	}
 	if resp.StatusCode >= 300 {
 		var e struct {
