@@ -19,7 +19,7 @@ import (
 // runBenchSearch is `ontolab bench search`: ontoindex against PostgreSQL on
 // the same rows (internal/searchbench).
 func runBenchSearch(ctx context.Context, env *Env, args []string) int {
-	fs := newFlags(env, "bench search", "[--rows N] [--clients C] [--duration D] [--files N] [--dir D] [--json] [--seed N] [--opensearch [--opensearch-tuned=false]]\n\n"+
+	fs := newFlags(env, "bench search", "[--rows N] [--clients C] [--duration D] [--files N] [--dir D] [--json] [--seed N] [--opensearch [--opensearch-tuned=false] [--opensearch-warm-up=false] [--opensearch-cpus LIST]]\n\n"+
 		"Writes a customers table and an orders table linked to it with iceberg-go and the same rows\n"+
 		"into a throwaway PostgreSQL (when installed), serves the tables with a real `indexer serve`,\n"+
 		"checks that both systems answer alike, and measures each query from C concurrent clients on\n"+
@@ -38,6 +38,8 @@ func runBenchSearch(ctx context.Context, env *Env, args []string) int {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	fs.BoolVar(&o.OpenSearch, "opensearch", false, "also measure the queries on a second server whose types have a one-node OpenSearch cluster (the test kit's, from .ci/install-opensearch) as their backend, and their query DSL sent straight to the cluster")
 	fs.BoolVar(&o.OpenSearchTuned, "opensearch-tuned", true, "run the OpenSearch node as the distribution does (G1, both JIT compilers, every processor); false: the test kit's cheap settings (serial GC, client compiler, one processor), which the figures before 2026-12-05 had")
+	fs.BoolVar(&o.OpenSearchWarmUp, "opensearch-warm-up", true, "first build both tables into the cluster once, by a server of its own, and drop them: the measured builds and the straight bulk then both run on a node past its first writes (the JIT's warm-up)")
+	fs.StringVar(&o.OpenSearchCPUs, "opensearch-cpus", "", "run the OpenSearch node on these `processors` alone (a list as taskset takes it: 0, 2-3), as a cluster runs on machines of its own; start the bench on the others (taskset --cpu-list 1 ontolab bench search ...), or it refuses")
 	floor := fs.Bool("floor", true, "measure the get by key also on a bare net/http server that answers the bytes of one get (the standard library's floor)")
 	// Expert flags, for measuring another build of ontoindex or another
 	// PostgreSQL installation.

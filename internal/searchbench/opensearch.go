@@ -80,9 +80,13 @@ func startOpenSearch(ctx context.Context, o Options, work string, rep *Report, p
 	if o.OpenSearchTuned {
 		profile = opensearchtest.ProfileBench
 	}
-	say("starting a one-node OpenSearch %s cluster (heap %d MiB, %s)", opensearchtest.Version, openSearchHeapMB, profile)
+	on := "every processor"
+	if o.OpenSearchCPUs != "" { // checked by Run
+		on = "processors " + o.OpenSearchCPUs + " alone"
+	}
+	say("starting a one-node OpenSearch %s cluster (heap %d MiB, %s, on %s)", opensearchtest.Version, openSearchHeapMB, profile, on)
 	start := time.Now()
-	c, err := opensearchtest.Start(ctx, opensearchtest.Options{HeapMB: openSearchHeapMB, Profile: profile})
+	c, err := opensearchtest.Start(ctx, opensearchtest.Options{HeapMB: openSearchHeapMB, Profile: profile, CPUs: o.OpenSearchCPUs})
 	if err != nil {
 		return nil, fmt.Errorf("opensearch: %w", err)
 	}
@@ -92,7 +96,7 @@ func startOpenSearch(ctx context.Context, o Options, work string, rep *Report, p
 			s.close()
 		}
 	}()
-	rep.OpenSearch = &OpenSearchFigures{Version: opensearchtest.Version, Nodes: 1, HeapMiB: openSearchHeapMB, Profile: profile.String(), StartSeconds: time.Since(start).Seconds()}
+	rep.OpenSearch = &OpenSearchFigures{Version: opensearchtest.Version, Nodes: 1, HeapMiB: openSearchHeapMB, Profile: profile.String(), CPUs: o.OpenSearchCPUs, StartSeconds: time.Since(start).Seconds()}
 	if s.jvmPID, err = s.nodePID(ctx); err != nil {
 		return nil, err
 	}
@@ -104,8 +108,14 @@ func startOpenSearch(ctx context.Context, o Options, work string, rep *Report, p
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		return nil, err
 	}
-	say("starting %s serve --build with both types on OpenSearch", o.ServeBin)
 	nodes := []nodeProcess{{name: "node-0", pid: s.jvmPID}}
+	if o.OpenSearchWarmUp {
+		w := warmUpRun{bin: o.ServeBin, env: o.ServeEnv, work: work, cfg: backendConfig(c.URL()), cluster: c, nodes: nodes, types: []string{objectType, orderType}}
+		if rep.OpenSearch.WarmUp, err = w.run(ctx, progress, say); err != nil {
+			return nil, fmt.Errorf("opensearch warm-up: %w", err)
+		}
+	}
+	say("starting %s serve --build with both types on OpenSearch", o.ServeBin)
 	stats0, err := nodeSnapshot(ctx, c, nodes)
 	if err != nil {
 		return nil, err

@@ -11,8 +11,9 @@ type OpenSearchFigures struct {
 	Version      string  `json:"version"`
 	Nodes        int     `json:"nodes"`
 	HeapMiB      int     `json:"heapMiB"`
-	Profile      string  `json:"profile"`      // the test kit's profile of the node (opensearchtest.Profile)
-	StartSeconds float64 `json:"startSeconds"` // the cluster's start until green
+	Profile      string  `json:"profile"`        // the test kit's profile of the node (opensearchtest.Profile)
+	CPUs         string  `json:"cpus,omitempty"` // the processors the node ran on alone ("": shared with the rest)
+	StartSeconds float64 `json:"startSeconds"`   // the cluster's start until green
 	// SearchableSeconds is the backend server's process start until
 	// /readyz answers 200: both types built into OpenSearch (and into the
 	// embedded index, which a backend type keeps for gets).
@@ -21,10 +22,12 @@ type OpenSearchFigures struct {
 	Orders            int64          `json:"orders"`
 	Builds            []BackendBuild `json:"builds"`
 	// BuildNode is what the node counted while the backend server
-	// started and built both types: the node's first writes since its
-	// start, which pay for its JIT's warm-up (`bench opensearch`
-	// measures a build on a warmed node).
+	// started and built both types: without a warm-up, the node's first
+	// writes since its start, which pay for its JIT's warm-up.
 	BuildNode *NodeStats `json:"buildNode,omitempty"`
+	// WarmUp is the throwaway build of both types before the measured
+	// one (nil: none, Options.OpenSearchWarmUp).
+	WarmUp *WarmUp `json:"warmUp,omitempty"`
 	// Ingest compares the builds' writes with OpenSearch's own bulk
 	// rate for the same documents (nil: not measured).
 	Ingest        *IngestFigures `json:"ingest,omitempty"`
@@ -92,8 +95,12 @@ func (r *Report) writeOpenSearch(w io.Writer, width int) {
 	if f == nil {
 		return
 	}
-	fmt.Fprintf(w, "OpenSearch backend: OpenSearch %s, %d node, heap %d MiB (the test kit's %s profile); the same queries on a second ontoindex whose types name it\n",
-		f.Version, f.Nodes, f.HeapMiB, f.Profile)
+	on := "on the processors of everything else"
+	if f.CPUs != "" {
+		on = "on processors " + f.CPUs + " of its own"
+	}
+	fmt.Fprintf(w, "OpenSearch backend: OpenSearch %s, %d node, heap %d MiB (the test kit's %s profile), %s; the same queries on a second ontoindex whose types name it\n",
+		f.Version, f.Nodes, f.HeapMiB, f.Profile, on)
 	row := func(cells ...string) {
 		fmt.Fprintf(w, "%-*s  %8s  %12s %8s %8s  %13s %8s %8s  %10s  %10s\n", width, cells[0],
 			cells[1], cells[2], cells[3], cells[4], cells[5], cells[6], cells[7], cells[8], cells[9])
@@ -143,12 +150,23 @@ func (r *Report) writeOpenSearch(w io.Writer, width int) {
 	for _, b := range f.Builds {
 		fmt.Fprintf(w, "  full build of %s: %s s, %d documents indexed in %d writes (mean %s ms each, two at once)\n", b.Type, num(b.Seconds), b.Indexed, b.Writes, num(b.MeanWriteMs))
 	}
+	if wu := f.WarmUp; wu != nil {
+		fmt.Fprintf(w, "  warm-up before it, a throwaway build of both types (the node's first writes since its start): searchable after %s s (load average %.1f-%.1f)\n",
+			num(wu.Seconds), wu.LoadMin, wu.LoadMax)
+		if t := wu.Node.text(wu.Indexed()); t != "" {
+			fmt.Fprintf(w, "  during the warm-up: %s\n", t)
+		}
+	}
 	if in := f.Ingest; in != nil {
 		fmt.Fprintf(w, "ingest: %d documents: builds %s s (%s docs/s), straight bulk %s s in %d requests (%s docs/s): ratio %.2f\n",
 			in.Documents, num(in.BuildSeconds), num(float64(in.Documents)/in.BuildSeconds), num(in.BulkSeconds), in.Requests,
 			num(float64(in.Documents)/in.BulkSeconds), in.Ratio)
 		if t := f.BuildNode.text(in.Documents); t != "" {
-			fmt.Fprintf(w, "  during the builds (the node's first writes: its JIT warms up): %s\n", t)
+			what := "the node's first writes: its JIT warms up"
+			if f.WarmUp != nil {
+				what = "after the warm-up"
+			}
+			fmt.Fprintf(w, "  during the builds (%s): %s\n", what, t)
 		}
 		if t := in.Node.text(in.Documents); t != "" {
 			fmt.Fprintf(w, "  during the straight bulk: %s\n", t)

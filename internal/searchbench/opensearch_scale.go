@@ -126,7 +126,8 @@ func RunScale(ctx context.Context, o ScaleOptions) (*ScaleReport, error) {
 		return nil, err
 	}
 	if o.WarmUp {
-		if rep.WarmUp, err = warmUp(ctx, o, work, backendCfg, c, nodes, progress, say); err != nil {
+		w := warmUpRun{bin: o.ServeBin, env: o.ServeEnv, work: work, cfg: backendCfg, cluster: c, nodes: nodes, types: []string{objectType}, straight: o.Straight}
+		if rep.WarmUp, err = w.run(ctx, progress, say); err != nil {
 			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 	}

@@ -44,7 +44,7 @@ func TestRunScale(t *testing.T) {
 	if n := b.Straight.Node; n == nil || n.Indexed != 1000 || n.DocStatus["2xx"] != 1000 || n.WriteTasks < 1 {
 		t.Errorf("the node during the straight bulk %+v", n)
 	}
-	if w := rep.WarmUp; w == nil || w.Backend.Indexed != 3000 || w.Node == nil || w.Node.Indexed != 3000 || w.Straight == nil || w.Straight.Documents != 1000 || b.IngestRatioStraightFirst <= 0 {
+	if w := rep.WarmUp; w == nil || len(w.Builds) != 1 || w.Builds[0].Indexed != 3000 || w.Node == nil || w.Node.Indexed != 3000 || w.Straight == nil || w.Straight.Documents != 1000 || b.IngestRatioStraightFirst <= 0 {
 		t.Errorf("warm-up %+v, ratio straight first %v", w, b.IngestRatioStraightFirst)
 	}
 	if bl := rep.Baseline; bl == nil || bl.Objects != 3000 || bl.SearchableSeconds <= 0 || bl.CPUSeconds <= 0 {

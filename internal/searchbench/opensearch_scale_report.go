@@ -31,7 +31,7 @@ type ScaleReport struct {
 	// (nil: not measured).
 	Baseline *ScaleBaseline `json:"baseline,omitempty"`
 	// WarmUp is the throwaway build before the measured one (nil: none).
-	WarmUp *ScaleWarmUp  `json:"warmUp,omitempty"`
+	WarmUp *WarmUp       `json:"warmUp,omitempty"`
 	Build  ScaleBuild    `json:"build"`
 	Edits  ScaleEdits    `json:"edits"`
 	Memory []ScaleMemory `json:"memory"`
@@ -155,10 +155,10 @@ func (r *ScaleReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(&s, "  baseline, the embedded index alone: searchable after %s s (load average %.1f-%.1f), CPU %s s, peak RSS %.0f MiB: the backend %.2fx its time\n",
 			num(bl.SearchableSeconds), bl.LoadMin, bl.LoadMax, num(bl.CPUSeconds), bl.PeakRSSMiB, b.SearchableSeconds/bl.SearchableSeconds)
 	}
-	if wu := r.WarmUp; wu != nil && wu.Backend.Seconds > 0 {
+	if wu := r.WarmUp; wu != nil && len(wu.Builds) > 0 && wu.Builds[0].Seconds > 0 {
 		fmt.Fprintf(&s, "  warm-up before it, the node's first writes: searchable after %s s (load average %.1f-%.1f), the build %s s, %s documents/s\n",
-			num(wu.Seconds), wu.LoadMin, wu.LoadMax, num(wu.Backend.Seconds), num(float64(wu.Backend.Indexed)/wu.Backend.Seconds))
-		if t := wu.Node.text(wu.Backend.Indexed); t != "" {
+			num(wu.Seconds), wu.LoadMin, wu.LoadMax, num(wu.Builds[0].Seconds), num(float64(wu.Builds[0].Indexed)/wu.Builds[0].Seconds))
+		if t := wu.Node.text(wu.Indexed()); t != "" {
 			fmt.Fprintf(&s, "  during the warm-up: %s\n", t)
 		}
 		if in := wu.Straight; in != nil && in.BulkSeconds > 0 {

@@ -77,7 +77,7 @@ func TestScaleReport_WriteText(t *testing.T) {
 	node := &NodeStats{CPUSeconds: 0.05, Indexed: 1000, Threads: map[string]float64{"opensearch": 0.03, "C2 CompilerThre": 0.02}}
 	straight := &IngestFigures{Documents: 1000, BulkSeconds: 1, Requests: 1, Node: node}
 	r := &ScaleReport{Rows: 1000, Nodes: 3,
-		WarmUp: &ScaleWarmUp{Seconds: 4, Backend: BackendBuild{Seconds: 4, Indexed: 1000}, Node: node, Straight: straight},
+		WarmUp: &WarmUp{Seconds: 4, Builds: []BackendBuild{{Seconds: 4, Indexed: 1000}}, Node: node, Straight: straight},
 		Build: ScaleBuild{SearchableSeconds: 10, Objects: 1000, IndexerCPUSeconds: 2, Backend: BackendBuild{Seconds: 2, Indexed: 1000},
 			Node: node, Straight: straight, IngestRatio: 0.5, IngestRatioStraightFirst: 0.5},
 		Memory: []ScaleMemory{{When: "after the build", IndexerRSSMiB: 100, Nodes: []NodeMemory{{Name: "node-0", RSSMiB: 900}}}}}

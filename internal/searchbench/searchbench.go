@@ -55,6 +55,17 @@ type Options struct {
 	// (opensearchtest.ProfileBench) rather than with the test kit's cheap
 	// settings, which slow it.
 	OpenSearchTuned bool
+	// OpenSearchWarmUp builds both tables into the cluster once, by a
+	// server of its own, before the measured builds (opensearch_warmup.go):
+	// the builds and the straight bulk then both run on a node past its
+	// first writes.
+	OpenSearchWarmUp bool
+	// OpenSearchCPUs, when set, is the processors the node runs on alone,
+	// as taskset(1) lists them: the bench itself, and the servers and
+	// PostgreSQL it starts, must run on others (Run refuses otherwise), so
+	// that the node is on cores of its own as a cluster is on machines of
+	// its own, and what the API costs does not come out of its share.
+	OpenSearchCPUs string
 	// PostgresBinDir holds initdb and postgres (empty: pgserver.FindBinDir).
 	PostgresBinDir string
 	// Queries are the ids of the queries to measure (empty: all). Every
@@ -79,10 +90,19 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, fmt.Errorf("searchbench: bad options: rows %d (>= 1000), files %d (1..rows), clients %d (>= 1), duration %s (> 0), warmup %s, rounds %d (1..16), serve binary %q",
 			o.Rows, o.Files, o.Clients, o.Duration, o.Warmup, o.Rounds, o.ServeBin)
 	}
-	// The queries to measure, known before a minute goes into loading rows.
+	// The queries to measure, and the node's processors, known good
+	// before a minute goes into loading rows.
 	measure, err := selectQueries(queries(o.Rows, &deepPage{}), o.Queries)
 	if err != nil {
 		return nil, err
+	}
+	if o.OpenSearchCPUs != "" {
+		if !o.OpenSearch {
+			return nil, fmt.Errorf("searchbench: processors for an OpenSearch node (%s) without the OpenSearch side", o.OpenSearchCPUs)
+		}
+		if err := checkNodeCPUs(o.OpenSearchCPUs); err != nil {
+			return nil, fmt.Errorf("searchbench: %w", err)
+		}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
