@@ -48,13 +48,17 @@ const (
 	DefaultRetryWait = 100 * time.Millisecond
 )
 
-// idleConnsPerNode is how many idle connections the client keeps to each
-// node. The client's default transport (net/http's) keeps 2: under more
-// concurrent reads than that, every request past the second closed its
-// connection after use and the next opened one, a TCP handshake and a
-// new channel in the node each time (the search bench's OpenSearch
-// rows, at 8 clients, opened about one connection a 6 requests).
-const idleConnsPerNode = 64
+// connsPerNode is how many connections the client opens to each node at
+// most, and keeps when idle. The client's default transport (net/http's)
+// keeps 2 idle: under more concurrent reads than that, every request past
+// the second closed its connection after use and the next opened one, a
+// TCP handshake and a new channel in the node each time (the search
+// bench's OpenSearch rows, at 8 clients, opened about one connection a 6
+// requests). The bound: requests hold no admission slot while they wait
+// on the cluster (package backend), so without it a flood of clients
+// would be as many connections and requests at once in the nodes; past
+// it, requests wait for a connection, each at most as long as its context.
+const connsPerNode = 64
 
 func (o Options) withDefaults() Options {
 	o.IndexPrefix = cmp.Or(o.IndexPrefix, config.DefaultIndexPrefix)
@@ -99,8 +103,9 @@ func New(o Options, log *slog.Logger) (*Cluster, error) {
 		return nil, fmt.Errorf("opensearch cluster %q: no URLs", o.Name)
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.MaxIdleConnsPerHost = idleConnsPerNode
-	transport.MaxIdleConns = idleConnsPerNode * len(o.URLs)
+	transport.MaxConnsPerHost = connsPerNode
+	transport.MaxIdleConnsPerHost = connsPerNode
+	transport.MaxIdleConns = connsPerNode * len(o.URLs)
 	// Answers uncompressed: net/http's transport would ask for gzip, which
 	// a node grants by default (http.compression), and the answers the
 	// backend reads are small (keys and sort values, bulk items,

@@ -131,3 +131,67 @@ func TestCluster_keepsConnections(t *testing.T) {
 		t.Errorf("two waves of %d requests opened %d connections, want %d (the second reuses the first's)", wave, opened, wave)
 	}
 }
+
+// TestCluster_boundsConnections: more concurrent requests than
+// connsPerNode open no more connections to a node than that; the others
+// wait for one and are answered once the first are.
+func TestCluster_boundsConnections(t *testing.T) {
+	const requests = connsPerNode + 20
+	var mu sync.Mutex
+	opened, arrived := 0, 0
+	release := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrived++
+		mu.Unlock()
+		<-release
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{}`))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			opened++
+			mu.Unlock()
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c, err := New(Options{Name: "search-east", URLs: []string{srv.URL}}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var wg sync.WaitGroup
+	for range requests {
+		wg.Go(func() {
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil)
+			resp, err := c.client.Client.Stream(req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		})
+	}
+	count := func() (int, int) {
+		mu.Lock()
+		defer mu.Unlock()
+		return opened, arrived
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, a := count(); a >= connsPerNode || time.Now().After(deadline) {
+			break
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // room for any request past the bound to arrive
+	if o, a := count(); o != connsPerNode || a != connsPerNode {
+		t.Errorf("%d requests at once: %d connections opened, %d requests in the node; want %d of each", requests, o, a, connsPerNode)
+	}
+	close(release)
+	wg.Wait()
+	if _, a := count(); a != requests {
+		t.Errorf("%d requests answered, want %d", a, requests)
+	}
+}
