@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -74,21 +75,13 @@ func TestWriter_names(t *testing.T) {
 	}
 }
 
-// TestCluster_keepsConnections: requests from more goroutines than
-// net/http's default of 2 idle connections a host reuse their connections
-// in the next wave instead of opening new ones.
-func TestCluster_keepsConnections(t *testing.T) {
-	const wave = 8
+// countingNode stands in for a node whose handler is h: a cluster of it,
+// and the count of the connections opened to it so far.
+func countingNode(t *testing.T, h http.HandlerFunc) (*Cluster, func() int) {
+	t.Helper()
 	var mu sync.Mutex
 	opened := 0
-	arrived := make(chan struct{}, wave)
-	release := make(chan struct{})
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		arrived <- struct{}{}
-		<-release // every request of a wave holds its connection until all came
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{}`))
-	}))
+	srv := httptest.NewUnstartedServer(h)
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			mu.Lock()
@@ -97,25 +90,54 @@ func TestCluster_keepsConnections(t *testing.T) {
 		}
 	}
 	srv.Start()
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	c, err := New(Options{Name: "search-east", URLs: []string{srv.URL}}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { _ = c.Close() })
+	return c, func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return opened
+	}
+}
+
+// getEmpty sends a GET / through the cluster's client and reads its
+// answer to the end, so that the connection goes back to the client.
+func getEmpty(t *testing.T, c *Cluster) {
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil)
+	resp, err := c.client.Client.Stream(req)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+}
+
+// emptyAnswer is a node's answer of an empty object.
+func emptyAnswer(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{}`))
+}
+
+// TestCluster_keepsConnections: requests from more goroutines than
+// net/http's default of 2 idle connections a host reuse their connections
+// in the next wave instead of opening new ones.
+func TestCluster_keepsConnections(t *testing.T) {
+	const wave = 8
+	arrived := make(chan struct{}, wave)
+	release := make(chan struct{})
+	c, opened := countingNode(t, func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-release // every request of a wave holds its connection until all came
+		emptyAnswer(w)
+	})
 	for range 2 {
 		var wg sync.WaitGroup
 		for range wave {
-			wg.Go(func() {
-				req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil)
-				resp, err := c.client.Client.Stream(req)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			})
+			wg.Go(func() { getEmpty(t, c) })
 		}
 		for range wave {
 			<-arrived
@@ -125,10 +147,8 @@ func TestCluster_keepsConnections(t *testing.T) {
 		release = make(chan struct{})
 		time.Sleep(50 * time.Millisecond) // the transport puts a connection back after the body's end
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if opened > wave+2 {
-		t.Errorf("two waves of %d requests opened %d connections, want %d (the second reuses the first's)", wave, opened, wave)
+	if n := opened(); n > wave+2 {
+		t.Errorf("two waves of %d requests opened %d connections, want %d (the second reuses the first's)", wave, n, wave)
 	}
 }
 
@@ -137,61 +157,27 @@ func TestCluster_keepsConnections(t *testing.T) {
 // wait for one and are answered once the first are.
 func TestCluster_boundsConnections(t *testing.T) {
 	const requests = connsPerNode + 20
-	var mu sync.Mutex
-	opened, arrived := 0, 0
+	var arrived atomic.Int64
 	release := make(chan struct{})
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		arrived++
-		mu.Unlock()
+	c, opened := countingNode(t, func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
 		<-release
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`{}`))
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			mu.Lock()
-			opened++
-			mu.Unlock()
-		}
-	}
-	srv.Start()
-	defer srv.Close()
-	c, err := New(Options{Name: "search-east", URLs: []string{srv.URL}}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+		emptyAnswer(w)
+	})
 	var wg sync.WaitGroup
 	for range requests {
-		wg.Go(func() {
-			req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "/", nil)
-			resp, err := c.client.Client.Stream(req)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-		})
+		wg.Go(func() { getEmpty(t, c) })
 	}
-	count := func() (int, int) {
-		mu.Lock()
-		defer mu.Unlock()
-		return opened, arrived
-	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, a := count(); a >= connsPerNode || time.Now().After(deadline) {
-			break
-		}
+	for deadline := time.Now().Add(10 * time.Second); arrived.Load() < connsPerNode && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
 	}
 	time.Sleep(100 * time.Millisecond) // room for any request past the bound to arrive
-	if o, a := count(); o != connsPerNode || a != connsPerNode {
+	if o, a := opened(), arrived.Load(); o != connsPerNode || a != connsPerNode {
 		t.Errorf("%d requests at once: %d connections opened, %d requests in the node; want %d of each", requests, o, a, connsPerNode)
 	}
 	close(release)
 	wg.Wait()
-	if _, a := count(); a != requests {
+	if a := arrived.Load(); a != requests {
 		t.Errorf("%d requests answered, want %d", a, requests)
 	}
 }
