@@ -52,3 +52,18 @@ func sumTree(pid int, of func(pid int) float64) float64 {
 	}
 	return total
 }
+
+// procField is the value of the line of a /proc file that starts with
+// name ("VmRSS:"), trimmed.
+func procField(path, name string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no %s line", path, name)
+}

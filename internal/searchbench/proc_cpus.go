@@ -2,7 +2,6 @@ package searchbench
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -32,19 +31,13 @@ func parseCPUList(s string) (map[int]bool, error) {
 	return out, nil
 }
 
-// allowedCPUs are the processors process pid may run on ("self": this
-// one).
-func allowedCPUs(pid string) (map[int]bool, error) {
-	b, err := os.ReadFile("/proc/" + pid + "/status")
+// allowedCPUs are the processors this process may run on.
+func allowedCPUs() (map[int]bool, error) {
+	v, err := procField("/proc/self/status", "Cpus_allowed_list:")
 	if err != nil {
 		return nil, err
 	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
-			return parseCPUList(strings.TrimSpace(v))
-		}
-	}
-	return nil, fmt.Errorf("/proc/%s/status: no Cpus_allowed_list", pid)
+	return parseCPUList(v)
 }
 
 // checkNodeCPUs refuses processors for the node that this process (the
@@ -55,7 +48,7 @@ func checkNodeCPUs(cpus string) error {
 	if err != nil {
 		return err
 	}
-	self, err := allowedCPUs("self")
+	self, err := allowedCPUs()
 	if err != nil {
 		return err
 	}

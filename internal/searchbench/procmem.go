@@ -2,7 +2,6 @@ package searchbench
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -26,18 +25,13 @@ func treePSSMiB(pid int) float64 {
 
 // kbField reads a "<name> <n> kB" line of a /proc file, in MiB.
 func kbField(path, name string) float64 {
-	b, err := os.ReadFile(path)
+	v, err := procField(path, name)
 	if err != nil {
 		return 0
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, name); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
-			if err != nil {
-				return 0
-			}
-			return kb / 1024
-		}
+	kb, err := strconv.ParseFloat(strings.TrimSuffix(v, " kB"), 64)
+	if err != nil {
+		return 0
 	}
-	return 0
+	return kb / 1024
 }
