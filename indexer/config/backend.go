@@ -25,6 +25,7 @@ import (
 //	    password: ${OS_PASSWORD}
 //	    caFile: /etc/indexer/os-ca.pem   # optional, PEM CAs of https URLs
 //	    embeddedIndex: full         # full (default) or none
+//	    connectionsPerNode: 64      # requests in a node at once, from this indexer
 type Backend struct {
 	Type        string   `yaml:"type" json:"type"`
 	URLs        []string `yaml:"urls" json:"urls"`
@@ -44,6 +45,13 @@ type Backend struct {
 	// back to it), or EmbeddedIndexNone, none of it (memory that does not
 	// grow with the objects; those reads are refused).
 	EmbeddedIndex string `yaml:"embeddedIndex" json:"embeddedIndex,omitempty"`
+	// ConnectionsPerNode bounds the connections the indexer opens to each
+	// node, and so the requests it has in a node at once: reads hold no
+	// admission slot while they wait on the cluster, so this is what
+	// keeps a flood of clients from being as many requests in the nodes.
+	// Past it, a request waits for a connection, at most until its
+	// deadline.
+	ConnectionsPerNode int `yaml:"connectionsPerNode" json:"connectionsPerNode,omitempty"`
 }
 
 // Backend types.
@@ -60,6 +68,9 @@ const (
 	// relevance order, vectors and a few filters and aggregations, which
 	// the embedded index answers then.
 	DefaultEmbeddedIndex = EmbeddedIndexFull
+	// DefaultConnectionsPerNode holds the search bench's 50 clients, whose
+	// backend rows were measured with it (benchmarks.md, issue 30).
+	DefaultConnectionsPerNode = 64
 )
 
 // Values of Backend.EmbeddedIndex.
@@ -83,6 +94,9 @@ func (b Backend) WithDefaults() Backend {
 	}
 	if b.EmbeddedIndex == "" {
 		b.EmbeddedIndex = DefaultEmbeddedIndex
+	}
+	if b.ConnectionsPerNode == 0 {
+		b.ConnectionsPerNode = DefaultConnectionsPerNode
 	}
 	return b
 }
@@ -147,6 +161,9 @@ func (c *Config) validateBackends() []error {
 		}
 		if *b.Replicas < 0 {
 			bad(field+".replicas", "must not be negative")
+		}
+		if b.ConnectionsPerNode < 0 {
+			bad(field+".connectionsPerNode", "must be at least 1 (0: %d)", DefaultConnectionsPerNode)
 		}
 		if (b.Username == "") != (b.Password == "") {
 			bad(field+".password", "username and password go together")

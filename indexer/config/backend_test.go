@@ -26,7 +26,7 @@ func TestConfig_backends(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := cfg.Backends["cluster"]
-		if b.Type != BackendOpenSearch || b.IndexPrefix != DefaultIndexPrefix || b.Shards != DefaultShards || b.Replicas == nil || *b.Replicas != DefaultReplicas || b.EmbeddedIndex != EmbeddedIndexFull {
+		if b.Type != BackendOpenSearch || b.IndexPrefix != DefaultIndexPrefix || b.Shards != DefaultShards || b.Replicas == nil || *b.Replicas != DefaultReplicas || b.EmbeddedIndex != EmbeddedIndexFull || b.ConnectionsPerNode != DefaultConnectionsPerNode {
 			t.Errorf("backend = %+v, want the defaults", b)
 		}
 		if err := cfg.Validate(); err != nil {
@@ -40,12 +40,13 @@ func TestConfig_backends(t *testing.T) {
     username: ${OS_USER}
     password: ${OS_PASSWORD}
     embeddedIndex: none
+    connectionsPerNode: 12
 `), "/etc/onto")
 		if err != nil {
 			t.Fatal(err)
 		}
 		b := cfg.Backends["cluster"]
-		if b.IndexPrefix != "onto-" || b.Shards != 3 || *b.Replicas != 0 || b.Username != "indexer" || b.Password != "s3cret-pass" || b.EmbeddedIndex != EmbeddedIndexNone {
+		if b.IndexPrefix != "onto-" || b.Shards != 3 || *b.Replicas != 0 || b.Username != "indexer" || b.Password != "s3cret-pass" || b.EmbeddedIndex != EmbeddedIndexNone || b.ConnectionsPerNode != 12 {
 			t.Errorf("backend = %+v", b)
 		}
 		if got := cfg.Redact("auth failed for s3cret-pass"); strings.Contains(got, "s3cret-pass") {
@@ -89,6 +90,7 @@ func TestConfig_backends(t *testing.T) {
 		{"upper-case prefix", backendBase + "    indexPrefix: Onto-\n", "backends.cluster.indexPrefix"},
 		{"prefix with a star", backendBase + "    indexPrefix: onto*\n", "backends.cluster.indexPrefix"},
 		{"prefix starting with _", backendBase + "    indexPrefix: _onto\n", "backends.cluster.indexPrefix"},
+		{"negative connectionsPerNode", backendBase + "    connectionsPerNode: -1\n", "backends.cluster.connectionsPerNode: must be at least 1 (0: 64)"},
 		{"username alone", backendBase + "    username: u\n", "backends.cluster.password: username and password go together"},
 		{"caFile with http", backendBase + "    caFile: ca.pem\n", "backends.cluster.caFile: is for https URLs"},
 		{"bad embeddedIndex", backendBase + "    embeddedIndex: keys\n", `backends.cluster.embeddedIndex: "keys" is neither full nor none`},

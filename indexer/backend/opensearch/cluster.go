@@ -38,6 +38,19 @@ type Options struct {
 	// is sent again, the first after RetryWait, doubling.
 	Retries   int
 	RetryWait time.Duration
+	// ConnectionsPerNode is how many connections the client opens to each
+	// node at most, and keeps when idle (default
+	// config.DefaultConnectionsPerNode). net/http's default transport
+	// keeps 2 idle: under more concurrent reads than that, every request
+	// past the second closed its connection after use and the next opened
+	// one, a TCP handshake and a new channel in the node each time (the
+	// search bench's OpenSearch rows, at 8 clients, opened about one
+	// connection a 6 requests). The bound: requests hold no admission slot
+	// while they wait on the cluster (package backend), so without it a
+	// flood of clients would be as many connections and requests at once
+	// in the nodes; past it, requests wait for a connection, each at most
+	// as long as its context.
+	ConnectionsPerNode int
 }
 
 // Defaults.
@@ -48,18 +61,6 @@ const (
 	DefaultRetryWait = 100 * time.Millisecond
 )
 
-// connsPerNode is how many connections the client opens to each node at
-// most, and keeps when idle. The client's default transport (net/http's)
-// keeps 2 idle: under more concurrent reads than that, every request past
-// the second closed its connection after use and the next opened one, a
-// TCP handshake and a new channel in the node each time (the search
-// bench's OpenSearch rows, at 8 clients, opened about one connection a 6
-// requests). The bound: requests hold no admission slot while they wait
-// on the cluster (package backend), so without it a flood of clients
-// would be as many connections and requests at once in the nodes; past
-// it, requests wait for a connection, each at most as long as its context.
-const connsPerNode = 64
-
 func (o Options) withDefaults() Options {
 	o.IndexPrefix = cmp.Or(o.IndexPrefix, config.DefaultIndexPrefix)
 	o.Shards = cmp.Or(o.Shards, config.DefaultShards)
@@ -67,6 +68,7 @@ func (o Options) withDefaults() Options {
 	o.BulkBytes = cmp.Or(o.BulkBytes, DefaultBulkBytes)
 	o.Retries = cmp.Or(o.Retries, DefaultRetries)
 	o.RetryWait = cmp.Or(o.RetryWait, DefaultRetryWait)
+	o.ConnectionsPerNode = cmp.Or(o.ConnectionsPerNode, config.DefaultConnectionsPerNode)
 	return o
 }
 
@@ -78,7 +80,8 @@ func OptionsFrom(cfg *config.Config, name string) (Options, error) {
 	}
 	b = b.WithDefaults()
 	o := Options{Name: name, URLs: b.URLs, IndexPrefix: b.IndexPrefix, Shards: b.Shards,
-		Replicas: *b.Replicas, Username: b.Username, Password: b.Password}
+		Replicas: *b.Replicas, Username: b.Username, Password: b.Password,
+		ConnectionsPerNode: b.ConnectionsPerNode}
 	if b.CAFile != "" {
 		pem, err := os.ReadFile(cfg.Path(b.CAFile))
 		if err != nil {
@@ -103,9 +106,9 @@ func New(o Options, log *slog.Logger) (*Cluster, error) {
 		return nil, fmt.Errorf("opensearch cluster %q: no URLs", o.Name)
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.MaxConnsPerHost = connsPerNode
-	transport.MaxIdleConnsPerHost = connsPerNode
-	transport.MaxIdleConns = connsPerNode * len(o.URLs)
+	transport.MaxConnsPerHost = o.ConnectionsPerNode
+	transport.MaxIdleConnsPerHost = o.ConnectionsPerNode
+	transport.MaxIdleConns = o.ConnectionsPerNode * len(o.URLs)
 	// Answers uncompressed: net/http's transport would ask for gzip, which
 	// a node grants by default (http.compression), and the answers the
 	// backend reads are small (keys and sort values, bulk items,

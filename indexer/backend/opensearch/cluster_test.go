@@ -7,12 +7,68 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ontoindex/ontoindex/indexer/config"
 )
+
+// TestOptionsFrom: a backend's keys reach the cluster's options, with the
+// config's defaults where a key is unset and its CA file read.
+func TestOptionsFrom(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ca.pem"), []byte("PEM"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const base = `
+catalogs: {w: {type: hadoop, warehouse: ./wh}}
+objectTypes: [{apiName: Flight, table: w.ops.flights, backend: cluster}]
+backends:
+  cluster:
+    type: opensearch
+    urls: [https://127.0.0.1:9200]
+`
+	t.Run("defaults", func(t *testing.T) {
+		o := mustOptionsFrom(t, base, dir)
+		if o.Name != "cluster" || o.IndexPrefix != config.DefaultIndexPrefix || o.Shards != config.DefaultShards ||
+			o.Replicas != config.DefaultReplicas || o.ConnectionsPerNode != config.DefaultConnectionsPerNode || o.CACert != nil {
+			t.Errorf("options = %+v, want the defaults", o)
+		}
+	})
+	t.Run("every key", func(t *testing.T) {
+		o := mustOptionsFrom(t, base+"    indexPrefix: onto-\n    shards: 3\n    replicas: 0\n    connectionsPerNode: 9\n    caFile: ca.pem\n", dir)
+		if o.IndexPrefix != "onto-" || o.Shards != 3 || o.Replicas != 0 || o.ConnectionsPerNode != 9 || string(o.CACert) != "PEM" {
+			t.Errorf("options = %+v", o)
+		}
+	})
+	t.Run("a missing CA file", func(t *testing.T) {
+		cfg, err := config.Parse([]byte(base+"    caFile: nowhere.pem\n"), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := OptionsFrom(cfg, "cluster"); err == nil || !strings.Contains(err.Error(), "backends.cluster.caFile") {
+			t.Errorf("err = %v, want one naming backends.cluster.caFile", err)
+		}
+	})
+}
+
+func mustOptionsFrom(tb testing.TB, yaml, dir string) Options {
+	tb.Helper()
+	cfg, err := config.Parse([]byte(yaml), dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	o, err := OptionsFrom(cfg, "cluster")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return o
+}
 
 // TestCluster_unreachable: a cluster that does not listen fails every
 // request with an *UnreachableError naming it.
@@ -75,9 +131,10 @@ func TestWriter_names(t *testing.T) {
 	}
 }
 
-// countingNode stands in for a node whose handler is h: a cluster of it,
-// and the count of the connections opened to it so far.
-func countingNode(t *testing.T, h http.HandlerFunc) (*Cluster, func() int) {
+// countingNode stands in for a node whose handler is h: a cluster of it
+// with at most conns connections a node (0: the default), and the count of
+// the connections opened to it so far.
+func countingNode(t *testing.T, conns int, h http.HandlerFunc) (*Cluster, func() int) {
 	t.Helper()
 	var mu sync.Mutex
 	opened := 0
@@ -91,7 +148,7 @@ func countingNode(t *testing.T, h http.HandlerFunc) (*Cluster, func() int) {
 	}
 	srv.Start()
 	t.Cleanup(srv.Close)
-	c, err := New(Options{Name: "search-east", URLs: []string{srv.URL}}, slog.New(slog.DiscardHandler))
+	c, err := New(Options{Name: "search-east", URLs: []string{srv.URL}, ConnectionsPerNode: conns}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +186,7 @@ func TestCluster_keepsConnections(t *testing.T) {
 	const wave = 8
 	arrived := make(chan struct{}, wave)
 	release := make(chan struct{})
-	c, opened := countingNode(t, func(w http.ResponseWriter, r *http.Request) {
+	c, opened := countingNode(t, 0, func(w http.ResponseWriter, r *http.Request) {
 		arrived <- struct{}{}
 		<-release // every request of a wave holds its connection until all came
 		emptyAnswer(w)
@@ -152,32 +209,42 @@ func TestCluster_keepsConnections(t *testing.T) {
 	}
 }
 
-// TestCluster_boundsConnections: more concurrent requests than
-// connsPerNode open no more connections to a node than that; the others
-// wait for one and are answered once the first are.
+// TestCluster_boundsConnections: more concurrent requests than the
+// connections a node may have open no more connections to it than that;
+// the others wait for one and are answered once the first are.
 func TestCluster_boundsConnections(t *testing.T) {
-	const requests = connsPerNode + 20
-	var arrived atomic.Int64
-	release := make(chan struct{})
-	c, opened := countingNode(t, func(w http.ResponseWriter, r *http.Request) {
-		arrived.Add(1)
-		<-release
-		emptyAnswer(w)
-	})
-	var wg sync.WaitGroup
-	for range requests {
-		wg.Go(func() { getEmpty(t, c) })
-	}
-	for deadline := time.Now().Add(10 * time.Second); arrived.Load() < connsPerNode && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond) // room for any request past the bound to arrive
-	if o, a := opened(), arrived.Load(); o != connsPerNode || a != connsPerNode {
-		t.Errorf("%d requests at once: %d connections opened, %d requests in the node; want %d of each", requests, o, a, connsPerNode)
-	}
-	close(release)
-	wg.Wait()
-	if a := arrived.Load(); a != requests {
-		t.Errorf("%d requests answered, want %d", a, requests)
+	for _, tt := range []struct {
+		name          string
+		conns, expect int
+	}{
+		{"default", 0, config.DefaultConnectionsPerNode},
+		{"configured", 5, 5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			requests := tt.expect + 20
+			var arrived atomic.Int64
+			release := make(chan struct{})
+			c, opened := countingNode(t, tt.conns, func(w http.ResponseWriter, r *http.Request) {
+				arrived.Add(1)
+				<-release
+				emptyAnswer(w)
+			})
+			var wg sync.WaitGroup
+			for range requests {
+				wg.Go(func() { getEmpty(t, c) })
+			}
+			for deadline := time.Now().Add(10 * time.Second); arrived.Load() < int64(tt.expect) && time.Now().Before(deadline); {
+				time.Sleep(5 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond) // room for any request past the bound to arrive
+			if o, a := opened(), arrived.Load(); o != tt.expect || a != int64(tt.expect) {
+				t.Errorf("%d requests at once: %d connections opened, %d requests in the node; want %d of each", requests, o, a, tt.expect)
+			}
+			close(release)
+			wg.Wait()
+			if a := arrived.Load(); a != int64(requests) {
+				t.Errorf("%d requests answered, want %d", a, requests)
+			}
+		})
 	}
 }
