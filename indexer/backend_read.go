@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/ontoindex/ontoindex/indexer/backend/opensearch"
 	"github.com/ontoindex/ontoindex/indexer/query"
@@ -39,7 +40,7 @@ func (ix *Indexer) maxBackendPage() int {
 
 // backendSearch is Search answered by the backend.
 func (v *View) backendSearch(ctx context.Context, q *query.Search) (*Page, error) {
-	res, err := v.backend.Search(ctx, q)
+	res, err := timedRead(ctx, v, func() (*opensearch.Result, error) { return v.backend.Search(ctx, q) })
 	if err != nil {
 		return fallBack(ctx, v, err, "this search", func() (*Page, error) { return v.search(ctx, q, true) })
 	}
@@ -48,11 +49,23 @@ func (v *View) backendSearch(ctx context.Context, q *query.Search) (*Page, error
 
 // backendAggregate is Aggregate answered by the backend.
 func (v *View) backendAggregate(ctx context.Context, q *query.Aggregate) (*query.AggregateResult, error) {
-	res, err := v.backend.Aggregate(ctx, q)
+	res, err := timedRead(ctx, v, func() (*query.AggregateResult, error) { return v.backend.Aggregate(ctx, q) })
 	if err != nil {
 		return fallBack(ctx, v, err, "this aggregation", func() (*query.AggregateResult, error) { return v.embeddedAggregate(ctx, q) })
 	}
 	return res, nil
+}
+
+// timedRead runs read, a read of the view's backend, and records its
+// duration or failure in the type's backend status; not a read whose
+// context ended, which says nothing of the backend.
+func timedRead[T any](ctx context.Context, v *View, read func() (T, error)) (T, error) {
+	start := time.Now()
+	out, err := read()
+	if st := v.ix.backendStats(v.cp.Type.APIName); st != nil && ctx.Err() == nil {
+		st.read(time.Since(start), err)
+	}
+	return out, err
 }
 
 // fallBack answers a read the backend failed with err: an unreachable

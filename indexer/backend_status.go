@@ -35,9 +35,17 @@ type BackendStatus struct {
 	Retries    int64 `json:"retries"`
 	Rejections int64 `json:"rejections"`
 	Failures   int64 `json:"failures"`
-	// Fallbacks counts the reads the backend refused and the embedded
-	// index answered.
-	Fallbacks int64 `json:"fallbacks"`
+	// Reads counts the searches and aggregations the backend answered (a
+	// page larger than its window is several), MeanReadLatencyMs their
+	// mean duration, the wait for a connection included
+	// (backends.<name>.connectionsPerNode); ReadFailures the ones it did
+	// not answer (unreachable, an error, a query it refused), of which
+	// Fallbacks counts those it refused and the embedded index answered.
+	// A read whose caller gave up is in neither.
+	Reads             int64   `json:"reads"`
+	MeanReadLatencyMs float64 `json:"meanReadLatencyMs"`
+	ReadFailures      int64   `json:"readFailures"`
+	Fallbacks         int64   `json:"fallbacks"`
 	// LagSeconds is how long the backend has been behind the table: since
 	// the first failed request of a build after the last that went
 	// through (0 while they go through). LastError is the last failure's
@@ -51,8 +59,9 @@ type BackendStatus struct {
 type backendStats struct {
 	mu        sync.Mutex
 	st        BackendStatus
-	total     time.Duration
-	failingAt time.Time // the first failure after the last success
+	total     time.Duration // of the acknowledged writes
+	readTotal time.Duration // of the answered reads
+	failingAt time.Time     // the first failure after the last success
 }
 
 // wrote records a write that took d and ended with err.
@@ -102,6 +111,19 @@ func (b *backendStats) reached() {
 	b.mu.Lock()
 	b.failingAt = time.Time{}
 	b.mu.Unlock()
+}
+
+// read records a read of the backend that took d and ended with err.
+func (b *backendStats) read(d time.Duration, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil {
+		b.st.ReadFailures++
+		return
+	}
+	b.st.Reads++
+	b.readTotal += d
+	b.st.MeanReadLatencyMs = float64(b.readTotal.Microseconds()) / 1000 / float64(b.st.Reads)
 }
 
 // fellBack records a read the embedded index answered for the backend.

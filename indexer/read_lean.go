@@ -53,8 +53,10 @@ func (v *View) backendDistinct(ctx context.Context, f *query.Filter, property st
 	case p.Type.Kind == objects.KindList:
 		return nil, v.refuse(read+" (a list)", nil)
 	}
-	res, err := v.backend.Aggregate(ctx, &query.Aggregate{Filter: f, Metrics: []query.Metric{{Kind: query.Count}},
-		Groups: []query.Group{{Kind: query.Exact, Property: property}}})
+	res, err := timedRead(ctx, v, func() (*query.AggregateResult, error) {
+		return v.backend.Aggregate(ctx, &query.Aggregate{Filter: f, Metrics: []query.Metric{{Kind: query.Count}},
+			Groups: []query.Group{{Kind: query.Exact, Property: property}}})
+	})
 	if err != nil {
 		return nil, v.leanRefusal(ctx, read, err)
 	}
@@ -88,7 +90,7 @@ func (v *View) leanSearch(ctx context.Context, q *query.Search, r *opensearch.Re
 	all := &opensearch.Result{}
 	for first := true; ; first = false {
 		rq.PageSize = min(q.PageSize-len(all.Keys), v.ix.maxBackendPage())
-		res, err := r.Search(ctx, &rq)
+		res, err := timedRead(ctx, v, func() (*opensearch.Result, error) { return r.Search(ctx, &rq) })
 		if err != nil {
 			return nil, v.leanRefusal(ctx, "this search", err)
 		}

@@ -241,8 +241,9 @@ func backendText(b *indexer.BackendStatus) string {
 	if b.EmbeddedIndex == config.EmbeddedIndexNone {
 		name += " (no embedded index)"
 	}
-	s := fmt.Sprintf("%s: %d bulk writes (last %s, mean %s), %d retries, %d rejections, %d failures, %d reads answered by the embedded index",
-		name, b.Writes, ago(ms(b.BulkLatencyMs)), ago(ms(b.MeanBulkLatencyMs)), b.Retries, b.Rejections, b.Failures, b.Fallbacks)
+	s := fmt.Sprintf("%s: %d bulk writes (last %s, mean %s), %d retries, %d rejections, %d failures; %d reads (mean %s), %d failed, %d answered by the embedded index",
+		name, b.Writes, ago(ms(b.BulkLatencyMs)), ago(ms(b.MeanBulkLatencyMs)), b.Retries, b.Rejections, b.Failures,
+		b.Reads, ago(ms(b.MeanReadLatencyMs)), b.ReadFailures, b.Fallbacks)
 	if b.LagSeconds > 0 {
 		s += fmt.Sprintf(", failing for %s", ago(time.Duration(b.LagSeconds*float64(time.Second))))
 	}

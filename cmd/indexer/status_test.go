@@ -320,7 +320,8 @@ func TestPrintStatus(t *testing.T) {
 			NextRetryAt: now.Add(20 * time.Second),
 			InvalidRows: indexer.InvalidRows{Count: 3, Samples: []changelog.InvalidRow{{File: "s3://b/f.parquet", Row: 7, Reason: "null primary key"}}}},
 		{ObjectType: "New", State: daemon.StateBuilding,
-			Backend: &indexer.BackendStatus{Backend: "cluster", EmbeddedIndex: config.EmbeddedIndexNone, Writes: 12, BulkLatencyMs: 8.2, MeanBulkLatencyMs: 40, Retries: 3, Failures: 2, LagSeconds: 70}},
+			Backend: &indexer.BackendStatus{Backend: "cluster", EmbeddedIndex: config.EmbeddedIndexNone, Writes: 12, BulkLatencyMs: 8.2, MeanBulkLatencyMs: 40, Retries: 3, Failures: 2, LagSeconds: 70,
+				Reads: 40, MeanReadLatencyMs: 12, ReadFailures: 2, Fallbacks: 1}},
 	}
 	var b bytes.Buffer
 	printStatus(&b, sts, now)
@@ -334,7 +335,7 @@ Customer failing: TABLE_NOT_AVAILABLE (10s ago), next retry in 20s
 Customer: 3 invalid rows skipped, for example:
   s3://b/f.parquet row 7: null primary key
 
-New: backend cluster (no embedded index): 12 bulk writes (last 8ms, mean 40ms), 3 retries, 0 rejections, 2 failures, 0 reads answered by the embedded index, failing for 1m10s
+New: backend cluster (no embedded index): 12 bulk writes (last 8ms, mean 40ms), 3 retries, 0 rejections, 2 failures; 40 reads (mean 12ms), 2 failed, 1 answered by the embedded index, failing for 1m10s
 `
 	if b.String() != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", b.String(), want)

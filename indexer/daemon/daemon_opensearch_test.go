@@ -87,6 +87,10 @@ func TestDaemon_Run_openSearch(t *testing.T) {
 			writes, metric(daemon.MetricBackendBulkDuration), metric(daemon.MetricBackendDocuments, "result", "indexed"),
 			metric(daemon.MetricBackendFailures), metric(daemon.MetricBackendLagSeconds))
 	}
+	// found's four searches, each answered by the cluster and timed.
+	if answered, timed, failed := metric(daemon.MetricBackendReads, "result", "answered"), metric(daemon.MetricBackendReadDuration), metric(daemon.MetricBackendReads, "result", "failed"); answered != 4 || timed != 4 || failed != 0 {
+		t.Fatalf("backend reads after four searches: %v answered (%v timed), %v failed; want 4, 4, 0", answered, timed, failed)
+	}
 
 	p.Down(t)
 	before := tbl.T.CurrentSnapshot().SnapshotID
@@ -101,6 +105,18 @@ func TestDaemon_Run_openSearch(t *testing.T) {
 	}
 	if failures, lag := metric(daemon.MetricBackendFailures), metric(daemon.MetricBackendLagSeconds); failures == 0 || lag <= 0 {
 		t.Fatalf("backend metrics with the cluster down: %v failures, lag %v", failures, lag)
+	}
+	v, err := ix.View("Person")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.Search(ctx, &query.Search{PageSize: 1})
+	v.Release()
+	if err == nil || !strings.Contains(err.Error(), `"cluster"`) {
+		t.Fatalf("a search with the cluster down: %v, want an error naming the cluster", err)
+	}
+	if answered, failed := metric(daemon.MetricBackendReads, "result", "answered"), metric(daemon.MetricBackendReads, "result", "failed"); answered != 4 || failed != 1 {
+		t.Fatalf("backend reads after a search with the cluster down: %v answered, %v failed; want 4 and 1", answered, failed)
 	}
 
 	p.Up(t)

@@ -19,6 +19,8 @@ const (
 	MetricBackendRejections   = "ontoindex_backend_rejections_total"
 	MetricBackendFailures     = "ontoindex_backend_failures_total"
 	MetricBackendFallbacks    = "ontoindex_backend_fallbacks_total"
+	MetricBackendReads        = "ontoindex_backend_reads_total"
+	MetricBackendReadDuration = "ontoindex_backend_read_duration_seconds"
 	MetricBackendLagSeconds   = "ontoindex_backend_lag_seconds"
 )
 
@@ -32,13 +34,15 @@ var (
 	descBackendRejected = prometheus.NewDesc(MetricBackendRejections, "Bulk writes the search backend refused a document of (a value its mapping cannot take).", backendLabels, nil)
 	descBackendFailures = prometheus.NewDesc(MetricBackendFailures, "Failed requests of builds to the search backend, rejections included.", backendLabels, nil)
 	descBackendFallback = prometheus.NewDesc(MetricBackendFallbacks, "Reads the search backend refused and the embedded index answered.", backendLabels, nil)
+	descBackendReads    = prometheus.NewDesc(MetricBackendReads, "Searches and aggregations sent to the search backend: answered, or failed (unreachable, an error, a query it refused).", append(backendLabels, "result"), nil)
+	descBackendReadTime = prometheus.NewDesc(MetricBackendReadDuration, "Duration of the searches and aggregations the search backend answered, the wait for a connection included (count and sum).", backendLabels, nil)
 	descBackendLag      = prometheus.NewDesc(MetricBackendLagSeconds, "Time since the first failed request of a build to the search backend after the last that went through (0 while they go through).", backendLabels, nil)
 )
 
 // backendDescs are the descriptions of the backend metrics.
 func backendDescs() []*prometheus.Desc {
 	return []*prometheus.Desc{descBackendWrites, descBackendDuration, descBackendLatency, descBackendDocs, descBackendRetries,
-		descBackendRejected, descBackendFailures, descBackendFallback, descBackendLag}
+		descBackendRejected, descBackendFailures, descBackendFallback, descBackendReads, descBackendReadTime, descBackendLag}
 }
 
 // collectBackend sends the backend metrics of an object type's status;
@@ -62,5 +66,8 @@ func collectBackend(ch chan<- prometheus.Metric, objectType string, b *indexer.B
 	counter(descBackendRejected, float64(b.Rejections))
 	counter(descBackendFailures, float64(b.Failures))
 	counter(descBackendFallback, float64(b.Fallbacks))
+	counter(descBackendReads, float64(b.Reads), "answered")
+	counter(descBackendReads, float64(b.ReadFailures), "failed")
+	ch <- prometheus.MustNewConstSummary(descBackendReadTime, uint64(b.Reads), b.MeanReadLatencyMs*float64(b.Reads)/1000, nil, b.Backend, objectType)
 	ch <- prometheus.MustNewConstMetric(descBackendLag, prometheus.GaugeValue, b.LagSeconds, b.Backend, objectType)
 }

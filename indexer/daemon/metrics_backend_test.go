@@ -67,6 +67,9 @@ func TestDaemon_Run_backendMetrics(t *testing.T) {
 		{daemon.MetricBackendBulkDuration, person, func(v float64) bool { return v == 0 }, "0 writes"},
 		{daemon.MetricBackendDocuments, with("result", "indexed"), func(v float64) bool { return v == 0 }, "0"},
 		{daemon.MetricBackendRejections, person, func(v float64) bool { return v == 0 }, "0"},
+		{daemon.MetricBackendReads, with("result", "answered"), func(v float64) bool { return v == 0 }, "0"},
+		{daemon.MetricBackendReads, with("result", "failed"), func(v float64) bool { return v == 0 }, "0"},
+		{daemon.MetricBackendReadDuration, person, func(v float64) bool { return v == 0 }, "0 reads"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
