@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -151,6 +152,21 @@ func mustKey(tb testing.TB, t *objects.Type, o *objects.Object) []byte {
 
 // state is the objects a snapshot should hold, by document.
 type state map[uint32]*objects.Object
+
+// docs is the state's documents in order. A test that draws from its
+// random source once per object walks them in this order, not the map's:
+// the map's order changes from run to run, and with it every draw after,
+// so that a seed would not give the same objects and filters twice.
+func (w state) docs() []uint32 {
+	return slices.Sorted(maps.Keys(w))
+}
+
+// shuffleChanges puts changes in an order drawn from r: Apply takes them
+// in any order, and the tests that make them in document order should not
+// test that one alone.
+func shuffleChanges(r *rand.Rand, changes []Change) {
+	r.Shuffle(len(changes), func(i, j int) { changes[i], changes[j] = changes[j], changes[i] })
+}
 
 // verify checks every structure of s against the objects it should hold.
 func verify(tb testing.TB, s *Snapshot, want state) {
@@ -333,7 +349,7 @@ func mustEdit(tb testing.TB, r *rand.Rand, s *Snapshot, want state, mix editMix)
 	tb.Helper()
 	t := s.Type()
 	var changes []Change
-	for d := range want {
+	for _, d := range want.docs() {
 		switch n := r.IntN(mix.outOf); {
 		case n < mix.deleted:
 			changes = append(changes, Change{Doc: d})
@@ -344,6 +360,7 @@ func mustEdit(tb testing.TB, r *rand.Rand, s *Snapshot, want state, mix editMix)
 			want[d] = o
 		}
 	}
+	shuffleChanges(r, changes)
 	s, err := s.Apply(changes, 2)
 	if err != nil {
 		tb.Fatal(err)

@@ -39,7 +39,8 @@ func randOrder(r *rand.Rand, id int64, customers int) *objects.Object {
 func mustEditOrders(tb testing.TB, r *rand.Rand, s *Snapshot, orders state, customers int) *Snapshot {
 	tb.Helper()
 	var changes []Change
-	for d, o := range orders {
+	for _, d := range orders.docs() {
+		o := orders[d]
 		switch r.IntN(6) {
 		case 0:
 			changes = append(changes, Change{Doc: d})
@@ -50,6 +51,7 @@ func mustEditOrders(tb testing.TB, r *rand.Rand, s *Snapshot, orders state, cust
 			orders[d] = n
 		}
 	}
+	shuffleChanges(r, changes)
 	s, err := s.Apply(changes, 2)
 	if err != nil {
 		tb.Fatal(err)

@@ -22,10 +22,7 @@ func TestSnapshot_Apply(t *testing.T) {
 				before := maps.Clone(want)
 				alloc := s.NewAllocator()
 				var changes []Change
-				docs := make([]uint32, 0, len(want))
-				for d := range want {
-					docs = append(docs, d)
-				}
+				docs := want.docs()
 				touched := map[uint32]bool{}
 				edits := r.IntN(1 + len(want)/3)
 				if round == 5 {
