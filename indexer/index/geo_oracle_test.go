@@ -339,7 +339,8 @@ func TestSnapshot_Search_geo(t *testing.T) {
 	for round := 1; round <= 4; round++ {
 		var changes []Change
 		alloc := s.NewAllocator()
-		for d, o := range want {
+		for _, d := range want.docs() {
+			o := want[d]
 			switch n := r.IntN(10); {
 			case n == 0:
 				changes = append(changes, Change{Doc: d})
